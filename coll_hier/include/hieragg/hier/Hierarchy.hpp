@@ -43,6 +43,7 @@ public:
 
     // Leader of the level-`level` group of `rank` for a collective rooted at `root`
     // (root < 0: unrooted): the root if it is in the group, else its lowest rank.
+    // level == levels() is the whole communicator (the leader space's leader).
     int leaderOf(int level, int rank, int root) const;
 
     // The space at `level` that `rank` takes part in, or an empty Space if it takes part
@@ -51,8 +52,8 @@ public:
     // Level levels(): the leader space, leaders of all outermost groups.
     Space space(int level, int rank, int root) const;
 
-    // True if some level actually splits the communicator (more than one group and
-    // not every group a single rank at every level).
+    // True if no level actually splits the communicator, i.e. every level has one
+    // group or only single-rank groups: the decomposition adds nothing over flat.
     bool isTrivial() const;
 
     // Human-readable summary: levels, subspace sizes, leaders (for coll_hieragg_verbose).
@@ -62,6 +63,9 @@ private:
     int size_ = 0;
     std::vector<std::vector<int>> groupOf_;              // [level][rank] -> dense id
     std::vector<std::vector<std::vector<int>>> groups_;  // [level][group] -> ranks ascending
+    // [level][group] -> level-(level-1) group ids inside it, ascending; [levels()][0] = all
+    // outermost groups. Lets space() run in O(space size) instead of scanning the comm.
+    std::vector<std::vector<std::vector<int>>> children_;
 };
 
 }  // namespace hieragg::hier
