@@ -61,7 +61,9 @@ public:
 
 private:
     [[noreturn]] void fail(int number, const std::string& problem) const {
-        throw GroupListError(source_ + ":" + lineWord_ + std::to_string(number) + ": " + problem);
+        // Files read "PATH:3: problem" like compiler errors; inline lists "..., group 3: problem".
+        const std::string where = lineWord_.empty() ? source_ + ":" : source_ + ", " + lineWord_;
+        throw GroupListError(where + std::to_string(number) + ": " + problem);
     }
 
     void addToken(std::string_view token, ExplicitGroup& group) {
@@ -81,8 +83,9 @@ private:
             const int rank = static_cast<int>(r);
             auto [it, fresh] = firstSeen_.emplace(rank, group.line);
             if (!fresh)
-                fail(group.line, "world rank " + std::to_string(rank) + " listed twice (first at " +
-                                     lineWord_ + std::to_string(it->second) + ")");
+                fail(group.line, "world rank " + std::to_string(rank) + " listed twice (first " +
+                                     (lineWord_.empty() ? "on line " : "in " + lineWord_) +
+                                     std::to_string(it->second) + ")");
             group.worldRanks.push_back(rank);
         }
     }
@@ -130,7 +133,7 @@ std::vector<ExplicitGroup> parseInlineGroupList(std::string_view text) {
         const size_t semi = text.find(';', start);
         const std::string_view group = text.substr(start, semi == std::string_view::npos ? semi : semi - start);
         if (group.find_first_of("{}#") != std::string_view::npos)
-            throw GroupListError(source + ":group " + std::to_string(number + 1) + ": unexpected '{', '}' or '#'");
+            throw GroupListError(source + ", group " + std::to_string(number + 1) + ": unexpected '{', '}' or '#'");
         builder.addLine(group, ++number);
         if (semi == std::string_view::npos) break;
         start = semi + 1;
