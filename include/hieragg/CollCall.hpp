@@ -1,0 +1,36 @@
+// One collective call as the recipes see it: the shim's arguments plus what the
+// core knows about the communicator (rank, size, decomposition) and the layouts
+// of the datatypes. Recipes turn a CollCall into this rank's Schedule.
+#pragma once
+#include <cstddef>
+#include <vector>
+
+#include "hieragg/abi.h"
+
+namespace hieragg {
+namespace hier {
+class Hierarchy;
+}
+
+struct CollCall {
+    hieragg_coll_args args{};
+    int rank = 0;
+    int size = 1;
+    bool inter = false;
+    int remoteSize = 0;
+    hieragg_dtype_info stype{}, rtype{};           // layouts of args.stype / args.rtype
+    std::vector<hieragg_dtype_info> stypes, rtypes; // alltoallw: one per peer
+    const hier::Hierarchy* hierarchy = nullptr;     // nullptr or trivial: run flat
+    size_t segmentBytes = 64 * 1024;                // pipeline segment / pulse size
+    int algorithm = 0;                              // per-collective override, 0 = auto
+
+    // Bytes a buffer of `count` elements of `t` spans (what a temporary must hold), and the
+    // bias that puts element 0 at the temporary's origin.
+    static size_t span(const hieragg_dtype_info& t, size_t count) {
+        if (count == 0) return 0;
+        return static_cast<size_t>(t.true_extent + static_cast<ptrdiff_t>(count - 1) * t.extent);
+    }
+    static ptrdiff_t bias(const hieragg_dtype_info& t) { return -t.true_lb; }
+};
+
+}  // namespace hieragg

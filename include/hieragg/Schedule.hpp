@@ -1,0 +1,72 @@
+// A schedule: one rank's part of one collective, as data (SPEC 2). Steps are
+// sends, receives, local copies and local reductions wired by dependencies.
+// Buffers and datatypes are abstract slots bound when a Task runs the
+// schedule, so one schedule can be cached and reused for many calls.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hieragg {
+
+using StepId = int32_t;
+constexpr StepId kNoStep = -1;
+
+// Channels: each stage of a recipe owns kStageChannels consecutive channels, so
+// segment s of a pipelined stage travels on stage*kStageChannels + s % kStageChannels
+// and matching never depends on the order in which segments complete.
+constexpr uint32_t kStageChannels = 256;
+constexpr uint32_t stageChannel(uint32_t stage) { return stage * kStageChannels; }
+constexpr uint32_t segmentChannel(uint32_t base, size_t segment) {
+    return base + static_cast<uint32_t>(segment % kStageChannels);
+}
+
+// Buffer slots: the user's send and receive buffers, then temporaries.
+enum : uint32_t { kSendBuf = 0, kRecvBuf = 1, kFirstTemp = 2 };
+// Datatype slots: the call's send/recv type, the packed byte type, then per-peer
+// types (alltoallw: 3+i is stypes[i], 3+n+i is rtypes[i]).
+enum : uint32_t { kSendType = 0, kRecvType = 1, kPackedType = 2, kFirstPeerType = 3 };
+
+struct BufRef {
+    uint32_t slot = kSendBuf;
+    ptrdiff_t offset = 0;  // bytes from the slot's origin
+    BufRef at(ptrdiff_t more) const { return {slot, offset + more}; }
+};
+
+struct TypeRef {
+    uint32_t type = kPackedType;
+    size_t count = 0;
+};
+
+enum class StepKind : uint8_t { Send, Recv, Copy, Reduce, Nop };
+
+struct Step {
+    StepKind kind = StepKind::Nop;
+    bool localComm = false;  // intercommunicators: talk inside the local group
+    int peer = -1;
+    uint32_t channel = 0;    // distinguishes messages between the same pair
+    BufRef src, dst;         // Send: src; Recv: dst; Copy: src -> dst; Reduce: dst = src op dst
+    TypeRef srcType, dstType;
+    uint32_t depBegin = 0, depCount = 0;  // into Schedule::deps
+};
+
+struct TempBuffer {
+    size_t bytes = 0;
+    ptrdiff_t bias = 0;  // origin = allocation + bias (lets a datatype with lb != 0 start at 0)
+};
+
+struct Schedule {
+    std::vector<Step> steps;
+    std::vector<StepId> deps;           // dependency lists, indexed by Step::depBegin
+    std::vector<uint32_t> dependentBegin;  // CSR of reverse edges (filled by the builder)
+    std::vector<StepId> dependents;
+    std::vector<TempBuffer> temps;      // slot kFirstTemp + i
+    uint32_t channels = 1;              // channels used (tags reserved per call)
+    std::string algorithm;              // for verbose output and tests
+
+    size_t countKind(StepKind k) const;
+    size_t tempBytes() const;
+};
+
+}  // namespace hieragg

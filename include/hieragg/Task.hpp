@@ -1,0 +1,61 @@
+// Executes one Schedule for one call: binds buffers and datatypes, allocates
+// temporaries, and fires every step as soon as the steps it depends on are done.
+// Messages carry the call's tag (from the communicator's sequence number and
+// the step's channel), so any number of Tasks can be in flight at once.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "hieragg/Schedule.hpp"
+#include "hieragg/Transport.hpp"
+
+namespace hieragg {
+
+struct TaskBindings {
+    const void* sbuf = nullptr;
+    void* rbuf = nullptr;
+    std::vector<void*> types;  // indexed by the schedule's type slots
+    void* op = nullptr;
+    void* comm = nullptr;
+    int tagBase = -1;       // tag of channel c = tagBase - c
+    int localTagBase = -1;  // the same for messages inside an intercommunicator's local group
+};
+
+class Task {
+public:
+    Task(std::shared_ptr<const Schedule> schedule, Transport& transport, TaskBindings bindings);
+    ~Task();
+    Task(const Task&) = delete;
+    Task& operator=(const Task&) = delete;
+
+    // Allocates temporaries and fires the steps that wait for nothing. Returns an error code.
+    int start();
+    // Advances; true once every step is done or the task failed.
+    bool progress();
+    bool done() const { return finished_; }
+    int status() const { return status_; }
+    const Schedule& schedule() const { return *sched_; }
+    size_t completedSteps() const { return completed_; }
+
+private:
+    char* address(const BufRef& b) const;
+    void* typeOf(const TypeRef& t) const { return bind_.types[t.type]; }
+    int fire(StepId id);
+    void complete(StepId id);
+    void fail(int err);
+
+    std::shared_ptr<const Schedule> sched_;
+    Transport& tr_;
+    TaskBindings bind_;
+    std::vector<std::unique_ptr<char[]>> tempStore_;
+    std::vector<char*> origins_;       // per buffer slot
+    std::vector<uint32_t> pending_;    // unmet dependencies per step
+    std::vector<StepId> ready_;        // FIFO keeps the schedule's order of posting
+    size_t readyHead_ = 0;
+    std::vector<std::pair<StepId, void*>> active_;  // posted messages
+    size_t completed_ = 0;
+    bool finished_ = false;
+    int status_ = 0;
+};
+
+}  // namespace hieragg

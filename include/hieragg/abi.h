@@ -1,0 +1,141 @@
+/*
+ * The C ABI between the Open MPI shim (C, the only code that sees Open MPI
+ * internals) and the C++ core. Everything Open MPI-specific crosses this line
+ * as an opaque pointer plus a callback in hieragg_transport.
+ */
+#ifndef HIERAGG_ABI_H
+#define HIERAGG_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum hieragg_coll_kind {
+    HIERAGG_ALLGATHER = 0,
+    HIERAGG_ALLGATHERV,
+    HIERAGG_ALLREDUCE,
+    HIERAGG_ALLTOALL,
+    HIERAGG_ALLTOALLV,
+    HIERAGG_ALLTOALLW,
+    HIERAGG_BARRIER,
+    HIERAGG_BCAST,
+    HIERAGG_EXSCAN,
+    HIERAGG_GATHER,
+    HIERAGG_GATHERV,
+    HIERAGG_REDUCE,
+    HIERAGG_REDUCE_SCATTER,
+    HIERAGG_REDUCE_SCATTER_BLOCK,
+    HIERAGG_SCAN,
+    HIERAGG_SCATTER,
+    HIERAGG_SCATTERV,
+    HIERAGG_NEIGHBOR_ALLGATHER,
+    HIERAGG_NEIGHBOR_ALLGATHERV,
+    HIERAGG_NEIGHBOR_ALLTOALL,
+    HIERAGG_NEIGHBOR_ALLTOALLV,
+    HIERAGG_NEIGHBOR_ALLTOALLW,
+    HIERAGG_COLL_KIND_COUNT
+} hieragg_coll_kind;
+
+/* Layout of one datatype, in bytes (size = packed bytes of one element). */
+typedef struct hieragg_dtype_info {
+    size_t size;
+    ptrdiff_t lb, extent;
+    ptrdiff_t true_lb, true_extent;
+} hieragg_dtype_info;
+
+/* Core error codes (negative); positive codes are the transport's (MPI) own. */
+#define HIERAGG_ERR_NO_MEM (-1001)
+#define HIERAGG_ERR_INTERNAL (-1002)
+#define HIERAGG_ERR_UNSUPPORTED (-1003)
+
+/* Special rank values, as Open MPI defines them (checked by the shim). */
+#define HIERAGG_PROC_NULL (-2)
+#define HIERAGG_ROOT (-4)
+
+/* One collective call. Unused fields are zero/NULL. */
+typedef struct hieragg_coll_args {
+    hieragg_coll_kind kind;
+    const void* sbuf;
+    void* rbuf;
+    int in_place;              /* sbuf was MPI_IN_PLACE */
+    size_t scount, rcount;
+    const int *scounts, *sdispls; /* element counts / displacements (in extents) */
+    const int *rcounts, *rdispls;
+    const ptrdiff_t *sdispls_bytes, *rdispls_bytes; /* neighbor_alltoallw (bytes) */
+    void *stype, *rtype;
+    void* const* stypes;       /* alltoallw */
+    void* const* rtypes;
+    void* op;
+    int op_commutative;
+    int root;                  /* intercomm: HIERAGG_ROOT, HIERAGG_PROC_NULL or remote rank */
+    /* Neighborhood collectives: neighbor lists in the standard's order. */
+    int indegree, outdegree;
+    const int *sources, *destinations;
+} hieragg_coll_args;
+
+/* Callbacks the shim provides. `comm` is the shim's communicator handle; `local`
+ * selects the local group's communicator of an intercommunicator. */
+typedef struct hieragg_transport {
+    int (*isend)(void* comm, int local, const void* buf, size_t count, void* dtype, int peer,
+                 int tag, void** req);
+    int (*irecv)(void* comm, int local, void* buf, size_t count, void* dtype, int peer, int tag,
+                 void** req);
+    /* Sets *done; a finished request is released by test. Returns an error code. */
+    int (*test)(void* req, int* done);
+    /* Cancel (if possible) and release a request that will not be tested again. */
+    void (*abandon)(void* req);
+    /* dst = src op dst, count elements of dtype. */
+    int (*reduce)(void* op, const void* src, void* dst, size_t count, void* dtype);
+    /* Copy scount elements of stype into rcount elements of rtype (same type signature). */
+    int (*copy)(const void* src, size_t scount, void* stype, void* dst, size_t rcount, void* rtype);
+    void (*dtype_info)(void* dtype, hieragg_dtype_info* out);
+    void* packed_type; /* a byte type: data in it is the packed form of any type */
+    /* Drive the progress engine once (used only where the core must wait). */
+    void (*progress)(void);
+    /* Output: level 0 = warning (always shown), >0 = verbose level. */
+    void (*output)(int level, const char* msg);
+} hieragg_transport;
+
+/* Component configuration (from MCA parameters). */
+typedef struct hieragg_config {
+    const char* split;              /* coll_hieragg_split */
+    int verbose;                    /* coll_hieragg_verbose */
+    size_t segment_size;            /* bytes per pipeline segment / pulse */
+    int algorithm[HIERAGG_COLL_KIND_COUNT]; /* per-collective override, 0 = auto */
+    int hierarchy;                  /* 0 = never decompose, 1 = decompose when useful */
+} hieragg_config;
+
+typedef struct hieragg_comm hieragg_comm;
+typedef struct hieragg_task hieragg_task;
+typedef void (*hieragg_complete_fn)(void* ctx, int status);
+
+/* Process-wide setup. Returns 0 on success. */
+int hieragg_core_init(const hieragg_transport* transport, const hieragg_config* config);
+void hieragg_core_fini(void);
+
+/* Per-communicator state; decomposition happens lazily on first use. */
+hieragg_comm* hieragg_comm_create(void* comm, int rank, int size, int is_inter, int remote_size,
+                                  int world_rank);
+void hieragg_comm_destroy(hieragg_comm* comm);
+
+/* Start a collective. On success the completion callback runs exactly once,
+ * possibly before hieragg_start returns. Returns 0 or an error code. */
+int hieragg_start(hieragg_comm* comm, const hieragg_coll_args* args, hieragg_complete_fn done,
+                  void* ctx);
+
+/* Progress every active collective; returns how many completed. Safe to re-enter. */
+int hieragg_progress(void);
+
+/* Names for parameters and messages. */
+const char* hieragg_coll_name(hieragg_coll_kind kind);
+/* Comma-separated algorithm names accepted by the override of `kind` (index = value). */
+const char* hieragg_algorithm_names(hieragg_coll_kind kind);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HIERAGG_ABI_H */

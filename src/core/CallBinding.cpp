@@ -1,0 +1,57 @@
+#include "hieragg/CallBinding.hpp"
+
+#include <algorithm>
+
+namespace hieragg {
+
+namespace {
+bool usesPeerTypes(hieragg_coll_kind k) {
+    return k == HIERAGG_ALLTOALLW || k == HIERAGG_NEIGHBOR_ALLTOALLW;
+}
+}  // namespace
+
+int peerTypeCount(const CollCall& call) {
+    const hieragg_coll_kind k = call.args.kind;
+    if (!usesPeerTypes(k)) return 0;
+    if (k == HIERAGG_NEIGHBOR_ALLTOALLW)
+        return std::max(call.args.indegree, call.args.outdegree);
+    return call.inter ? call.remoteSize : call.size;
+}
+
+void describeTypes(CollCall& call, Transport& tr) {
+    const hieragg_coll_args& a = call.args;
+    if (a.stype) call.stype = tr.typeInfo(a.stype);
+    if (a.rtype) call.rtype = tr.typeInfo(a.rtype);
+    if (usesPeerTypes(a.kind)) {
+        const int n = peerTypeCount(call);
+        const int ns = a.kind == HIERAGG_NEIGHBOR_ALLTOALLW ? a.outdegree : n;
+        const int nr = a.kind == HIERAGG_NEIGHBOR_ALLTOALLW ? a.indegree : n;
+        call.stypes.assign(n, hieragg_dtype_info{});
+        call.rtypes.assign(n, hieragg_dtype_info{});
+        for (int i = 0; i < ns && a.stypes && !a.in_place; ++i) call.stypes[i] = tr.typeInfo(a.stypes[i]);
+        for (int i = 0; i < nr && a.rtypes; ++i) call.rtypes[i] = tr.typeInfo(a.rtypes[i]);
+    }
+}
+
+TaskBindings bindCall(const CollCall& call, Transport& tr, void* comm, int tagBase, int localTagBase) {
+    const hieragg_coll_args& a = call.args;
+    TaskBindings b;
+    b.sbuf = a.sbuf;
+    b.rbuf = a.rbuf;
+    b.op = a.op;
+    b.comm = comm;
+    b.tagBase = tagBase;
+    b.localTagBase = localTagBase;
+    const int n = peerTypeCount(call);
+    b.types.assign(kFirstPeerType + 2 * static_cast<size_t>(n), nullptr);
+    b.types[kSendType] = a.stype;
+    b.types[kRecvType] = a.rtype;
+    b.types[kPackedType] = tr.packedType();
+    const int ns = a.kind == HIERAGG_NEIGHBOR_ALLTOALLW ? a.outdegree : n;
+    const int nr = a.kind == HIERAGG_NEIGHBOR_ALLTOALLW ? a.indegree : n;
+    for (int i = 0; i < ns && a.stypes && !a.in_place; ++i) b.types[kFirstPeerType + i] = a.stypes[i];
+    for (int i = 0; i < nr && a.rtypes; ++i) b.types[kFirstPeerType + n + i] = a.rtypes[i];
+    return b;
+}
+
+}  // namespace hieragg

@@ -1,0 +1,107 @@
+#include "hieragg/ScheduleBuilder.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace hieragg {
+
+StepId ScheduleBuilder::add(Step s, const Deps& deps) {
+    s.localComm = local_;
+    s.depBegin = static_cast<uint32_t>(sched_.deps.size());
+    const StepId self = static_cast<StepId>(sched_.steps.size());
+    for (StepId d : deps.ids()) {
+        if (d < 0 || d >= self) throw std::logic_error("schedule dependency on a later step");
+        sched_.deps.push_back(d);
+    }
+    // Duplicates would count twice in the executor's pending counters.
+    auto first = sched_.deps.begin() + s.depBegin;
+    std::sort(first, sched_.deps.end());
+    sched_.deps.erase(std::unique(first, sched_.deps.end()), sched_.deps.end());
+    s.depCount = static_cast<uint32_t>(sched_.deps.size() - s.depBegin);
+    if (s.channel + 1 > sched_.channels) sched_.channels = s.channel + 1;
+    sched_.steps.push_back(s);
+    return self;
+}
+
+StepId ScheduleBuilder::send(int peer, BufRef src, TypeRef type, const Deps& deps, uint32_t channel) {
+    if (peer < 0) return kNoStep;
+    Step s;
+    s.kind = StepKind::Send;
+    s.peer = peer;
+    s.channel = channel;
+    s.src = src;
+    s.srcType = type;
+    return add(s, deps);
+}
+
+StepId ScheduleBuilder::recv(int peer, BufRef dst, TypeRef type, const Deps& deps, uint32_t channel) {
+    if (peer < 0) return kNoStep;
+    Step s;
+    s.kind = StepKind::Recv;
+    s.peer = peer;
+    s.channel = channel;
+    s.dst = dst;
+    s.dstType = type;
+    return add(s, deps);
+}
+
+StepId ScheduleBuilder::copy(BufRef src, TypeRef srcType, BufRef dst, TypeRef dstType, const Deps& deps) {
+    if (srcType.count == 0 && dstType.count == 0) return join(deps);
+    Step s;
+    s.kind = StepKind::Copy;
+    s.src = src;
+    s.srcType = srcType;
+    s.dst = dst;
+    s.dstType = dstType;
+    return add(s, deps);
+}
+
+StepId ScheduleBuilder::reduce(BufRef src, BufRef dst, TypeRef type, const Deps& deps) {
+    if (type.count == 0) return join(deps);
+    Step s;
+    s.kind = StepKind::Reduce;
+    s.src = src;
+    s.dst = dst;
+    s.srcType = type;
+    s.dstType = type;
+    return add(s, deps);
+}
+
+StepId ScheduleBuilder::join(const Deps& deps) {
+    if (deps.empty()) return kNoStep;
+    if (deps.ids().size() == 1) return deps.ids().front();
+    Step s;
+    s.kind = StepKind::Nop;
+    return add(s, deps);
+}
+
+BufRef ScheduleBuilder::temp(size_t bytes, ptrdiff_t bias) {
+    sched_.temps.push_back({bytes, bias});
+    return {static_cast<uint32_t>(kFirstTemp + sched_.temps.size() - 1), 0};
+}
+
+void ScheduleBuilder::appendAlgorithm(const std::string& part) {
+    if (!sched_.algorithm.empty()) sched_.algorithm += "+";
+    sched_.algorithm += part;
+}
+
+Schedule ScheduleBuilder::finish() {
+    // Reverse edges, so completing a step wakes exactly its dependents.
+    const size_t n = sched_.steps.size();
+    sched_.dependentBegin.assign(n + 1, 0);
+    for (size_t i = 0; i < n; ++i) {
+        const Step& s = sched_.steps[i];
+        for (uint32_t j = 0; j < s.depCount; ++j) ++sched_.dependentBegin[sched_.deps[s.depBegin + j] + 1];
+    }
+    for (size_t i = 0; i < n; ++i) sched_.dependentBegin[i + 1] += sched_.dependentBegin[i];
+    sched_.dependents.assign(sched_.deps.size(), kNoStep);
+    std::vector<uint32_t> fill(sched_.dependentBegin.begin(), sched_.dependentBegin.end() - 1);
+    for (size_t i = 0; i < n; ++i) {
+        const Step& s = sched_.steps[i];
+        for (uint32_t j = 0; j < s.depCount; ++j)
+            sched_.dependents[fill[sched_.deps[s.depBegin + j]]++] = static_cast<StepId>(i);
+    }
+    return std::move(sched_);
+}
+
+}  // namespace hieragg

@@ -1,0 +1,150 @@
+// The C ABI (include/hieragg/abi.h) over the C++ core.
+#include <cstring>
+#include <new>
+#include <stdexcept>
+
+#include "CommState.hpp"
+#include "Runtime.hpp"
+#include "hieragg/CallBinding.hpp"
+#include "hieragg/hier/Recipes.hpp"
+
+using namespace hieragg;
+
+namespace {
+
+bool cacheable(hieragg_coll_kind k) {
+    switch (k) {
+    case HIERAGG_ALLGATHERV: case HIERAGG_ALLTOALLV: case HIERAGG_ALLTOALLW: case HIERAGG_GATHERV:
+    case HIERAGG_SCATTERV: case HIERAGG_REDUCE_SCATTER: case HIERAGG_NEIGHBOR_ALLGATHER:
+    case HIERAGG_NEIGHBOR_ALLGATHERV: case HIERAGG_NEIGHBOR_ALLTOALL: case HIERAGG_NEIGHBOR_ALLTOALLV:
+    case HIERAGG_NEIGHBOR_ALLTOALLW:
+        return false;
+    default:
+        return true;
+    }
+}
+
+// Everything a cached schedule depends on: kind, root, counts, layouts, op kind,
+// in-place and the algorithm override. Buffers and handles are bound per call.
+std::string cacheKey(const CollCall& c) {
+    struct Key {
+        int kind, root, inPlace, commutative, algorithm;
+        size_t scount, rcount, segment;
+        hieragg_dtype_info s, r;
+        int sbufNull, rbufNull;
+    } k;
+    std::memset(&k, 0, sizeof k);
+    k.kind = c.args.kind;
+    k.root = c.args.root;
+    k.inPlace = c.args.in_place;
+    k.commutative = c.args.op_commutative;
+    k.algorithm = c.algorithm;
+    k.scount = c.args.scount;
+    k.rcount = c.args.rcount;
+    k.segment = c.segmentBytes;
+    k.s = c.stype;
+    k.r = c.rtype;
+    k.sbufNull = c.args.sbuf == nullptr;
+    k.rbufNull = c.args.rbuf == nullptr;
+    return std::string(reinterpret_cast<const char*>(&k), sizeof k);
+}
+
+constexpr size_t kCacheLimit = 128;
+
+}  // namespace
+
+extern "C" {
+
+int hieragg_core_init(const hieragg_transport* transport, const hieragg_config* config) {
+    try {
+        return Runtime::init(*transport, *config);
+    } catch (...) {
+        return HIERAGG_ERR_NO_MEM;
+    }
+}
+
+void hieragg_core_fini(void) { Runtime::fini(); }
+
+hieragg_comm* hieragg_comm_create(void* comm, int rank, int size, int is_inter, int remote_size,
+                                  int world_rank) {
+    auto* c = new (std::nothrow) hieragg_comm;
+    if (!c) return nullptr;
+    c->comm = comm;
+    c->rank = rank;
+    c->size = size;
+    c->inter = is_inter != 0;
+    c->remoteSize = remote_size;
+    c->worldRank = world_rank;
+    return c;
+}
+
+void hieragg_comm_destroy(hieragg_comm* comm) { delete comm; }
+
+int hieragg_start(hieragg_comm* c, const hieragg_coll_args* args, hieragg_complete_fn done, void* ctx) {
+    Runtime* rt = Runtime::instance();
+    if (!rt) return HIERAGG_ERR_INTERNAL;
+    try {
+        if (int rc = ensureDecomposition(*c)) return rc;
+        CollCall call;
+        call.args = *args;
+        call.rank = c->rank;
+        call.size = c->size;
+        call.inter = c->inter;
+        call.remoteSize = c->remoteSize;
+        call.hierarchy = c->hierarchy.get();
+        call.segmentBytes = rt->config().segment_size ? rt->config().segment_size : 64 * 1024;
+        call.algorithm = rt->config().algorithm[args->kind];
+        describeTypes(call, rt->transport());
+
+        std::shared_ptr<const Schedule> sched;
+        std::string key;
+        if (cacheable(args->kind)) {
+            key = cacheKey(call);
+            auto it = c->cache.find(key);
+            if (it != c->cache.end()) sched = it->second;
+        }
+        if (!sched) {
+            sched = std::make_shared<const Schedule>(recipes::buildSchedule(call));
+            if (sched->channels > kMaxChannels) return HIERAGG_ERR_INTERNAL;
+            if (c->rank == 0 || c->inter)
+                rt->verbose(2, std::string("hieragg: ") + hieragg_coll_name(args->kind) + " on " +
+                                   std::to_string(c->size) + " ranks: " + sched->algorithm);
+            if (!key.empty()) {
+                if (c->cache.size() >= kCacheLimit) c->cache.clear();
+                c->cache.emplace(key, sched);
+            }
+        }
+        const uint32_t seq = c->seq++;
+        auto task = std::make_unique<Task>(
+            sched, rt->transport(),
+            bindCall(call, rt->transport(), c->comm, tagBase(seq, false), tagBase(seq, true)));
+        if (int rc = task->start()) return rc;
+        rt->track(std::move(task), done, ctx);
+        return 0;
+    } catch (const std::bad_alloc&) {
+        return HIERAGG_ERR_NO_MEM;
+    } catch (const std::exception& e) {
+        rt->warn(std::string("hieragg: ") + hieragg_coll_name(args->kind) + ": " + e.what());
+        return HIERAGG_ERR_UNSUPPORTED;
+    }
+}
+
+int hieragg_progress(void) {
+    Runtime* rt = Runtime::instance();
+    return rt ? rt->progress() : 0;
+}
+
+const char* hieragg_coll_name(hieragg_coll_kind kind) {
+    static const char* names[HIERAGG_COLL_KIND_COUNT] = {
+        "allgather", "allgatherv", "allreduce", "alltoall", "alltoallv", "alltoallw", "barrier",
+        "bcast", "exscan", "gather", "gatherv", "reduce", "reduce_scatter", "reduce_scatter_block",
+        "scan", "scatter", "scatterv", "neighbor_allgather", "neighbor_allgatherv",
+        "neighbor_alltoall", "neighbor_alltoallv", "neighbor_alltoallw"};
+    return kind >= 0 && kind < HIERAGG_COLL_KIND_COUNT ? names[kind] : "unknown";
+}
+
+const char* hieragg_algorithm_names(hieragg_coll_kind kind) {
+    return recipes::recipeFor(kind).algorithms;
+}
+
+}  // extern "C"

@@ -1,0 +1,58 @@
+#include "Runtime.hpp"
+
+namespace hieragg {
+
+namespace {
+Runtime* gRuntime = nullptr;
+}
+
+Runtime* Runtime::instance() { return gRuntime; }
+
+Runtime::Runtime(const hieragg_transport& tr, const hieragg_config& cfg)
+    : transport_(tr), config_(cfg), split_(cfg.split ? cfg.split : "node") {
+    config_.split = split_.c_str();
+}
+
+int Runtime::init(const hieragg_transport& tr, const hieragg_config& cfg) {
+    if (gRuntime) return 0;
+    gRuntime = new Runtime(tr, cfg);
+    return 0;
+}
+
+void Runtime::fini() {
+    delete gRuntime;
+    gRuntime = nullptr;
+}
+
+void Runtime::track(std::unique_ptr<Task> task, hieragg_complete_fn done, void* ctx) {
+    if (task->done()) {
+        const int status = task->status();
+        task.reset();
+        done(ctx, status);
+        return;
+    }
+    active_.push_back({std::move(task), done, ctx});
+}
+
+int Runtime::progress() {
+    // opal_progress can be re-entered from a completion callback; one level is enough.
+    if (inProgress_ || active_.empty()) return 0;
+    inProgress_ = true;
+    int completed = 0;
+    for (size_t i = 0; i < active_.size();) {
+        if (!active_[i].task->progress()) {
+            ++i;
+            continue;
+        }
+        Active a = std::move(active_[i]);
+        active_.erase(active_.begin() + static_cast<ptrdiff_t>(i));
+        const int status = a.task->status();
+        a.task.reset();
+        a.done(a.ctx, status);
+        ++completed;
+    }
+    inProgress_ = false;
+    return completed;
+}
+
+}  // namespace hieragg

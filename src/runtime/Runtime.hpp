@@ -1,0 +1,47 @@
+// Process-wide state of the core: the transport, the configuration and every
+// collective in flight, progressed from Open MPI's progress engine.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "PmlTransport.hpp"
+#include "hieragg/Task.hpp"
+#include "hieragg/abi.h"
+
+namespace hieragg {
+
+class Runtime {
+public:
+    static Runtime* instance();
+    static int init(const hieragg_transport& tr, const hieragg_config& cfg);
+    static void fini();
+
+    PmlTransport& transport() { return transport_; }
+    const hieragg_config& config() const { return config_; }
+    const std::string& split() const { return split_; }
+
+    // Takes a started task; completes it now if it is already done.
+    void track(std::unique_ptr<Task> task, hieragg_complete_fn done, void* ctx);
+    int progress();
+    void warn(const std::string& msg) const { transport_.output(0, msg); }
+    void verbose(int level, const std::string& msg) const {
+        if (config_.verbose >= level) transport_.output(level, msg);
+    }
+
+private:
+    Runtime(const hieragg_transport& tr, const hieragg_config& cfg);
+    struct Active {
+        std::unique_ptr<Task> task;
+        hieragg_complete_fn done;
+        void* ctx;
+    };
+    PmlTransport transport_;
+    hieragg_config config_;
+    std::string split_;
+    std::vector<Active> active_;
+    bool inProgress_ = false;
+};
+
+}  // namespace hieragg
