@@ -1,0 +1,46 @@
+/*
+ * The Open MPI side of hieragg: component and module structures. This C shim
+ * is the only code that includes Open MPI internals; everything else is the
+ * C++ core behind include/hieragg/abi.h.
+ */
+#ifndef MCA_COLL_HIERAGG_H
+#define MCA_COLL_HIERAGG_H
+
+#include "ompi_config.h"
+#include "ompi/communicator/communicator.h"
+#include "ompi/mca/coll/coll.h"
+
+#include "hieragg/abi.h"
+
+BEGIN_C_DECLS
+
+typedef struct mca_coll_hieragg_component_t {
+    mca_coll_base_component_2_0_0_t super;
+    int priority;
+    int verbose;
+    char* split;
+    int segment_size;
+    int hierarchy;
+    int algorithm[HIERAGG_COLL_KIND_COUNT];
+    int output;           /* opal_output stream for verbose messages */
+    int core_ready;       /* hieragg_core_init succeeded */
+} mca_coll_hieragg_component_t;
+
+OMPI_MODULE_DECLSPEC extern mca_coll_hieragg_component_t mca_coll_hieragg_component;
+
+typedef struct mca_coll_hieragg_module_t {
+    mca_coll_base_module_t super;
+    hieragg_comm* state;
+} mca_coll_hieragg_module_t;
+OBJ_CLASS_DECLARATION(mca_coll_hieragg_module_t);
+
+int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_threads);
+mca_coll_base_module_t* mca_coll_hieragg_comm_query(struct ompi_communicator_t* comm, int* priority);
+/* Sets every collective entry of the module's function table. */
+void mca_coll_hieragg_fill_functions(mca_coll_base_module_t* m);
+/* Callbacks handed to the core. */
+void mca_coll_hieragg_transport(hieragg_transport* t);
+
+END_C_DECLS
+
+#endif

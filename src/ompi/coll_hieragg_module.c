@@ -1,0 +1,465 @@
+/*
+ * Module: one per communicator. Every collective entry point turns its
+ * arguments into a hieragg_coll_args and starts it in the core; blocking calls
+ * are the same start plus a wait on Open MPI's progress engine.
+ */
+#include "coll_hieragg.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ompi/mca/topo/base/base.h"
+#include "ompi/op/op.h"
+#include "ompi/request/request.h"
+#include "opal/runtime/opal_progress.h"
+
+_Static_assert(MPI_ROOT == HIERAGG_ROOT, "MPI_ROOT value");
+_Static_assert(MPI_PROC_NULL == HIERAGG_PROC_NULL, "MPI_PROC_NULL value");
+
+/* ---- requests of nonblocking collectives ---- */
+
+typedef struct mca_coll_hieragg_request_t {
+    ompi_request_t super;
+    int* neighbors;             /* neighbor lists of a neighborhood collective, owned */
+    hieragg_coll_args args;     /* persistent requests start these again */
+    mca_coll_hieragg_module_t* module;
+} mca_coll_hieragg_request_t;
+static OBJ_CLASS_INSTANCE(mca_coll_hieragg_request_t, ompi_request_t, NULL, NULL);
+
+static int map_status(int status) {
+    switch (status) {
+    case 0: return OMPI_SUCCESS;
+    case HIERAGG_ERR_NO_MEM: return OMPI_ERR_OUT_OF_RESOURCE;
+    case HIERAGG_ERR_UNSUPPORTED: return MPI_ERR_UNSUPPORTED_OPERATION;
+    case HIERAGG_ERR_INTERNAL: return MPI_ERR_INTERN;
+    default: return status;
+    }
+}
+
+static int request_free(ompi_request_t** req) {
+    mca_coll_hieragg_request_t* h = (mca_coll_hieragg_request_t*)*req;
+    if (!REQUEST_COMPLETE(&h->super)) return MPI_ERR_REQUEST; /* still running */
+    free(h->neighbors);
+    h->neighbors = NULL;
+    OMPI_REQUEST_FINI(&h->super);
+    OBJ_RELEASE(h);
+    *req = MPI_REQUEST_NULL;
+    return OMPI_SUCCESS;
+}
+
+static int request_cancel(ompi_request_t* req, int complete) {
+    (void)req;
+    (void)complete;
+    return MPI_SUCCESS; /* collectives cannot be cancelled */
+}
+
+static void nonblocking_done(void* ctx, int status) {
+    mca_coll_hieragg_request_t* h = (mca_coll_hieragg_request_t*)ctx;
+    h->super.req_status.MPI_ERROR = map_status(status);
+    ompi_request_complete(&h->super, true);
+}
+
+typedef struct blocking_wait {
+    volatile int done;
+    int status;
+} blocking_wait;
+
+static void blocking_done(void* ctx, int status) {
+    blocking_wait* w = (blocking_wait*)ctx;
+    w->status = status;
+    w->done = 1;
+}
+
+static mca_coll_hieragg_request_t* new_request(ompi_communicator_t* comm, bool persistent) {
+    mca_coll_hieragg_request_t* h = OBJ_NEW(mca_coll_hieragg_request_t);
+    if (NULL == h) return NULL;
+    OMPI_REQUEST_INIT(&h->super, persistent);
+    h->super.req_type = OMPI_REQUEST_COLL;
+    h->super.req_state = persistent ? OMPI_REQUEST_INACTIVE : OMPI_REQUEST_ACTIVE;
+    h->super.req_free = request_free;
+    h->super.req_cancel = request_cancel;
+    h->super.req_mpi_object.comm = comm;
+    h->super.req_status.MPI_SOURCE = MPI_ANY_SOURCE;
+    h->super.req_status.MPI_TAG = MPI_ANY_TAG;
+    h->super.req_status.MPI_ERROR = MPI_SUCCESS;
+    h->super.req_status._cancelled = 0;
+    h->neighbors = NULL;
+    h->module = NULL;
+    return h;
+}
+
+/* MPI_Start / MPI_Startall on persistent collectives: run the saved call again. */
+static int persistent_start(size_t count, ompi_request_t** requests) {
+    for (size_t i = 0; i < count; ++i) {
+        mca_coll_hieragg_request_t* h = (mca_coll_hieragg_request_t*)requests[i];
+        if (OMPI_REQUEST_ACTIVE == h->super.req_state && !REQUEST_COMPLETE(&h->super))
+            return MPI_ERR_REQUEST;
+        h->super.req_complete = REQUEST_PENDING;
+        h->super.req_state = OMPI_REQUEST_ACTIVE;
+        h->super.req_status.MPI_ERROR = MPI_SUCCESS;
+        int rc = hieragg_start(h->module->state, &h->args, nonblocking_done, h);
+        if (rc != 0) {
+            h->super.req_complete = REQUEST_COMPLETED;
+            h->super.req_state = OMPI_REQUEST_INACTIVE;
+            return map_status(rc);
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
+typedef enum { RUN_BLOCKING, RUN_NONBLOCKING, RUN_PERSISTENT } run_mode;
+
+/* Start the call (blocking: and wait for it; persistent: only prepare it). */
+static int run(hieragg_coll_args* a, ompi_communicator_t* comm, mca_coll_base_module_t* module,
+               ompi_request_t** request, int* neighbors, run_mode mode) {
+    mca_coll_hieragg_module_t* m = (mca_coll_hieragg_module_t*)module;
+    if (RUN_BLOCKING == mode) {
+        blocking_wait w = {0, 0};
+        int rc = hieragg_start(m->state, a, blocking_done, &w);
+        free(neighbors);
+        if (rc != 0) return map_status(rc);
+        while (!w.done) opal_progress();
+        return map_status(w.status);
+    }
+    mca_coll_hieragg_request_t* h = new_request(comm, RUN_PERSISTENT == mode);
+    if (NULL == h) {
+        free(neighbors);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    h->neighbors = neighbors;
+    h->args = *a;
+    h->module = m;
+    *request = &h->super;
+    if (RUN_PERSISTENT == mode) {
+        h->super.req_start = persistent_start;
+        return OMPI_SUCCESS;
+    }
+    int rc = hieragg_start(m->state, a, nonblocking_done, h);
+    if (rc != 0) {
+        /* Nothing was started: release the request and report the error. */
+        h->super.req_complete = REQUEST_COMPLETED;
+        request_free(request);
+        *request = MPI_REQUEST_NULL;
+        return map_status(rc);
+    }
+    return OMPI_SUCCESS;
+}
+
+static void init_args(hieragg_coll_args* a, hieragg_coll_kind kind) {
+    memset(a, 0, sizeof *a);
+    a->kind = kind;
+}
+
+/* MPI_IN_PLACE arrives as the send buffer (or, for scatter, the receive buffer). */
+static void in_place(hieragg_coll_args* a) {
+    if (a->sbuf == MPI_IN_PLACE) {
+        a->in_place = 1;
+        a->sbuf = NULL;
+    }
+    if (a->rbuf == MPI_IN_PLACE) {
+        a->in_place = 1;
+        a->rbuf = NULL;
+    }
+}
+
+static void set_op(hieragg_coll_args* a, ompi_op_t* op) {
+    a->op = op;
+    a->op_commutative = ompi_op_is_commute(op) ? 1 : 0;
+}
+
+/* Neighbor lists in the standard's order (cart: -1 then +1 shift per dimension). */
+static int neighbor_lists(ompi_communicator_t* comm, hieragg_coll_args* a, int** owned) {
+    int status = MPI_UNDEFINED, indeg = 0, outdeg = 0, rc;
+    *owned = NULL;
+    rc = PMPI_Topo_test(comm, &status);
+    if (MPI_SUCCESS != rc) return rc;
+    if (MPI_CART == status) {
+        int ndims = 0;
+        PMPI_Cartdim_get(comm, &ndims);
+        indeg = outdeg = 2 * ndims;
+    } else if (MPI_GRAPH == status) {
+        PMPI_Graph_neighbors_count(comm, ompi_comm_rank(comm), &indeg);
+        outdeg = indeg;
+    } else if (MPI_DIST_GRAPH == status) {
+        int weighted = 0;
+        PMPI_Dist_graph_neighbors_count(comm, &indeg, &outdeg, &weighted);
+    } else {
+        return MPI_ERR_TOPOLOGY;
+    }
+    int* lists = (int*)malloc(sizeof(int) * (size_t)(indeg + outdeg + 1));
+    if (NULL == lists) return OMPI_ERR_OUT_OF_RESOURCE;
+    int* srcs = lists;
+    int* dsts = lists + indeg;
+    if (MPI_CART == status) {
+        for (int d = 0; d < indeg / 2; ++d) {
+            int lo = MPI_PROC_NULL, hi = MPI_PROC_NULL;
+            PMPI_Cart_shift(comm, d, 1, &lo, &hi);
+            srcs[2 * d] = lo;
+            srcs[2 * d + 1] = hi;
+            dsts[2 * d] = lo;
+            dsts[2 * d + 1] = hi;
+        }
+    } else if (MPI_GRAPH == status) {
+        PMPI_Graph_neighbors(comm, ompi_comm_rank(comm), indeg, srcs);
+        memcpy(dsts, srcs, sizeof(int) * (size_t)indeg);
+    } else {
+        /* MPI_UNWEIGHTED is a sentinel address that is never written through. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+        PMPI_Dist_graph_neighbors(comm, indeg, srcs, MPI_UNWEIGHTED, outdeg, dsts, MPI_UNWEIGHTED);
+#pragma GCC diagnostic pop
+    }
+    a->indegree = indeg;
+    a->outdegree = outdeg;
+    a->sources = srcs;
+    a->destinations = dsts;
+    *owned = lists;
+    return MPI_SUCCESS;
+}
+
+/* Each collective comes as blocking, nonblocking and persistent entries with one body. */
+#define HG_PAIR(name, params, iparams, pparams, ...)                                    \
+    static int hg_##name params {                                                       \
+        hieragg_coll_args a;                                                            \
+        __VA_ARGS__;                                                                    \
+        return run(&a, comm, module, NULL, NULL, RUN_BLOCKING);                         \
+    }                                                                                   \
+    static int hg_i##name iparams {                                                     \
+        hieragg_coll_args a;                                                            \
+        __VA_ARGS__;                                                                    \
+        return run(&a, comm, module, request, NULL, RUN_NONBLOCKING);                   \
+    }                                                                                   \
+    static int hg_##name##_init pparams {                                               \
+        hieragg_coll_args a;                                                            \
+        (void)info;                                                                     \
+        __VA_ARGS__;                                                                    \
+        return run(&a, comm, module, request, NULL, RUN_PERSISTENT);                    \
+    }
+
+#define HG_NEIGHBOR_PAIR(name, params, iparams, pparams, ...)                           \
+    static int hg_##name params {                                                       \
+        hieragg_coll_args a;                                                            \
+        int* lists = NULL;                                                              \
+        __VA_ARGS__;                                                                    \
+        int rc = neighbor_lists(comm, &a, &lists);                                      \
+        if (MPI_SUCCESS != rc) return rc;                                               \
+        return run(&a, comm, module, NULL, lists, RUN_BLOCKING);                        \
+    }                                                                                   \
+    static int hg_i##name iparams {                                                     \
+        hieragg_coll_args a;                                                            \
+        int* lists = NULL;                                                              \
+        __VA_ARGS__;                                                                    \
+        int rc = neighbor_lists(comm, &a, &lists);                                      \
+        if (MPI_SUCCESS != rc) return rc;                                               \
+        return run(&a, comm, module, request, lists, RUN_NONBLOCKING);                  \
+    }                                                                                   \
+    static int hg_##name##_init pparams {                                               \
+        hieragg_coll_args a;                                                            \
+        int* lists = NULL;                                                              \
+        (void)info;                                                                     \
+        __VA_ARGS__;                                                                    \
+        int rc = neighbor_lists(comm, &a, &lists);                                      \
+        if (MPI_SUCCESS != rc) return rc;                                               \
+        return run(&a, comm, module, request, lists, RUN_PERSISTENT);                   \
+    }
+
+#define P_DT struct ompi_datatype_t*
+#define P_COMM struct ompi_communicator_t* comm
+#define P_MOD mca_coll_base_module_t* module
+#define P_REQ ompi_request_t** request
+#define P_INFO struct ompi_info_t* info
+
+#define FILL_AG(kind)                                                                      \
+    init_args(&a, kind); a.sbuf = sbuf; a.scount = scount; a.stype = sdtype; a.rbuf = rbuf; \
+    a.rcount = rcount; a.rtype = rdtype; in_place(&a)
+#define FILL_AGV(kind)                                                                     \
+    init_args(&a, kind); a.sbuf = sbuf; a.scount = scount; a.stype = sdtype; a.rbuf = rbuf; \
+    a.rcounts = rcounts; a.rdispls = disps; a.rtype = rdtype; in_place(&a)
+#define FILL_RED(kind)                                                                     \
+    init_args(&a, kind); a.sbuf = sbuf; a.rbuf = rbuf; a.scount = a.rcount = count;         \
+    a.stype = a.rtype = dtype; set_op(&a, op); in_place(&a)
+#define FILL_A2AV(kind)                                                                    \
+    init_args(&a, kind); a.sbuf = sbuf; a.scounts = scounts; a.sdispls = sdisps;             \
+    a.stype = sdtype; a.rbuf = rbuf; a.rcounts = rcounts; a.rdispls = rdisps;                \
+    a.rtype = rdtype; in_place(&a)
+
+HG_PAIR(allgather,
+        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, P_COMM, P_MOD),
+        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, P_COMM, P_REQ, P_MOD),
+        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, P_COMM, P_INFO, P_REQ, P_MOD),
+        FILL_AG(HIERAGG_ALLGATHER))
+HG_PAIR(allgatherv,
+        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, const int* rcounts, const int* disps, P_DT rdtype, P_COMM, P_MOD),
+        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, const int* rcounts, const int* disps, P_DT rdtype, P_COMM, P_REQ, P_MOD),
+        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, const int* rcounts, const int* disps, P_DT rdtype, P_COMM, P_INFO, P_REQ, P_MOD),
+        FILL_AGV(HIERAGG_ALLGATHERV))
+HG_PAIR(allreduce,
+        (const void* sbuf, void* rbuf, int count, P_DT dtype, struct ompi_op_t* op, P_COMM, P_MOD),
+        (const void* sbuf, void* rbuf, int count, P_DT dtype, struct ompi_op_t* op, P_COMM, P_REQ, P_MOD),
+        (const void* sbuf, void* rbuf, int count, P_DT dtype, struct ompi_op_t* op, P_COMM, P_INFO, P_REQ, P_MOD),
+        FILL_RED(HIERAGG_ALLREDUCE))
+HG_PAIR(alltoall,
+        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, P_COMM, P_MOD),
+        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, P_COMM, P_REQ, P_MOD),
+        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, P_COMM, P_INFO, P_REQ, P_MOD),
+        FILL_AG(HIERAGG_ALLTOALL))
+HG_PAIR(alltoallv,
+        (const void* sbuf, const int* scounts, const int* sdisps, P_DT sdtype, void* rbuf, const int* rcounts, const int* rdisps, P_DT rdtype, P_COMM, P_MOD),
+        (const void* sbuf, const int* scounts, const int* sdisps, P_DT sdtype, void* rbuf, const int* rcounts, const int* rdisps, P_DT rdtype, P_COMM, P_REQ, P_MOD),
+        (const void* sbuf, const int* scounts, const int* sdisps, P_DT sdtype, void* rbuf, const int* rcounts, const int* rdisps, P_DT rdtype, P_COMM, P_INFO, P_REQ, P_MOD),
+        FILL_A2AV(HIERAGG_ALLTOALLV))
+HG_PAIR(alltoallw,
+        (const void* sbuf, const int* scounts, const int* sdisps, P_DT const* sdtypes, void* rbuf, const int* rcounts, const int* rdisps, P_DT const* rdtypes, P_COMM, P_MOD),
+        (const void* sbuf, const int* scounts, const int* sdisps, P_DT const* sdtypes, void* rbuf, const int* rcounts, const int* rdisps, P_DT const* rdtypes, P_COMM, P_REQ, P_MOD),
+        (const void* sbuf, const int* scounts, const int* sdisps, P_DT const* sdtypes, void* rbuf, const int* rcounts, const int* rdisps, P_DT const* rdtypes, P_COMM, P_INFO, P_REQ, P_MOD),
+        init_args(&a, HIERAGG_ALLTOALLW); a.sbuf = sbuf; a.scounts = scounts; a.sdispls = sdisps;
+        a.stypes = (void* const*)sdtypes; a.rbuf = rbuf; a.rcounts = rcounts; a.rdispls = rdisps;
+        a.rtypes = (void* const*)rdtypes; in_place(&a))
+HG_PAIR(barrier, (P_COMM, P_MOD), (P_COMM, P_REQ, P_MOD), (P_COMM, P_INFO, P_REQ, P_MOD),
+        init_args(&a, HIERAGG_BARRIER))
+HG_PAIR(bcast,
+        (void* buff, int count, P_DT dtype, int root, P_COMM, P_MOD),
+        (void* buff, int count, P_DT dtype, int root, P_COMM, P_REQ, P_MOD),
+        (void* buff, int count, P_DT dtype, int root, P_COMM, P_INFO, P_REQ, P_MOD),
+        init_args(&a, HIERAGG_BCAST); a.sbuf = a.rbuf = buff; a.scount = a.rcount = count;
+        a.stype = a.rtype = dtype; a.root = root)
+HG_PAIR(exscan,
+        (const void* sbuf, void* rbuf, int count, P_DT dtype, struct ompi_op_t* op, P_COMM, P_MOD),
+        (const void* sbuf, void* rbuf, int count, P_DT dtype, struct ompi_op_t* op, P_COMM, P_REQ, P_MOD),
+        (const void* sbuf, void* rbuf, int count, P_DT dtype, struct ompi_op_t* op, P_COMM, P_INFO, P_REQ, P_MOD),
+        FILL_RED(HIERAGG_EXSCAN))
+HG_PAIR(gather,
+        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, int root, P_COMM, P_MOD),
+        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, int root, P_COMM, P_REQ, P_MOD),
+        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, int root, P_COMM, P_INFO, P_REQ, P_MOD),
+        FILL_AG(HIERAGG_GATHER); a.root = root)
+HG_PAIR(gatherv,
+        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, const int* rcounts, const int* disps, P_DT rdtype, int root, P_COMM, P_MOD),
+        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, const int* rcounts, const int* disps, P_DT rdtype, int root, P_COMM, P_REQ, P_MOD),
+        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, const int* rcounts, const int* disps, P_DT rdtype, int root, P_COMM, P_INFO, P_REQ, P_MOD),
+        FILL_AGV(HIERAGG_GATHERV); a.root = root)
+HG_PAIR(reduce,
+        (const void* sbuf, void* rbuf, int count, P_DT dtype, struct ompi_op_t* op, int root, P_COMM, P_MOD),
+        (const void* sbuf, void* rbuf, int count, P_DT dtype, struct ompi_op_t* op, int root, P_COMM, P_REQ, P_MOD),
+        (const void* sbuf, void* rbuf, int count, P_DT dtype, struct ompi_op_t* op, int root, P_COMM, P_INFO, P_REQ, P_MOD),
+        FILL_RED(HIERAGG_REDUCE); a.root = root)
+HG_PAIR(reduce_scatter,
+        (const void* sbuf, void* rbuf, const int* rcounts, P_DT dtype, struct ompi_op_t* op, P_COMM, P_MOD),
+        (const void* sbuf, void* rbuf, const int* rcounts, P_DT dtype, struct ompi_op_t* op, P_COMM, P_REQ, P_MOD),
+        (const void* sbuf, void* rbuf, const int* rcounts, P_DT dtype, struct ompi_op_t* op, P_COMM, P_INFO, P_REQ, P_MOD),
+        init_args(&a, HIERAGG_REDUCE_SCATTER); a.sbuf = sbuf; a.rbuf = rbuf; a.rcounts = rcounts;
+        a.stype = a.rtype = dtype; set_op(&a, op); in_place(&a))
+HG_PAIR(reduce_scatter_block,
+        (const void* sbuf, void* rbuf, int rcount, P_DT dtype, struct ompi_op_t* op, P_COMM, P_MOD),
+        (const void* sbuf, void* rbuf, int rcount, P_DT dtype, struct ompi_op_t* op, P_COMM, P_REQ, P_MOD),
+        (const void* sbuf, void* rbuf, int rcount, P_DT dtype, struct ompi_op_t* op, P_COMM, P_INFO, P_REQ, P_MOD),
+        init_args(&a, HIERAGG_REDUCE_SCATTER_BLOCK); a.sbuf = sbuf; a.rbuf = rbuf; a.rcount = rcount;
+        a.scount = rcount; a.stype = a.rtype = dtype; set_op(&a, op); in_place(&a))
+HG_PAIR(scan,
+        (const void* sbuf, void* rbuf, int count, P_DT dtype, struct ompi_op_t* op, P_COMM, P_MOD),
+        (const void* sbuf, void* rbuf, int count, P_DT dtype, struct ompi_op_t* op, P_COMM, P_REQ, P_MOD),
+        (const void* sbuf, void* rbuf, int count, P_DT dtype, struct ompi_op_t* op, P_COMM, P_INFO, P_REQ, P_MOD),
+        FILL_RED(HIERAGG_SCAN))
+HG_PAIR(scatter,
+        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, int root, P_COMM, P_MOD),
+        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, int root, P_COMM, P_REQ, P_MOD),
+        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, int root, P_COMM, P_INFO, P_REQ, P_MOD),
+        FILL_AG(HIERAGG_SCATTER); a.root = root)
+HG_PAIR(scatterv,
+        (const void* sbuf, const int* scounts, const int* disps, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, int root, P_COMM, P_MOD),
+        (const void* sbuf, const int* scounts, const int* disps, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, int root, P_COMM, P_REQ, P_MOD),
+        (const void* sbuf, const int* scounts, const int* disps, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, int root, P_COMM, P_INFO, P_REQ, P_MOD),
+        init_args(&a, HIERAGG_SCATTERV); a.sbuf = sbuf; a.scounts = scounts; a.sdispls = disps;
+        a.stype = sdtype; a.rbuf = rbuf; a.rcount = rcount; a.rtype = rdtype; a.root = root; in_place(&a))
+
+HG_NEIGHBOR_PAIR(neighbor_allgather,
+        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, P_COMM, P_MOD),
+        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, P_COMM, P_REQ, P_MOD),
+        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, P_COMM, P_INFO, P_REQ, P_MOD),
+        FILL_AG(HIERAGG_NEIGHBOR_ALLGATHER))
+HG_NEIGHBOR_PAIR(neighbor_allgatherv,
+        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, const int* rcounts, const int* disps, P_DT rdtype, P_COMM, P_MOD),
+        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, const int* rcounts, const int* disps, P_DT rdtype, P_COMM, P_REQ, P_MOD),
+        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, const int* rcounts, const int* disps, P_DT rdtype, P_COMM, P_INFO, P_REQ, P_MOD),
+        FILL_AGV(HIERAGG_NEIGHBOR_ALLGATHERV))
+HG_NEIGHBOR_PAIR(neighbor_alltoall,
+        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, P_COMM, P_MOD),
+        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, P_COMM, P_REQ, P_MOD),
+        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, P_COMM, P_INFO, P_REQ, P_MOD),
+        FILL_AG(HIERAGG_NEIGHBOR_ALLTOALL))
+HG_NEIGHBOR_PAIR(neighbor_alltoallv,
+        (const void* sbuf, const int* scounts, const int* sdisps, P_DT sdtype, void* rbuf, const int* rcounts, const int* rdisps, P_DT rdtype, P_COMM, P_MOD),
+        (const void* sbuf, const int* scounts, const int* sdisps, P_DT sdtype, void* rbuf, const int* rcounts, const int* rdisps, P_DT rdtype, P_COMM, P_REQ, P_MOD),
+        (const void* sbuf, const int* scounts, const int* sdisps, P_DT sdtype, void* rbuf, const int* rcounts, const int* rdisps, P_DT rdtype, P_COMM, P_INFO, P_REQ, P_MOD),
+        FILL_A2AV(HIERAGG_NEIGHBOR_ALLTOALLV))
+HG_NEIGHBOR_PAIR(neighbor_alltoallw,
+        (const void* sbuf, const int* scounts, const MPI_Aint* sdisps, P_DT const* sdtypes, void* rbuf, const int* rcounts, const MPI_Aint* rdisps, P_DT const* rdtypes, P_COMM, P_MOD),
+        (const void* sbuf, const int* scounts, const MPI_Aint* sdisps, P_DT const* sdtypes, void* rbuf, const int* rcounts, const MPI_Aint* rdisps, P_DT const* rdtypes, P_COMM, P_REQ, P_MOD),
+        (const void* sbuf, const int* scounts, const MPI_Aint* sdisps, P_DT const* sdtypes, void* rbuf, const int* rcounts, const MPI_Aint* rdisps, P_DT const* rdtypes, P_COMM, P_INFO, P_REQ, P_MOD),
+        init_args(&a, HIERAGG_NEIGHBOR_ALLTOALLW); a.sbuf = sbuf; a.scounts = scounts;
+        a.sdispls_bytes = (const ptrdiff_t*)sdisps; a.stypes = (void* const*)sdtypes; a.rbuf = rbuf;
+        a.rcounts = rcounts; a.rdispls_bytes = (const ptrdiff_t*)rdisps;
+        a.rtypes = (void* const*)rdtypes)
+
+/* MPI_Reduce_local: inoutbuf = inbuf op inoutbuf, no communication. */
+static int hg_reduce_local(const void* inbuf, void* inoutbuf, int count, P_DT dtype,
+                           struct ompi_op_t* op, P_MOD) {
+    (void)module;
+    ompi_op_reduce(op, (void*)inbuf, inoutbuf, (size_t)count, dtype);
+    return OMPI_SUCCESS;
+}
+
+void mca_coll_hieragg_fill_functions(mca_coll_base_module_t* m) {
+    m->coll_reduce_local = hg_reduce_local;
+#define SET(name) m->coll_##name = hg_##name; m->coll_i##name = hg_i##name; \
+                  m->coll_##name##_init = hg_##name##_init
+    SET(allgather); SET(allgatherv); SET(allreduce); SET(alltoall); SET(alltoallv); SET(alltoallw);
+    SET(barrier); SET(bcast); SET(exscan); SET(gather); SET(gatherv); SET(reduce);
+    SET(reduce_scatter); SET(reduce_scatter_block); SET(scan); SET(scatter); SET(scatterv);
+#undef SET
+    m->coll_neighbor_allgather_init = hg_neighbor_allgather_init;
+    m->coll_neighbor_allgatherv_init = hg_neighbor_allgatherv_init;
+    m->coll_neighbor_alltoall_init = hg_neighbor_alltoall_init;
+    m->coll_neighbor_alltoallv_init = hg_neighbor_alltoallv_init;
+    m->coll_neighbor_alltoallw_init = hg_neighbor_alltoallw_init;
+    m->coll_neighbor_allgather = hg_neighbor_allgather;
+    m->coll_ineighbor_allgather = hg_ineighbor_allgather;
+    m->coll_neighbor_allgatherv = hg_neighbor_allgatherv;
+    m->coll_ineighbor_allgatherv = hg_ineighbor_allgatherv;
+    m->coll_neighbor_alltoall = hg_neighbor_alltoall;
+    m->coll_ineighbor_alltoall = hg_ineighbor_alltoall;
+    m->coll_neighbor_alltoallv = hg_neighbor_alltoallv;
+    m->coll_ineighbor_alltoallv = hg_ineighbor_alltoallv;
+    m->coll_neighbor_alltoallw = hg_neighbor_alltoallw;
+    m->coll_ineighbor_alltoallw = hg_ineighbor_alltoallw;
+}
+
+/* ---- module lifetime ---- */
+
+static void module_construct(mca_coll_hieragg_module_t* m) { m->state = NULL; }
+static void module_destruct(mca_coll_hieragg_module_t* m) {
+    if (m->state) hieragg_comm_destroy(m->state);
+    m->state = NULL;
+}
+OBJ_CLASS_INSTANCE(mca_coll_hieragg_module_t, mca_coll_base_module_t, module_construct, module_destruct);
+
+static int module_enable(mca_coll_base_module_t* module, struct ompi_communicator_t* comm) {
+    mca_coll_hieragg_module_t* m = (mca_coll_hieragg_module_t*)module;
+    const int inter = OMPI_COMM_IS_INTER(comm) ? 1 : 0;
+    m->state = hieragg_comm_create(comm, ompi_comm_rank(comm), ompi_comm_size(comm), inter,
+                                   inter ? ompi_comm_remote_size(comm) : 0,
+                                   ompi_comm_rank(&ompi_mpi_comm_world.comm));
+    return m->state ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
+}
+
+mca_coll_base_module_t* mca_coll_hieragg_comm_query(struct ompi_communicator_t* comm, int* priority) {
+    (void)comm;
+    mca_coll_hieragg_component_t* c = &mca_coll_hieragg_component;
+    if (c->priority < 0 || !c->core_ready) return NULL;
+    mca_coll_hieragg_module_t* m = OBJ_NEW(mca_coll_hieragg_module_t);
+    if (NULL == m) return NULL;
+    m->super.coll_module_enable = module_enable;
+    mca_coll_hieragg_fill_functions(&m->super);
+    *priority = c->priority;
+    return &m->super;
+}
