@@ -403,12 +403,30 @@ const char* typeTwoMethodName(TypeTwoMethod m) {
 }
 
 TypeTwoAllocation allocateTypeTwoTree(const Fabric& fabric, const std::vector<int>& nics, TypeTwoMethod method,
-                                      const std::vector<int>& maxChildren, FabricLoad& load) {
+                                      const std::vector<int>& maxChildren, FabricLoad& load,
+                                      const std::vector<int>* knownCandidates) {
     TypeTwoAllocation result;
-    auto candidates = rootCandidates(fabric, nics);
+    auto candidates = knownCandidates ? *knownCandidates : rootCandidates(fabric, nics);
     if (candidates.empty()) {
         result.reason = "fallback to type I: no switch reaches every NIC";
         return result;
+    }
+    if (method == TypeTwoMethod::Physical) {
+        for (int nic : nics) {
+            int only = -1, count = 0;
+            for (auto [n, id] : fabric.adjacent(nic)) {
+                (void)id;
+                if (fabric.isSwitch(n)) {
+                    only = n;
+                    ++count;
+                }
+            }
+            if (count == 1 && load.freeEntries.at(only) <= 0) {
+                result.reason = "fallback to type I: switch " + fabric.name(only) +
+                                " (in every physical tree) has no free entry";
+                return result;
+            }
+        }
     }
     candidates = orderRootsByLoad(fabric, candidates, load);
     std::vector<char> keepable;

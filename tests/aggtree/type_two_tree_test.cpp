@@ -325,7 +325,7 @@ TEST(TypeTwoAllocation, PhysicalTreesExhaustLeafEntriesMinimumCostTreesUseSpines
     auto before = phys.freeEntries;
     auto second = allocateTypeTwoTree(f, nics, TypeTwoMethod::Physical, K, phys);
     EXPECT_EQ(second.status, TypeTwoStatus::FallbackTypeOne);
-    EXPECT_EQ(second.rootsTried, 16);
+    EXPECT_EQ(second.rootsTried, 0);  // both leaves are exhausted: no root can work
     EXPECT_NE(second.reason.find("fallback to type I"), std::string::npos);
     EXPECT_EQ(phys.freeEntries, before);  // a failed attempt takes nothing
 
@@ -350,4 +350,20 @@ TEST(TypeTwoAllocation, RootsOrderedByFreeEntriesThenLinkLoad) {
     load.freeEntries[s0] = 2;
     load.linkLoad[f.linkBetween(f.findByName("leaf0"), s2)] = 5;
     EXPECT_EQ(orderRootsByLoad(f, {s0, s1, s2}, load), (std::vector<int>{s1, s2, s0}));
+}
+
+TEST(TypeTwoAllocation, NextRootIsTriedUntilNoneIsLeft) {
+    Fabric f = supernodeFabric({});
+    std::vector<int> nics{f.nics()[0], f.nics()[16]};
+    auto K = uniformDegreeLimit(f, 64);
+    for (TypeTwoMethod method : {TypeTwoMethod::Physical, TypeTwoMethod::MinimumCost}) {
+        FabricLoad load = FabricLoad::withEntries(f, 100);
+        for (int s : f.switches())
+            if (f.level(s) == 1) load.freeEntries[s] = 1;
+        for (int i = 0; i < 16; ++i)
+            ASSERT_EQ(allocateTypeTwoTree(f, nics, method, K, load).status, TypeTwoStatus::Allocated);
+        auto last = allocateTypeTwoTree(f, nics, method, K, load);
+        EXPECT_EQ(last.status, TypeTwoStatus::FallbackTypeOne) << typeTwoMethodName(method);
+        EXPECT_EQ(last.rootsTried, 16);
+    }
 }

@@ -94,8 +94,11 @@ struct TypeTwoAllocation {
 // its reduction restricted to switches with free entries); accepts the first tree whose
 // switches all have a free entry and respect maxChildren; commits it to `load`. If no
 // root works, returns FallbackTypeOne (the caller builds a type I tree) and leaves
-// `load` unchanged.
+// `load` unchanged. `candidates` may pass rootCandidates(fabric, nics) computed earlier
+// (it does not depend on the load). Shortcut for Physical: a NIC whose only switch has
+// no free entry fails every root at once (that switch is in every physical tree).
 TypeTwoAllocation allocateTypeTwoTree(const Fabric& fabric, const std::vector<int>& nics, TypeTwoMethod method,
-                                      const std::vector<int>& maxChildren, FabricLoad& load);
+                                      const std::vector<int>& maxChildren, FabricLoad& load,
+                                      const std::vector<int>* candidates = nullptr);
 
 }  // namespace hieragg::aggtree
