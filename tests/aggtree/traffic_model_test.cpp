@@ -119,3 +119,39 @@ TEST(TrafficModel, PhysicalVersusRootOnlyTreeOnAKaryNTree) {
     EXPECT_EQ(intoSwitches, k);
     EXPECT_EQ(rr.switchLoad[root], k * k * k);
 }
+
+// ---- Reproduce: figure 16 -----------------------------------------------------------------
+
+#include "hieragg/aggtree/Reproduce.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+TEST(ReproduceFig16, KaryTreeCountsAndFiles) {
+    auto rows = reproduceFig16({{"32-ary", karyTree(512, 32)}});
+    ASSERT_EQ(rows.size(), 1u);
+    const auto& r = rows[0];
+    EXPECT_EQ(r.rootLeafIn, 496);  // the paper's number for link 0-1
+    EXPECT_EQ(r.rootLeafOut, 0);
+    EXPECT_EQ(r.maxUplink, 496);
+    // Inter-leaf packets: edges whose endpoints are on different leaves (r / 16).
+    long long crossing = 0;
+    for (int c = 1; c < 512; ++c) crossing += c / 16 != (c - 1) / 32 / 16;
+    EXPECT_EQ(r.interLeaf, crossing);
+    ASSERT_EQ(r.upPerLeaf.size(), 32u);
+    // Leaf 1 (ranks 16..31) sends exactly its ranks 16..31 up (parent 0 for 16..31 is (c-1)/32 = 0).
+    EXPECT_EQ(r.upPerLeaf[1], 16);
+
+    std::string dir = testing::TempDir() + "hieragg_fig16_" + std::to_string(getpid());
+    writeFig16(rows, dir);
+    std::ifstream csv(dir + "/fig16.csv");
+    std::string header, line;
+    std::getline(csv, header);
+    std::getline(csv, line);
+    EXPECT_EQ(line.rfind("32-ary,496,0,496,", 0), 0u) << line;
+    EXPECT_TRUE(std::filesystem::file_size(dir + "/fig16.svg") > 200);
+    EXPECT_TRUE(std::filesystem::exists(dir + "/fig16_links.csv"));
+    std::filesystem::remove_all(dir);
+    EXPECT_THROW(reproduceFig16({{"short", karyTree(100, 32)}}), std::invalid_argument);
+}

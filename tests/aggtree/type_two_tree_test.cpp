@@ -367,3 +367,48 @@ TEST(TypeTwoAllocation, NextRootIsTriedUntilNoneIsLeft) {
         EXPECT_EQ(last.rootsTried, 16);
     }
 }
+
+// ---- Reproduce: figures 19 and 20 ---------------------------------------------------------
+
+#include "hieragg/aggtree/Reproduce.hpp"
+
+TEST(ReproducePatterns, GridLinesCoverEveryRankOncePerDimension) {
+    auto p = gridPattern("g", {4, 3, 5});
+    EXPECT_EQ(p.processes, 60);
+    ASSERT_EQ(p.communicators.size(), 15u + 20u + 12u);
+    std::vector<int> seen(60, 0);
+    for (const auto& c : p.communicators)
+        for (int r : c) ++seen[r];
+    for (int s : seen) EXPECT_EQ(s, 3);
+    EXPECT_EQ(p.communicators[0], (std::vector<int>{0, 1, 2, 3}));
+    EXPECT_EQ(p.communicators[15], (std::vector<int>{0, 4, 8}));
+    EXPECT_EQ(p.communicators[35], (std::vector<int>{0, 12, 24, 36, 48}));
+    auto rnd = randomPattern("r", 10, 4, 3);
+    ASSERT_EQ(rnd.communicators.size(), 3u);
+    EXPECT_EQ(rnd.communicators[2].size(), 2u);
+    auto paper = paperPatterns();
+    ASSERT_EQ(paper.size(), 5u);
+    EXPECT_EQ(paper[0].communicators.size(), 160u + 256u);
+    EXPECT_EQ(paper[1].communicators.size(), 404u);
+    for (const auto& pat : paper) EXPECT_LE(pat.processes, 80 * 512);
+}
+
+TEST(ReproduceFig1920, HandCountedTwoSupernodeGrid) {
+    // 64x16 grid on 2 supernodes. Rows: 64 ranks on 4 leaves of one supernode -> spine + 4
+    // leaves. Columns: 16 ranks, 8 per supernode on 8 distinct leaves -> top + 2 spines + 16
+    // leaves. Each leaf is in 1 row and 16 columns, so with 16 entries the 16th column of
+    // each group of 16 sharing leaves fails: 4 failures. Minimum-cost trees keep the root only.
+    Fig1920Options o;
+    o.supernodes = 2;
+    auto rows = reproduceFig19And20({gridPattern("64x16", {64, 16})}, o);
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].communicators, 80);
+    EXPECT_EQ(rows[0].physicalEntries, 16 * 5 + 64 * 19);
+    EXPECT_EQ(rows[0].minimumCostEntries, 80);
+    EXPECT_EQ(rows[0].physicalFailures, 4);
+    EXPECT_EQ(rows[0].minimumCostFailures, 0);
+    EXPECT_DOUBLE_EQ(rows[0].physicalFailurePercent, 5.0);
+    EXPECT_NEAR(rows[0].entryReductionPercent, 100.0 * (1.0 - 80.0 / 1296.0), 1e-9);
+    o.supernodes = 1;
+    EXPECT_THROW(reproduceFig19And20({gridPattern("64x16", {64, 16})}, o), std::invalid_argument);
+}
