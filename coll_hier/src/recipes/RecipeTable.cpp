@@ -14,6 +14,13 @@ RecipeInfo table[HIERAGG_COLL_KIND_COUNT] = {};
 struct TableInit {
     TableInit() {
         table[HIERAGG_BCAST] = {&bcast, "auto,knomial,chain,flat"};
+        table[HIERAGG_BARRIER] = {&barrier, "auto,dissemination,flat"};
+        table[HIERAGG_REDUCE] = {&reduce, "auto,binomial,flat"};
+        table[HIERAGG_ALLREDUCE] = {&allreduce, "auto,binomial,flat"};
+        table[HIERAGG_SCAN] = {&scan, "auto,recursive_doubling"};
+        table[HIERAGG_EXSCAN] = {&exscan, "auto,recursive_doubling"};
+        table[HIERAGG_REDUCE_SCATTER] = {&reduceScatter, "auto,binomial,flat"};
+        table[HIERAGG_REDUCE_SCATTER_BLOCK] = {&reduceScatterBlock, "auto,binomial,flat"};
     }
 } tableInit;
 }  // namespace

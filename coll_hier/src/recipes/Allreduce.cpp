@@ -1,0 +1,78 @@
+// Allreduce = reduce + bcast (SPEC 3.1), pulse by pulse: each pulse is reduced
+// up the decomposition to rank 0 (fixed tree order, rank order for
+// non-commutative ops) and broadcast back down the same spaces straight into
+// every rank's rbuf, so only a window of pulses needs scratch memory.
+#include "ReductionPulses.hpp"
+#include "hieragg/hier/Recipes.hpp"
+
+namespace hieragg::recipes {
+
+namespace {
+enum Algo { Auto = 0, Binomial = 1, Flat = 2 };
+
+// Intercommunicator: each group reduces its own data to local rank 0, the two
+// rank 0s swap their products, and each broadcasts the other group's product
+// inside its own group (MPI: every rank gets the reduction of the remote group).
+Schedule interAllreduce(const CollCall& c) {
+    const auto& a = c.args;
+    ScheduleBuilder b("inter-reduce-exchange-bcast");
+    const PulsePlan plan = PulsePlan::of(c, a.rcount);
+    CollCall local = c;
+    local.inter = false;
+    local.args.in_place = 0;
+    b.setLocalComm(true);
+    PulsedReduce red(b, local, 0, false, 0, plan);
+    const uint32_t exchangeStage = 1, bcastStage = 2;
+    std::vector<StepId> pulseDone;
+    for (size_t p = 0; p < plan.pulses; ++p) {
+        Deps gate;
+        if (p >= kPulseWindow) gate.add(pulseDone[p - kPulseWindow]);
+        const ptrdiff_t off = static_cast<ptrdiff_t>(plan.first(p)) * c.rtype.extent;
+        const TypeRef t{kRecvType, plan.countOf(p)};
+        const BufRef out{kRecvBuf, off};
+        auto r = red.emitPulse(p, BufRef{kSendBuf, off}, b.join(gate), t, nullptr, gate, {});
+        Deps done{r.done};
+        StepId have = kNoStep;
+        if (c.rank == 0) {
+            b.setLocalComm(false);
+            const uint32_t ch = segmentChannel(stageChannel(exchangeStage), p);
+            done.add(b.send(0, r.at, t, r.ready, ch));
+            have = b.recv(0, out, t, gate, ch);
+            b.setLocalComm(true);
+        }
+        Emitted e = red.emitBcast(p, out, t, have, gate, bcastStage);
+        done.add(e.done);
+        pulseDone.push_back(b.join(done));
+    }
+    return b.finish();
+}
+}  // namespace
+
+Schedule allreduce(const CollCall& c) {
+    if (c.inter) return interAllreduce(c);
+    const auto& a = c.args;
+    ScheduleBuilder b;
+    const PulsePlan plan = PulsePlan::of(c, a.rcount);
+    const bool hierarchical = reduceHierarchically(c, c.algorithm == Flat);
+    const int root = 0;
+    PulsedReduce red(b, c, root, hierarchical, 0, plan);
+    b.appendAlgorithm(red.name() + "+bcast");
+    const BufRef input = reductionInput(c);
+    std::vector<StepId> pulseDone;
+    for (size_t p = 0; p < plan.pulses; ++p) {
+        Deps gate;
+        if (p >= kPulseWindow) gate.add(pulseDone[p - kPulseWindow]);
+        const ptrdiff_t off = static_cast<ptrdiff_t>(plan.first(p)) * c.rtype.extent;
+        const TypeRef t{kRecvType, plan.countOf(p)};
+        const BufRef out{kRecvBuf, off};
+        auto r = red.emitPulse(p, input.at(off), kNoStep, t, c.rank == root ? &out : nullptr, gate, {});
+        // In place, rbuf still holds this rank's input until its part of the reduce is done.
+        Deps bcastGate = gate;
+        if (a.in_place) bcastGate.add(r.done);
+        Emitted e = red.emitBcast(p, out, t, r.ready, bcastGate, red.stageCount());
+        pulseDone.push_back(b.join({r.done, e.done}));
+    }
+    return b.finish();
+}
+
+}  // namespace hieragg::recipes

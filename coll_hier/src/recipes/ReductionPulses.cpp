@@ -1,0 +1,136 @@
+#include "ReductionPulses.hpp"
+
+#include <algorithm>
+
+#include "hieragg/algorithms/GatedBinomialBcast.hpp"
+#include "hieragg/hier/Hierarchy.hpp"
+#include "hieragg/hier/Recipes.hpp"
+#include "hieragg/hier/SpaceGroup.hpp"
+
+namespace hieragg::recipes {
+
+PulsePlan PulsePlan::of(const CollCall& c, size_t count) {
+    PulsePlan p;
+    p.count = count;
+    if (count == 0) return p;
+    const size_t elem = c.rtype.size;
+    p.perPulse = elem == 0 ? count : std::max<size_t>(1, c.segmentBytes / elem);
+    p.perPulse = std::min(p.perPulse, count);
+    p.pulses = (count + p.perPulse - 1) / p.perPulse;
+    return p;
+}
+
+bool groupsAreContiguous(const CollCall& c) {
+    const hier::Hierarchy& h = *c.hierarchy;
+    for (int l = 0; l < h.levels(); ++l)
+        for (int g = 0; g < h.groupCount(l); ++g) {
+            const std::vector<int>& m = h.groupMembers(l, g);
+            if (!m.empty() && m.back() - m.front() + 1 != static_cast<int>(m.size())) return false;
+        }
+    return true;
+}
+
+bool reduceHierarchically(const CollCall& c, bool flatForced) {
+    if (flatForced || !useHierarchy(c)) return false;
+    return c.args.op_commutative || groupsAreContiguous(c);
+}
+
+PulsedReduce::PulsedReduce(ScheduleBuilder& b, const CollCall& c, int root, bool hierarchical,
+                           uint32_t firstStage, const PulsePlan& plan)
+    : b_(b), c_(c) {
+    tree_.rankOrder = !c.args.op_commutative;
+    const char* order = tree_.rankOrder ? "ordered-binomial" : "binomial";
+    if (!hierarchical) {
+        Stage s;
+        s.group = Group::whole(c.size, c.rank);
+        s.rootIdx = root;
+        s.channel = stageChannel(firstStage);
+        stages_.push_back(std::move(s));
+        name_ = std::string("flat-") + order;
+    } else {
+        const hier::Hierarchy& h = *c.hierarchy;
+        stageCount_ = static_cast<uint32_t>(h.levels() + 1);
+        for (int level = 0; level <= h.levels(); ++level) {
+            hier::SpaceGroup sg = hier::spaceGroup(h, level, c.rank, root);
+            Stage s;
+            s.group = std::move(sg.group);
+            s.rootIdx = sg.rootIdx;
+            s.channel = stageChannel(firstStage + static_cast<uint32_t>(level));
+            stages_.push_back(std::move(s));
+        }
+        name_ = std::string("hier-") + order;
+    }
+    const size_t bytes = CollCall::span(c.rtype, plan.perPulse);
+    const size_t slots = std::min(kPulseWindow, std::max<size_t>(plan.pulses, 1));
+    for (Stage& s : stages_) {
+        const int need = s.group.me < 0 ? 0 : tree_.scratchCount(s.group, s.rootIdx);
+        s.scratch.resize(slots);
+        for (auto& slot : s.scratch)
+            for (int i = 0; i < need; ++i) slot.push_back(b.temp(bytes, CollCall::bias(c.rtype)));
+    }
+}
+
+OrderedBinomialReduce::Result PulsedReduce::emitPulse(size_t pulse, BufRef input, StepId inputReady,
+                                                      TypeRef type, const BufRef* out, const Deps& gate,
+                                                      const Deps& outFree) {
+    OrderedBinomialReduce::Result r;
+    r.at = input;
+    r.ready = inputReady;
+    Deps done{inputReady};
+    bool delivered = false;
+    for (size_t i = 0; i < stages_.size(); ++i) {
+        Stage& s = stages_[i];
+        if (s.group.me < 0) break;  // my product left at the previous stage
+        if (s.group.size() <= 1) continue;
+        const bool last = i + 1 == stages_.size() || stages_[i + 1].group.me < 0;
+        OrderedBinomialReduce::Pulse p;
+        p.input = r.at;
+        p.inputReady = r.ready;
+        p.type = type;
+        p.scratch = s.scratch[pulse % s.scratch.size()];
+        p.scratchFree = gate;
+        if (last && s.group.me == s.rootIdx) {
+            p.out = out;
+            p.outFree = outFree;
+            delivered = out != nullptr;
+        }
+        p.channel = segmentChannel(s.channel, pulse);
+        OrderedBinomialReduce::Result sr = tree_.emit(b_, s.group, s.rootIdx, p);
+        done.add(sr.done);
+        if (s.group.me != s.rootIdx) {
+            r.ready = kNoStep;  // not a root of this space: nothing further on this rank
+            r.done = b_.join(done);
+            return r;
+        }
+        r.at = sr.at;
+        r.ready = sr.ready;
+    }
+    if (out && !delivered && (out->slot != r.at.slot || out->offset != r.at.offset)) {
+        Deps d = outFree;
+        d.add(r.ready);
+        d.add(gate);
+        r.ready = b_.copy(r.at, type, *out, type, d);
+        r.at = *out;
+    }
+    done.add(r.ready);
+    r.done = b_.join(done);
+    return r;
+}
+
+Emitted PulsedReduce::emitBcast(size_t pulse, BufRef buf, TypeRef type, StepId have, const Deps& gate,
+                                uint32_t firstStage) {
+    Emitted e{have, have};
+    Deps done{have};
+    for (size_t i = stages_.size(); i-- > 0;) {
+        const Stage& s = stages_[i];
+        if (s.group.me < 0 || s.group.size() <= 1) continue;
+        const uint32_t ch = segmentChannel(stageChannel(firstStage + static_cast<uint32_t>(i)), pulse);
+        Emitted st = GatedBinomialBcast{}.emit(b_, s.group, s.rootIdx, buf, type, e.ready, gate, ch);
+        e.ready = st.ready;
+        done.add(st.done);
+    }
+    e.done = b_.join(done);
+    return e;
+}
+
+}  // namespace hieragg::recipes

@@ -1,0 +1,28 @@
+// One pulse of an inclusive or exclusive prefix reduction by recursive doubling
+// (Hillis-Steele): in step k member i sends its partial product of
+// [i-2^k+1, i] to i+2^k and combines the one of [i-2^{k+1}+1, i-2^k] from
+// i-2^k on its left: received op partial, so the product stays in index
+// order (non-commutative ops) and the combine order is fixed. ceil(log2 n) steps.
+#pragma once
+#include "hieragg/Group.hpp"
+#include "hieragg/ScheduleBuilder.hpp"
+
+namespace hieragg {
+
+struct RecursiveDoublingScan {
+    bool exclusive = false;
+
+    struct Pulse {
+        BufRef input;         // this member's contribution; may alias out (in place)
+        BufRef out;           // the prefix result (exclusive: untouched on member 0)
+        TypeRef type;
+        BufRef scratch[2];    // scratchCount() pulse-sized buffers
+        Deps scratchFree;     // before writing scratch or out
+        uint32_t channel = 0;
+    };
+    int scratchCount() const { return exclusive ? 2 : 1; }
+    // Returns the step after which all of this member's steps are done.
+    StepId emit(ScheduleBuilder& b, const Group& g, const Pulse& p) const;
+};
+
+}  // namespace hieragg

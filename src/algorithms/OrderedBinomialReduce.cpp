@@ -1,0 +1,135 @@
+#include "hieragg/algorithms/OrderedBinomialReduce.hpp"
+
+namespace hieragg {
+
+BinomialTree BinomialTree::of(int n, int me, int treeRootIdx) {
+    BinomialTree t;
+    const int v = (me - treeRootIdx + n) % n;
+    int mask = 1;
+    for (; mask < n; mask <<= 1) {
+        if (v & mask) {
+            t.parent = ((v - mask) + treeRootIdx) % n;
+            break;
+        }
+        if (v + mask < n) t.children.push_back((v + mask + treeRootIdx) % n);
+    }
+    return t;
+}
+
+namespace {
+// The tree this member works in. Rank order: the members left of the root and those
+// right of it each form an in-order binomial tree over their index range, whose top
+// sends to the root; otherwise one binomial tree rooted at the root.
+struct Placement {
+    BinomialTree tree;  // group indices
+    int sendTo = -1;    // where my subtree's product goes (-1: I am the root)
+};
+Placement place(int n, int me, int rootIdx, bool rankOrder) {
+    Placement p;
+    if (me == rootIdx) return p;
+    if (!rankOrder) {
+        p.tree = BinomialTree::of(n, me, rootIdx);
+        p.sendTo = p.tree.parent;
+        return p;
+    }
+    const int lo = me < rootIdx ? 0 : rootIdx + 1;
+    const int hi = me < rootIdx ? rootIdx : n;
+    p.tree = BinomialTree::of(hi - lo, me - lo, 0);
+    for (int& c : p.tree.children) c += lo;
+    p.sendTo = p.tree.parent >= 0 ? p.tree.parent + lo : rootIdx;
+    return p;
+}
+}  // namespace
+
+int OrderedBinomialReduce::scratchCount(const Group& g, int rootIdx) const {
+    const int n = g.size();
+    if (g.me < 0 || n <= 1) return 0;
+    if (g.me != rootIdx) return static_cast<int>(place(n, g.me, rootIdx, rankOrder).tree.children.size());
+    if (!rankOrder) return static_cast<int>(BinomialTree::of(n, g.me, rootIdx).children.size());
+    // Left product, right product; with no right part a_root needs a writable copy.
+    return rootIdx > 0 ? 2 : 1;
+}
+
+OrderedBinomialReduce::Result OrderedBinomialReduce::emit(ScheduleBuilder& b, const Group& g, int rootIdx,
+                                                          const Pulse& p) const {
+    Result r;
+    const int n = g.size();
+    if (g.me < 0) return r;
+    auto same = [](BufRef x, BufRef y) { return x.slot == y.slot && x.offset == y.offset; };
+    auto deliver = [&](BufRef at, StepId have) {
+        // Root: put the product where the caller wants it.
+        if (p.out && !same(*p.out, at)) {
+            Deps d = p.outFree;
+            d.add(have);
+            r.ready = b.copy(at, p.type, *p.out, p.type, d);
+            r.at = *p.out;
+        } else {
+            r.ready = have;
+            r.at = at;
+        }
+    };
+    Deps done{p.inputReady};
+    if (n <= 1) {
+        deliver(p.input, p.inputReady);
+        done.add(r.ready);
+        r.done = b.join(done);
+        return r;
+    }
+
+    if (g.me != rootIdx) {
+        const Placement pl = place(n, g.me, rootIdx, rankOrder);
+        BufRef acc = p.input;
+        StepId accReady = p.inputReady;
+        for (size_t i = 0; i < pl.tree.children.size(); ++i) {
+            BufRef into = p.scratch.at(i);
+            StepId got = b.recv(g.ranks[pl.tree.children[i]], into, p.type, p.scratchFree, p.channel);
+            // dst = src op dst: the child's block (higher indices) is the right operand.
+            accReady = b.reduce(acc, into, p.type, {accReady, got});
+            acc = into;
+            done.add(accReady);
+        }
+        done.add(b.send(g.ranks[pl.sendTo], acc, p.type, accReady, p.channel));
+        r.done = b.join(done);
+        return r;
+    }
+
+    if (!rankOrder) {
+        const BinomialTree t = BinomialTree::of(n, g.me, rootIdx);
+        BufRef acc = p.input;
+        StepId accReady = p.inputReady;
+        for (size_t i = 0; i < t.children.size(); ++i) {
+            BufRef into = p.scratch.at(i);
+            StepId got = b.recv(g.ranks[t.children[i]], into, p.type, p.scratchFree, p.channel);
+            accReady = b.reduce(acc, into, p.type, {accReady, got});
+            acc = into;
+        }
+        deliver(acc, accReady);
+    } else {
+        // Root in rank order: (left) op a_root op (right).
+        const bool left = rootIdx > 0, right = rootIdx < n - 1;
+        BufRef acc;
+        StepId accReady;
+        if (right) {
+            acc = p.scratch.at(0);
+            StepId got = b.recv(g.ranks[rootIdx + 1], acc, p.type, p.scratchFree, p.channel);
+            accReady = b.reduce(p.input, acc, p.type, {got, p.inputReady});
+        } else {
+            // Nothing on the right: the product is built on a copy of a_root (or on out itself).
+            acc = p.out ? *p.out : p.scratch.at(1);
+            Deps d = p.out ? p.outFree : p.scratchFree;
+            d.add(p.inputReady);
+            accReady = same(acc, p.input) ? b.join(d) : b.copy(p.input, p.type, acc, p.type, d);
+        }
+        if (left) {
+            BufRef l = p.scratch.at(right ? 1 : 0);
+            StepId got = b.recv(g.ranks[0], l, p.type, p.scratchFree, p.channel);
+            accReady = b.reduce(l, acc, p.type, {got, accReady});
+        }
+        deliver(acc, accReady);
+    }
+    done.add(r.ready);
+    r.done = b.join(done);
+    return r;
+}
+
+}  // namespace hieragg
