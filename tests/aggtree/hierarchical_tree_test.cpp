@@ -357,7 +357,9 @@ TEST(HierarchicalKnomialTree, WidthWithinDegreeLimit) {
     ProcessHierarchy h = hierarchyFromBlockSizes(512, {2, 16});
     for (int limit : {3, 8, 12, 20, 39, 100}) {
         int k = largestWidthWithinDegree(h, 0, 32, limit);
-        if (k >= 2) EXPECT_LE(buildHierarchicalKnomialTree(h, k, 0).maxDegree(), limit);
+        if (k >= 2) {
+            EXPECT_LE(buildHierarchicalKnomialTree(h, k, 0).maxDegree(), limit);
+        }
         for (int larger = std::max(k + 1, 2); larger <= 32; ++larger)
             EXPECT_GT(buildHierarchicalKnomialTree(h, larger, 0).maxDegree(), limit) << "limit " << limit;
     }

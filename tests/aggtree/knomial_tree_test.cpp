@@ -111,7 +111,9 @@ TEST(KaryTree, ParentAndChildrenFollowBfsNumbering) {
         EXPECT_EQ(t.root, root);
         for (int r = 0; r < P; ++r) {
             int v = virtualRank(r, root, P);
-            if (v > 0) EXPECT_EQ(virtualRank(t.parent[r], root, P), (v - 1) / k);
+            if (v > 0) {
+                EXPECT_EQ(virtualRank(t.parent[r], root, P), (v - 1) / k);
+            }
             // Children are v·k+1 .. v·k+k, cut at P.
             long long expected = std::max(0LL, std::min<long long>(k, static_cast<long long>(P) - 1 - 1LL * v * k));
             EXPECT_EQ(static_cast<long long>(t.children[r].size()), expected);
