@@ -17,10 +17,11 @@ enum Algo { Auto = 0, Dissemination = 1, Flat = 2 };
 const TypeRef kNothing{kPackedType, 0};
 const BufRef kAnywhere{kRecvBuf, 0};
 
-// Fan-in over a binomial tree to the group's member 0; returns when my subtree has arrived.
-StepId fanIn(ScheduleBuilder& b, const Group& g, uint32_t channel) {
+// Fan-in over a binomial tree to the group's member 0; returns when my subtree has
+// arrived. `after`: my own entry (a leader's whole inner space has arrived).
+StepId fanIn(ScheduleBuilder& b, const Group& g, StepId after, uint32_t channel) {
     const BinomialTree t = BinomialTree::of(g.size(), g.me, 0);
-    Deps arrived;
+    Deps arrived{after};
     for (int child : t.children) arrived.add(b.recv(g.ranks[child], kAnywhere, kNothing, {}, channel));
     StepId all = b.join(arrived);
     if (t.parent >= 0) return b.send(g.ranks[t.parent], kAnywhere, kNothing, all, channel);
@@ -33,7 +34,7 @@ Schedule interBarrier(const CollCall& c) {
     ScheduleBuilder b("inter-fanin-exchange-release");
     Group g = Group::whole(c.size, c.rank);
     b.setLocalComm(true);
-    StepId in = fanIn(b, g, stageChannel(0));
+    StepId in = fanIn(b, g, kNoStep, stageChannel(0));
     StepId remote = kNoStep;
     if (c.rank == 0) {
         b.setLocalComm(false);
@@ -64,7 +65,7 @@ Schedule barrier(const CollCall& c) {
         spaces.push_back(hier::spaceGroup(h, level, c.rank, -1));
         const Group& g = spaces.back().group;
         if (g.me < 0) break;
-        if (g.size() > 1) entered = fanIn(b, g, stageChannel(static_cast<uint32_t>(level)));
+        if (g.size() > 1) entered = fanIn(b, g, entered, stageChannel(static_cast<uint32_t>(level)));
         if (g.me != 0) break;  // not the leader: wait for the release
     }
     hier::SpaceGroup leaders = hier::spaceGroup(h, levels, c.rank, -1);
