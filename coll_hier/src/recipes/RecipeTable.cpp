@@ -14,6 +14,12 @@ RecipeInfo table[HIERAGG_COLL_KIND_COUNT] = {};
 struct TableInit {
     TableInit() {
         table[HIERAGG_BCAST] = {&bcast, "auto,knomial,chain,flat"};
+        table[HIERAGG_GATHER] = {&gather, "auto,binomial,flat"};
+        table[HIERAGG_SCATTER] = {&scatter, "auto,binomial,flat"};
+        table[HIERAGG_ALLGATHER] = {&allgather, "auto,ring,hierarchical"};
+        table[HIERAGG_ALLGATHERV] = {&allgatherv, "auto,ring,hierarchical"};
+        table[HIERAGG_GATHERV] = {&gatherv, "auto,linear"};
+        table[HIERAGG_SCATTERV] = {&scatterv, "auto,linear"};
         table[HIERAGG_BARRIER] = {&barrier, "auto,dissemination,flat"};
         table[HIERAGG_REDUCE] = {&reduce, "auto,binomial,flat"};
         table[HIERAGG_ALLREDUCE] = {&allreduce, "auto,binomial,flat"};

@@ -1,0 +1,55 @@
+// Allgatherv: every rank knows every count, so it runs like allgather: flat, a
+// ring straight in recvbuf (blocks at their displacements, any order); over a
+// decomposition, the hierarchical gather + leader ring + packed broadcast with
+// per-rank block sizes, unpacked at the displacements (never touching gaps).
+#include "DataMovement.hpp"
+#include "hieragg/algorithms/RingAllgather.hpp"
+#include "hieragg/hier/Recipes.hpp"
+
+namespace hieragg::recipes {
+
+namespace {
+enum Algo { Auto = 0, Ring = 1, Hierarchical = 2 };
+
+Schedule interAllgatherv(const CollCall& c) {
+    const auto& a = c.args;
+    ScheduleBuilder b("inter-linear");
+    const int m = c.remoteSize;
+    for (int s = 0; s < m; ++s) {
+        const int peer = (c.rank + s) % m;
+        b.recv(peer, {kRecvBuf, a.rdispls[peer] * c.rtype.extent},
+               {kRecvType, static_cast<size_t>(a.rcounts[peer])}, {}, 0);
+        b.send(peer, {kSendBuf, 0}, {kSendType, a.scount}, {}, 0);
+    }
+    return b.finish();
+}
+}  // namespace
+
+Schedule allgatherv(const CollCall& c) {
+    if (c.inter) return interAllgatherv(c);
+    const auto& a = c.args;
+    auto blockOf = [&](int r) {
+        return Block{{kRecvBuf, a.rdispls[r] * c.rtype.extent}, {kRecvType, static_cast<size_t>(a.rcounts[r])}};
+    };
+    const Block mine = a.in_place ? blockOf(c.rank) : Block{{kSendBuf, 0}, {kSendType, a.scount}};
+    dm::Levels lv(c);
+    if (c.algorithm == Ring) lv.flat = true;
+    if (lv.flat) {
+        ScheduleBuilder b("flat-ring");
+        StepId own = a.in_place ? kNoStep : b.copy(mine.buf, mine.type, blockOf(c.rank).buf, blockOf(c.rank).type);
+        std::vector<Block> blocks;
+        for (int r = 0; r < c.size; ++r) blocks.push_back(blockOf(r));
+        RingAllgather{}.emit(b, Group::whole(c.size, c.rank), blocks, own, 0);
+        return b.finish();
+    }
+    ScheduleBuilder b("hier-gather+ring+bcast");
+    std::vector<size_t> rankBytes(static_cast<size_t>(c.size));
+    for (int r = 0; r < c.size; ++r) rankBytes[r] = static_cast<size_t>(a.rcounts[r]) * c.rtype.size;
+    dm::emitHierAllgather(
+        b, lv, rankBytes, mine, a.in_place != 0, blockOf,
+        [&](int x, int y) { return y == x + 1 && a.rdispls[y] == a.rdispls[x] + a.rcounts[x]; },
+        c.segmentBytes);
+    return b.finish();
+}
+
+}  // namespace hieragg::recipes

@@ -1,0 +1,76 @@
+// Scatter (one-to-all, SPEC 3.1), the mirror of gather: the root packs sendbuf
+// in the order of the decomposition's tree (runs of consecutive ranks in one
+// copy), then top-down every space scatters over a binomial tree; leaders keep
+// their subspace's blocks packed and only the final owner converts to recvtype.
+#include <algorithm>
+#include <string>
+
+#include "DataMovement.hpp"
+#include "hieragg/algorithms/BinomialScatter.hpp"
+#include "hieragg/hier/Recipes.hpp"
+
+namespace hieragg::recipes {
+
+namespace {
+enum Algo { Auto = 0, Binomial = 1, Flat = 2 };
+
+Schedule interScatter(const CollCall& c) {
+    const auto& a = c.args;
+    ScheduleBuilder b("inter-linear");
+    if (a.root == HIERAGG_ROOT) {
+        const ptrdiff_t block = static_cast<ptrdiff_t>(a.scount) * c.stype.extent;
+        for (int r = 0; r < c.remoteSize; ++r)
+            b.send(r, {kSendBuf, r * block}, {kSendType, a.scount}, {}, 0);
+    } else if (a.root >= 0) {
+        b.recv(a.root, {kRecvBuf, 0}, {kRecvType, a.rcount}, {}, 0);
+    }
+    return b.finish();
+}
+}  // namespace
+
+Schedule scatter(const CollCall& c) {
+    if (c.inter) return interScatter(c);
+    const auto& a = c.args;
+    const bool isRoot = c.rank == a.root;
+    const bool inPlace = isRoot && a.in_place;
+    const size_t blockBytes = isRoot ? a.scount * c.stype.size : a.rcount * c.rtype.size;
+    dm::Levels lv(c);
+    if (c.algorithm == Flat) lv.flat = true;
+    ScheduleBuilder b(lv.flat ? "flat-binomial" : "hier-binomial");
+    if (blockBytes == 0) return b.finish();
+    const ptrdiff_t sblock = static_cast<ptrdiff_t>(a.scount) * c.stype.extent;
+
+    const std::vector<size_t> rankBytes(static_cast<size_t>(c.size), blockBytes);
+    std::vector<dm::Stage> stages = dm::stagesOf(lv, c.rank, a.root, lv.top(), rankBytes);
+    // Top-down; this rank's piece stays packed until its lowest stage.
+    size_t workBytes = 0;
+    for (size_t i = 0; i < stages.size(); ++i)
+        workBytes = std::max(workBytes, BinomialScatter::workBytes(stages[i].group, stages[i].rootIdx,
+                                                                   stages[i].memberBytes, i > 0));
+    BufRef work = workBytes ? b.temp(workBytes) : BufRef{};
+
+    StepId ready = kNoStep;
+    Deps done;
+    if (isRoot) {
+        if (!inPlace)
+            done.add(b.copy({kSendBuf, a.root * sblock}, {kSendType, a.scount}, {kRecvBuf, 0}, {kRecvType, a.rcount}));
+        if (!stages.empty()) {
+            const std::vector<int> order = dm::collectionOrder(lv, c.rank, a.root, lv.top());
+            ready = b.join(dm::copyRuns(
+                b, order, a.root, rankBytes, work,
+                [&](int r) { return Block{{kSendBuf, r * sblock}, {kSendType, a.scount}}; },
+                [](int x, int y) { return y == x + 1; }, false, {}));
+        }
+    }
+    const Block own{{kRecvBuf, 0}, {kRecvType, a.rcount}};
+    for (size_t i = stages.size(); i-- > 0;) {
+        const dm::Stage& s = stages[i];
+        Emitted e = BinomialScatter{}.emit(b, s.group, s.rootIdx, s.memberBytes, own, i > 0 || isRoot, work,
+                                           ready, stageChannel(static_cast<uint32_t>(s.level)));
+        ready = e.ready;
+        done.add(e.done);
+    }
+    return b.finish();
+}
+
+}  // namespace hieragg::recipes

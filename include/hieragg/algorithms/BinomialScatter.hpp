@@ -1,0 +1,26 @@
+// Scatter over a binomial tree, the mirror of BinomialGather: the root holds
+// every member's piece in virtual order as packed bytes; each inner node
+// receives its subtree's pieces in one message and forwards the children's.
+#pragma once
+#include <vector>
+
+#include "hieragg/Group.hpp"
+#include "hieragg/ScheduleBuilder.hpp"
+#include "hieragg/algorithms/Block.hpp"
+#include "hieragg/algorithms/Emitted.hpp"
+
+namespace hieragg {
+
+struct BinomialScatter {
+    // memberBytes[i]: packed bytes of member i's piece. On the root, `work` holds all
+    // pieces once `after` is done. Elsewhere this rank's piece ends in `mine`, or stays
+    // at work[0] if keepInWork (it is scattered further one level down). A leaf that
+    // does not keep receives straight into `mine`.
+    Emitted emit(ScheduleBuilder& b, const Group& g, int rootIdx, const std::vector<size_t>& memberBytes,
+                 Block mine, bool keepInWork, BufRef work, StepId after, uint32_t channel) const;
+    // Bytes this rank's work buffer needs (0: a leaf that receives into `mine`).
+    static size_t workBytes(const Group& g, int rootIdx, const std::vector<size_t>& memberBytes,
+                            bool keepInWork);
+};
+
+}  // namespace hieragg
