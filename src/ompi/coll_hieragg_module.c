@@ -12,6 +12,7 @@
 #include "ompi/op/op.h"
 #include "ompi/request/request.h"
 #include "opal/runtime/opal_progress.h"
+#include "opal/util/info.h"
 
 _Static_assert(MPI_ROOT == HIERAGG_ROOT, "MPI_ROOT value");
 _Static_assert(MPI_PROC_NULL == HIERAGG_PROC_NULL, "MPI_PROC_NULL value");
@@ -452,10 +453,22 @@ static int module_enable(mca_coll_base_module_t* module, struct ompi_communicato
     return m->state ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
 }
 
+/* Info key "hieragg_disable"="true" on a communicator (MPI_Comm_dup_with_info)
+ * leaves it to the other components, e.g. to compare both in one job. */
+static bool disabled_by_info(struct ompi_communicator_t* comm) {
+    char value[16] = {0};
+    int flag = 0;
+    if (NULL == comm->super.s_info) return false;
+    if (OPAL_SUCCESS != opal_info_get(comm->super.s_info, "hieragg_disable", sizeof value - 1, value, &flag) ||
+        !flag)
+        return false;
+    return 0 == strcmp(value, "true") || 0 == strcmp(value, "1");
+}
+
 mca_coll_base_module_t* mca_coll_hieragg_comm_query(struct ompi_communicator_t* comm, int* priority) {
-    (void)comm;
     mca_coll_hieragg_component_t* c = &mca_coll_hieragg_component;
     if (c->priority < 0 || !c->core_ready) return NULL;
+    if (disabled_by_info(comm)) return NULL;
     mca_coll_hieragg_module_t* m = OBJ_NEW(mca_coll_hieragg_module_t);
     if (NULL == m) return NULL;
     m->super.coll_module_enable = module_enable;
