@@ -20,6 +20,9 @@ struct TableInit {
         table[HIERAGG_ALLGATHERV] = {&allgatherv, "auto,ring,hierarchical"};
         table[HIERAGG_GATHERV] = {&gatherv, "auto,linear"};
         table[HIERAGG_SCATTERV] = {&scatterv, "auto,linear"};
+        table[HIERAGG_ALLTOALL] = {&alltoall, "auto,pairwise,hierarchical"};
+        table[HIERAGG_ALLTOALLV] = {&alltoallv, "auto,pairwise"};
+        table[HIERAGG_ALLTOALLW] = {&alltoallw, "auto,pairwise"};
         table[HIERAGG_BARRIER] = {&barrier, "auto,dissemination,flat"};
         table[HIERAGG_REDUCE] = {&reduce, "auto,binomial,flat"};
         table[HIERAGG_ALLREDUCE] = {&allreduce, "auto,binomial,flat"};
