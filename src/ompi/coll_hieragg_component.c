@@ -11,6 +11,7 @@
 #include "opal/mca/base/mca_base_var_enum.h"
 #include "opal/runtime/opal_progress.h"
 #include "opal/util/output.h"
+#include "opal/util/proc.h"
 
 static int hieragg_register(void);
 static int hieragg_open(void);
@@ -133,8 +134,10 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
     cfg.split = m->split ? m->split : "node";
     cfg.verbose = m->verbose;
     if (m->segment_size < 64) {
-        opal_output(0, "coll:hieragg: WARNING: coll_hieragg_segment_size=%d is below 64 bytes; "
-                       "using 65536", m->segment_size);
+        /* Every process reads the same value: only the first one says so. */
+        if (0 == opal_proc_local_get()->proc_name.vpid)
+            opal_output(0, "coll:hieragg: WARNING: coll_hieragg_segment_size=%d is below 64 bytes; "
+                           "using 65536", m->segment_size);
         m->segment_size = 64 * 1024;
     }
     cfg.segment_size = (size_t)m->segment_size;

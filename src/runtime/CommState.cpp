@@ -121,11 +121,12 @@ int ensureDecomposition(hieragg_comm& c) {
     hier::DecompositionResult d = consistent
                                       ? hier::decomposeValue(split, ids)
                                       : hier::decomposeValue("node", ids);
+    // Rank 0 of the communicator speaks for all: every rank reached the same result.
     if (!consistent && c.rank == 0)
-        rt.warn("coll_hieragg_split=" + split +
+        rt.warnOnce("coll_hieragg_split=" + split +
                 ": ranks of this communicator see different values or file contents; using 'node'");
     else if (d.fellBack() && c.rank == 0)
-        rt.warn(d.warning);
+        rt.warnOnce(d.warning);
     if (c.rank == 0) rt.verbose(1, "hieragg: communicator of " + std::to_string(c.size) + " ranks (world rank " +
                       std::to_string(c.worldRank) + " is rank " + std::to_string(c.rank) + "): split=" +
                       d.applied.text() + "; " + d.hierarchy.describe(d.levelNames));

@@ -3,6 +3,7 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,10 @@ public:
     void track(std::unique_ptr<Task> task, hieragg_complete_fn done, void* ctx);
     int progress();
     void warn(const std::string& msg) const { transport_.output(0, msg); }
+    // Each distinct warning once per process (communicators repeat the same problem).
+    void warnOnce(const std::string& msg) {
+        if (warned_.insert(msg).second) warn(msg);
+    }
     void verbose(int level, const std::string& msg) const {
         if (config_.verbose >= level) transport_.output(level, msg);
     }
@@ -42,6 +47,7 @@ private:
     std::string split_;
     std::vector<Active> active_;
     bool inProgress_ = false;
+    std::set<std::string> warned_;
 };
 
 }  // namespace hieragg
