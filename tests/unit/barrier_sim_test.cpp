@@ -20,16 +20,21 @@ void checkNobodyLeavesEarly(int p, const hier::Hierarchy* h, int late, const std
         CollCall c = baseCall(HIERAGG_BARRIER, r, p, h);
         describeTypes(c, net.transport(r));
         auto s = std::make_shared<Schedule>(recipes::buildSchedule(c));
-        tasks.push_back(std::make_unique<Task>(s, net.transport(r), bindCall(c, net.transport(r), &comm, -1, -1 << 20)));
+        tasks.push_back(std::make_unique<Task>(s, net.transport(r), bindCall(c, net.transport(r), &comm, -1, -(1 << 20))));
     }
-    for (int r = 0; r < p; ++r)
-        if (r != late) ASSERT_EQ(tasks[r]->start(), 0);
+    for (int r = 0; r < p; ++r) {
+        if (r != late) {
+            ASSERT_EQ(tasks[r]->start(), 0);
+        }
+    }
     for (int round = 0; round < 4 * p + 8; ++round)
         for (int r = 0; r < p; ++r)
             if (r != late) tasks[r]->progress();
-    if (p > 1)
-        for (int r = 0; r < p; ++r)
-            if (r != late) ASSERT_FALSE(tasks[r]->done()) << what << ": rank " << r << " left before " << late << " entered";
+    for (int r = 0; r < p && p > 1; ++r) {
+        if (r != late) {
+            ASSERT_FALSE(tasks[r]->done()) << what << ": rank " << r << " left before " << late << " entered";
+        }
+    }
     ASSERT_EQ(tasks[late]->start(), 0);
     for (int round = 0; round < 4 * p + 8; ++round)
         for (auto& t : tasks) t->progress();

@@ -44,8 +44,11 @@ void checkReduceScatter(int p, sim::SimOp& op, const RsCase& k) {
             std::vector<int64_t> expect(full.begin() + displ[r], full.begin() + displ[r] + k.rcounts[r]);
             std::vector<int64_t> got(out[r].begin(), out[r].begin() + k.rcounts[r]);
             ASSERT_EQ(got, expect) << "p=" << p << " " << d.name << " rank " << r << " " << res.algorithms[r];
-            if (!k.inPlace)
-                for (size_t i = k.rcounts[r]; i < out[r].size(); ++i) ASSERT_EQ(out[r][i], -7) << "wrote past the block";
+            if (!k.inPlace) {
+                for (size_t i = k.rcounts[r]; i < out[r].size(); ++i) {
+                    ASSERT_EQ(out[r][i], -7) << "wrote past the block";
+                }
+            }
         }
     }
 }

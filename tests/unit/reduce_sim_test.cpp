@@ -40,7 +40,9 @@ void checkReduce(int p, sim::SimOp& op, const ReduceCase& k) {
             ASSERT_EQ(out[root], expect) << "p=" << p << " " << nh.name << " root=" << root << " alg="
                                          << res.algorithms[root];
             for (int r = 0; r < p; ++r)
-                if (r != root) ASSERT_EQ(out[r], std::vector<int64_t>(k.count, -7)) << "non-root rbuf touched";
+                if (r != root) {
+                    ASSERT_EQ(out[r], std::vector<int64_t>(k.count, -7)) << "non-root rbuf touched";
+                }
             // A reduction tree in every mode: every rank but the root sends each pulse exactly once.
             const uint64_t pulses = k.count == 0 ? 0 : (k.count * 8 + k.segmentBytes - 1) / k.segmentBytes;
             EXPECT_EQ(net.totalMessages(), (p - 1) * pulses);

@@ -93,6 +93,8 @@ TEST(ScanSim, ScanAndExscanInFlightTogether) {
     ASSERT_TRUE(sim::run(net, calls, recipeBuilder()).ok);
     for (int r = 0; r < p; ++r) {
         EXPECT_EQ(inc[r], rankOrderProduct(matmulOp(), in, 0, r + 1));
-        if (r) EXPECT_EQ(exc[r], rankOrderProduct(matmulOp(), in, 0, r));
+        if (r) {
+            EXPECT_EQ(exc[r], rankOrderProduct(matmulOp(), in, 0, r));
+        }
     }
 }
