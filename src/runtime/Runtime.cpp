@@ -31,28 +31,35 @@ void Runtime::track(std::unique_ptr<Task> task, hieragg_complete_fn done, void* 
         done(ctx, status);
         return;
     }
+    std::lock_guard<std::mutex> lock(mutex_);
     active_.push_back({std::move(task), done, ctx});
 }
 
 int Runtime::progress() {
-    // opal_progress can be re-entered from a completion callback; one level is enough.
-    if (inProgress_ || active_.empty()) return 0;
-    inProgress_ = true;
-    int completed = 0;
-    for (size_t i = 0; i < active_.size();) {
-        if (!active_[i].task->progress()) {
-            ++i;
-            continue;
+    std::vector<Active> finished;
+    {
+        std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+        if (!lock.owns_lock()) return 0;  // another thread is progressing every task
+        // opal_progress can be re-entered from a completion callback; one level is enough.
+        if (inProgress_ || active_.empty()) return 0;
+        inProgress_ = true;
+        for (size_t i = 0; i < active_.size();) {
+            if (!active_[i].task->progress()) {
+                ++i;
+                continue;
+            }
+            finished.push_back(std::move(active_[i]));
+            active_.erase(active_.begin() + static_cast<ptrdiff_t>(i));
         }
-        Active a = std::move(active_[i]);
-        active_.erase(active_.begin() + static_cast<ptrdiff_t>(i));
+        inProgress_ = false;
+    }
+    // Completion callbacks run unlocked: they may start new collectives.
+    for (Active& a : finished) {
         const int status = a.task->status();
         a.task.reset();
         a.done(a.ctx, status);
-        ++completed;
     }
-    inProgress_ = false;
-    return completed;
+    return static_cast<int>(finished.size());
 }
 
 }  // namespace hieragg

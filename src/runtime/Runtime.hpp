@@ -3,6 +3,7 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -29,6 +30,7 @@ public:
     void warn(const std::string& msg) const { transport_.output(0, msg); }
     // Each distinct warning once per process (communicators repeat the same problem).
     void warnOnce(const std::string& msg) {
+        std::lock_guard<std::mutex> lock(mutex_);
         if (warned_.insert(msg).second) warn(msg);
     }
     void verbose(int level, const std::string& msg) const {
@@ -47,6 +49,9 @@ private:
     std::string split_;
     std::vector<Active> active_;
     bool inProgress_ = false;
+    // MPI_THREAD_MULTIPLE: threads may start collectives on different communicators
+    // and drive opal_progress at once; one of them progresses, the others move on.
+    std::mutex mutex_;
     std::set<std::string> warned_;
 };
 
