@@ -116,3 +116,56 @@ TEST(AllgathervSim, InPlaceAndDifferentTypes) {
             checkAllgatherv(p, nh, true, false, true, 0);
         }
 }
+
+#include "InterSim.hpp"
+
+TEST(AllgatherSim, IntercommunicatorAllgatherAndAllgatherv) {
+    // Every rank of each group receives the blocks of every rank of the other group.
+    for (bool vector : {false, true})
+        for (int na : {1, 2, 3})
+            for (int nb : {1, 4}) {
+                const int n = na + nb;
+                sim::SimNetwork net(n);
+                std::vector<CollCall> calls(n);
+                auto words = [&](int g) { return vector ? static_cast<size_t>(g % 3) : size_t(2); };
+                std::vector<std::vector<int64_t>> send(n), recv(n);
+                std::vector<std::vector<int>> counts(2), displs(2);  // [group] describing the other group
+                std::vector<int> ats(2, 0);
+                for (int grp = 0; grp < 2; ++grp) {
+                    const int base = grp == 0 ? na : 0, m = grp == 0 ? nb : na;
+                    counts[grp].resize(m), displs[grp].resize(m);
+                    for (int r = m - 1; r >= 0; --r) {
+                        counts[grp][r] = static_cast<int>(words(base + r));
+                        displs[grp][r] = vector ? ats[grp] : 2 * r;
+                        ats[grp] += vector ? counts[grp][r] + 1 : 2;
+                    }
+                }
+                for (int g = 0; g < n; ++g) {
+                    const bool inA = g < na;
+                    const int grp = inA ? 0 : 1;
+                    for (size_t i = 0; i < words(g); ++i) send[g].push_back(value(g, i));
+                    recv[g].assign(ats[grp], kUntouched);
+                    CollCall& c = calls[g];
+                    c.args.kind = vector ? HIERAGG_ALLGATHERV : HIERAGG_ALLGATHER;
+                    c.inter = true;
+                    c.rank = inA ? g : g - na;
+                    c.size = inA ? na : nb;
+                    c.remoteSize = inA ? nb : na;
+                    c.args.stype = c.args.rtype = &int64Type();
+                    c.args.sbuf = send[g].data();
+                    c.args.scount = words(g);
+                    c.args.rbuf = recv[g].data();
+                    c.args.rcount = 2;
+                    c.args.rcounts = counts[grp].data();
+                    c.args.rdispls = displs[grp].data();
+                }
+                ASSERT_EQ(runInter(net, na, calls), "");
+                for (int g = 0; g < n; ++g) {
+                    const int grp = g < na ? 0 : 1, base = grp == 0 ? na : 0, m = grp == 0 ? nb : na;
+                    std::vector<int64_t> expect(ats[grp], kUntouched);
+                    for (int r = 0; r < m; ++r)
+                        for (size_t i = 0; i < words(base + r); ++i) expect[displs[grp][r] + i] = value(base + r, i);
+                    ASSERT_EQ(recv[g], expect) << "rank " << g << " na=" << na << " nb=" << nb;
+                }
+            }
+}

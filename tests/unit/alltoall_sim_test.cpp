@@ -189,3 +189,72 @@ TEST(AlltoallwSim, PerPeerTypesByteDisplacements) {
 TEST(AlltoallwSim, InPlace) {
     for (int p = 1; p <= 9; ++p) checkAlltoallv(p, true, true);
 }
+
+#include "InterSim.hpp"
+
+TEST(AlltoallSim, IntercommunicatorAlltoallVariants) {
+    // Block from global rank s to remote rank j of the other group: value(s, j, i).
+    for (hieragg_coll_kind kind : {HIERAGG_ALLTOALL, HIERAGG_ALLTOALLV, HIERAGG_ALLTOALLW})
+        for (int na : {1, 2, 3})
+            for (int nb : {1, 3}) {
+                const int n = na + nb;
+                const bool v = kind != HIERAGG_ALLTOALL;
+                auto words = [&](int sg, int dg) { return v ? static_cast<size_t>((sg + dg) % 3) : size_t(2); };
+                auto globalOf = [&](bool inA, int r) { return inA ? r : na + r; };
+                sim::SimNetwork net(n);
+                std::vector<CollCall> calls(n);
+                std::vector<std::vector<int64_t>> send(n), recv(n);
+                std::vector<std::vector<int>> sc(n), sd(n), rc(n), rd(n);
+                std::vector<std::vector<void*>> st(n), rt(n);
+                for (int g = 0; g < n; ++g) {
+                    const bool inA = g < na;
+                    const int m = inA ? nb : na;
+                    int sat = 0, rat = 0;
+                    sc[g].resize(m), sd[g].resize(m), rc[g].resize(m), rd[g].resize(m);
+                    for (int j = m - 1; j >= 0; --j) {
+                        const int peer = globalOf(!inA, j);
+                        sc[g][j] = static_cast<int>(words(g, peer));
+                        rc[g][j] = static_cast<int>(words(peer, g));
+                        sd[g][j] = v ? sat : 2 * j;
+                        rd[g][j] = v ? rat : 2 * j;
+                        sat += v ? sc[g][j] + 1 : 2;
+                        rat += v ? rc[g][j] + 1 : 2;
+                    }
+                    send[g].assign(sat, kUntouched);
+                    for (int j = 0; j < m; ++j)
+                        for (int i = 0; i < sc[g][j]; ++i) send[g][sd[g][j] + i] = value(g, globalOf(!inA, j), i);
+                    recv[g].assign(rat, kUntouched);
+                    CollCall& c = calls[g];
+                    c.args.kind = kind;
+                    c.inter = true;
+                    c.rank = inA ? g : g - na;
+                    c.size = inA ? na : nb;
+                    c.remoteSize = m;
+                    c.args.stype = c.args.rtype = &int64Type();
+                    c.args.sbuf = send[g].data();
+                    c.args.rbuf = recv[g].data();
+                    c.args.scount = c.args.rcount = 2;
+                    st[g].assign(m, &int64Type());
+                    rt[g].assign(m, &int64Type());
+                    if (kind == HIERAGG_ALLTOALLW)
+                        for (int j = 0; j < m; ++j) sd[g][j] *= 8, rd[g][j] *= 8;
+                    c.args.scounts = sc[g].data();
+                    c.args.sdispls = sd[g].data();
+                    c.args.rcounts = rc[g].data();
+                    c.args.rdispls = rd[g].data();
+                    c.args.stypes = st[g].data();
+                    c.args.rtypes = rt[g].data();
+                }
+                ASSERT_EQ(runInter(net, na, calls), "");
+                for (int g = 0; g < n; ++g) {
+                    const bool inA = g < na;
+                    const int m = inA ? nb : na;
+                    const int scale = kind == HIERAGG_ALLTOALLW ? 8 : 1;
+                    std::vector<int64_t> expect(recv[g].size(), kUntouched);
+                    for (int j = 0; j < m; ++j)
+                        for (int i = 0; i < rc[g][j]; ++i)
+                            expect[rd[g][j] / scale + i] = value(globalOf(!inA, j), g, i);
+                    ASSERT_EQ(recv[g], expect) << "rank " << g << " kind " << kind << " na=" << na << " nb=" << nb;
+                }
+            }
+}

@@ -214,3 +214,69 @@ TEST(GathervSim, InPlaceAndDifferentTypes) {
             checkGatherv(p, {"none", nullptr}, root, false, true);
         }
 }
+
+// Intercommunicators: group A (na ranks) and B (nb); the root is in A, every B rank
+// sends its block; A's other ranks pass HIERAGG_PROC_NULL and do nothing.
+#include "InterSim.hpp"
+
+namespace {
+void checkInterGather(int na, int nb, int rootInA, bool vector) {
+    sim::SimNetwork net(na + nb);
+    std::vector<CollCall> calls(na + nb);
+    std::vector<std::vector<int64_t>> send(na + nb), recv(na + nb);
+    std::vector<int> counts(nb), displs(nb);
+    int at = 0;
+    for (int r = nb - 1; r >= 0; --r) counts[r] = vector ? r % 3 : 2, displs[r] = at, at += counts[r] + 1;
+    for (int g = 0; g < na + nb; ++g) {
+        const bool inA = g < na;
+        CollCall& c = calls[g];
+        c.args.kind = vector ? HIERAGG_GATHERV : HIERAGG_GATHER;
+        c.inter = true;
+        c.rank = inA ? g : g - na;
+        c.size = inA ? na : nb;
+        c.remoteSize = inA ? nb : na;
+        c.args.stype = c.args.rtype = &int64Type();
+        recv[g].assign(at, kUntouched);
+        if (inA) {
+            c.args.root = c.rank == rootInA ? HIERAGG_ROOT : HIERAGG_PROC_NULL;
+            c.args.rbuf = recv[g].data();
+            c.args.rcount = 2;
+            c.args.rcounts = counts.data();
+            c.args.rdispls = displs.data();
+        } else {
+            for (int i = 0; i < counts[c.rank]; ++i) send[g].push_back(value(c.rank, i));
+            c.args.root = rootInA;
+            c.args.sbuf = send[g].data();
+            c.args.scount = counts[c.rank];
+        }
+    }
+    ASSERT_EQ(runInter(net, na, calls), "");
+    for (int g = 0; g < na; ++g) {
+        std::vector<int64_t> expect(at, kUntouched);
+        if (g == rootInA)
+            for (int src = 0; src < nb; ++src)
+                for (int i = 0; i < counts[src]; ++i) expect[vector ? displs[src] + i : 2 * src + i] = value(src, i);
+        if (!vector && g == rootInA) expect.resize(at, kUntouched);
+        std::vector<int64_t> got = recv[g];
+        if (!vector && g == rootInA) {
+            // gather places block src at src*rcount: compare that prefix.
+            for (int src = 0; src < nb; ++src)
+                for (int i = 0; i < 2; ++i) ASSERT_EQ(got[2 * src + i], value(src, i)) << "src " << src;
+        } else {
+            ASSERT_EQ(got, expect) << "A rank " << g;
+        }
+    }
+}
+}  // namespace
+
+TEST(GatherSim, Intercommunicator) {
+    for (int na : {1, 2, 3})
+        for (int nb : {1, 4})
+            for (int root = 0; root < na; ++root) checkInterGather(na, nb, root, false);
+}
+
+TEST(GathervSim, Intercommunicator) {
+    for (int na : {1, 3})
+        for (int nb : {2, 5})
+            for (int root = 0; root < na; ++root) checkInterGather(na, nb, root, true);
+}

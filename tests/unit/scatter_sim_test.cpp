@@ -143,3 +143,51 @@ TEST(ScattervSim, UnevenCountsReversedDisplacements) {
             checkScatterv(p, root, true);
         }
 }
+
+#include "InterSim.hpp"
+
+TEST(ScatterSim, IntercommunicatorScatterAndScatterv) {
+    for (bool vector : {false, true})
+        for (int na : {1, 3})
+            for (int nb : {1, 2, 5})
+                for (int root = 0; root < na; ++root) {
+                    sim::SimNetwork net(na + nb);
+                    std::vector<CollCall> calls(na + nb);
+                    std::vector<int> counts(nb), displs(nb);
+                    int at = 0;
+                    for (int r = nb - 1; r >= 0; --r)
+                        counts[r] = vector ? r % 3 : 2, displs[r] = vector ? at : 2 * r, at += vector ? counts[r] + 1 : 2;
+                    std::vector<int64_t> send(at, kUntouched);
+                    for (int d = 0; d < nb; ++d)
+                        for (int i = 0; i < counts[d]; ++i) send[displs[d] + i] = value(d, i);
+                    std::vector<std::vector<int64_t>> recv(na + nb, std::vector<int64_t>(3, kUntouched));
+                    for (int g = 0; g < na + nb; ++g) {
+                        const bool inA = g < na;
+                        CollCall& c = calls[g];
+                        c.args.kind = vector ? HIERAGG_SCATTERV : HIERAGG_SCATTER;
+                        c.inter = true;
+                        c.rank = inA ? g : g - na;
+                        c.size = inA ? na : nb;
+                        c.remoteSize = inA ? nb : na;
+                        c.args.stype = c.args.rtype = &int64Type();
+                        if (inA) {
+                            c.args.root = c.rank == root ? HIERAGG_ROOT : HIERAGG_PROC_NULL;
+                            c.args.sbuf = send.data();
+                            c.args.scount = 2;
+                            c.args.scounts = counts.data();
+                            c.args.sdispls = displs.data();
+                        } else {
+                            c.args.root = root;
+                            c.args.rbuf = recv[g].data();
+                            c.args.rcount = counts[c.rank];
+                        }
+                    }
+                    ASSERT_EQ(runInter(net, na, calls), "");
+                    for (int g = 0; g < na + nb; ++g) {
+                        std::vector<int64_t> expect(3, kUntouched);
+                        if (g >= na)
+                            for (int i = 0; i < counts[g - na]; ++i) expect[i] = value(g - na, i);
+                        ASSERT_EQ(recv[g], expect) << "rank " << g << " vector " << vector;
+                    }
+                }
+}
