@@ -28,11 +28,6 @@ struct TableInit {
         table[HIERAGG_NEIGHBOR_ALLTOALL] = {&neighborAlltoall, "auto,linear"};
         table[HIERAGG_NEIGHBOR_ALLTOALLV] = {&neighborAlltoallv, "auto,linear"};
         table[HIERAGG_NEIGHBOR_ALLTOALLW] = {&neighborAlltoallw, "auto,linear"};
-        table[HIERAGG_NEIGHBOR_ALLGATHER] = {&neighborAllgather, "auto,linear"};
-        table[HIERAGG_NEIGHBOR_ALLGATHERV] = {&neighborAllgatherv, "auto,linear"};
-        table[HIERAGG_NEIGHBOR_ALLTOALL] = {&neighborAlltoall, "auto,linear"};
-        table[HIERAGG_NEIGHBOR_ALLTOALLV] = {&neighborAlltoallv, "auto,linear"};
-        table[HIERAGG_NEIGHBOR_ALLTOALLW] = {&neighborAlltoallw, "auto,linear"};
         table[HIERAGG_BARRIER] = {&barrier, "auto,dissemination,flat"};
         table[HIERAGG_REDUCE] = {&reduce, "auto,binomial,flat"};
         table[HIERAGG_ALLREDUCE] = {&allreduce, "auto,binomial,flat"};
