@@ -51,6 +51,12 @@ typedef struct hieragg_dtype_info {
 #define HIERAGG_ERR_INTERNAL (-1002)
 #define HIERAGG_ERR_UNSUPPORTED (-1003)
 
+/* Topology kinds of neighborhood collectives. */
+#define HIERAGG_TOPO_UNKNOWN 0
+#define HIERAGG_TOPO_CART 1
+#define HIERAGG_TOPO_GRAPH 2
+#define HIERAGG_TOPO_DIST_GRAPH 3
+
 /* Special rank values, as Open MPI defines them (checked by the shim). */
 #define HIERAGG_PROC_NULL (-2)
 #define HIERAGG_ROOT (-4)
@@ -71,7 +77,9 @@ typedef struct hieragg_coll_args {
     void* op;
     int op_commutative;
     int root;                  /* intercomm: HIERAGG_ROOT, HIERAGG_PROC_NULL or remote rank */
-    /* Neighborhood collectives: neighbor lists in the standard's order. */
+    /* Neighborhood collectives: neighbor lists in the standard's order, and the
+     * topology kind (it decides how repeated peers pair up). */
+    int topology;              /* HIERAGG_TOPO_* */
     int indegree, outdegree;
     const int *sources, *destinations;
 } hieragg_coll_args;

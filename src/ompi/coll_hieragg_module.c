@@ -210,6 +210,8 @@ static int neighbor_lists(ompi_communicator_t* comm, hieragg_coll_args* a, int**
         PMPI_Dist_graph_neighbors(comm, indeg, srcs, MPI_UNWEIGHTED, outdeg, dsts, MPI_UNWEIGHTED);
 #pragma GCC diagnostic pop
     }
+    a->topology = MPI_CART == status ? HIERAGG_TOPO_CART
+                  : MPI_GRAPH == status ? HIERAGG_TOPO_GRAPH : HIERAGG_TOPO_DIST_GRAPH;
     a->indegree = indeg;
     a->outdegree = outdeg;
     a->sources = srcs;

@@ -26,6 +26,7 @@ namespace {
 constexpr uint32_t kNeighborChannels = 16 * kStageChannels;
 
 bool cartesianLists(const hieragg_coll_args& a) {
+    if (a.topology != HIERAGG_TOPO_UNKNOWN) return a.topology == HIERAGG_TOPO_CART;
     if (a.indegree != a.outdegree || a.indegree % 2 != 0) return false;
     for (int i = 0; i < a.indegree; ++i)
         if (a.sources[i] != a.destinations[i]) return false;
