@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ompi/mca/coll/base/coll_base_util.h"
 #include "ompi/mca/topo/base/base.h"
 #include "ompi/op/op.h"
 #include "ompi/request/request.h"
@@ -19,13 +20,16 @@ _Static_assert(MPI_PROC_NULL == HIERAGG_PROC_NULL, "MPI_PROC_NULL value");
 
 /* ---- requests of nonblocking collectives ---- */
 
+/* Open MPI's MPI layer treats every nonblocking collective request as an
+ * ompi_coll_base_nbc_request_t (it retains the datatypes and ops in it until
+ * completion), so ours must start with one. */
 typedef struct mca_coll_hieragg_request_t {
-    ompi_request_t super;
+    ompi_coll_base_nbc_request_t super;
     int* neighbors;             /* neighbor lists of a neighborhood collective, owned */
     hieragg_coll_args args;     /* persistent requests start these again */
     mca_coll_hieragg_module_t* module;
 } mca_coll_hieragg_request_t;
-static OBJ_CLASS_INSTANCE(mca_coll_hieragg_request_t, ompi_request_t, NULL, NULL);
+static OBJ_CLASS_INSTANCE(mca_coll_hieragg_request_t, ompi_coll_base_nbc_request_t, NULL, NULL);
 
 static int map_status(int status) {
     switch (status) {
@@ -39,10 +43,10 @@ static int map_status(int status) {
 
 static int request_free(ompi_request_t** req) {
     mca_coll_hieragg_request_t* h = (mca_coll_hieragg_request_t*)*req;
-    if (!REQUEST_COMPLETE(&h->super)) return MPI_ERR_REQUEST; /* still running */
+    if (!REQUEST_COMPLETE(&h->super.super)) return MPI_ERR_REQUEST; /* still running */
     free(h->neighbors);
     h->neighbors = NULL;
-    OMPI_REQUEST_FINI(&h->super);
+    OMPI_REQUEST_FINI(&h->super.super);
     OBJ_RELEASE(h);
     *req = MPI_REQUEST_NULL;
     return OMPI_SUCCESS;
@@ -56,8 +60,8 @@ static int request_cancel(ompi_request_t* req, int complete) {
 
 static void nonblocking_done(void* ctx, int status) {
     mca_coll_hieragg_request_t* h = (mca_coll_hieragg_request_t*)ctx;
-    h->super.req_status.MPI_ERROR = map_status(status);
-    ompi_request_complete(&h->super, true);
+    h->super.super.req_status.MPI_ERROR = map_status(status);
+    ompi_request_complete(&h->super.super, true);
 }
 
 typedef struct blocking_wait {
@@ -74,16 +78,16 @@ static void blocking_done(void* ctx, int status) {
 static mca_coll_hieragg_request_t* new_request(ompi_communicator_t* comm, bool persistent) {
     mca_coll_hieragg_request_t* h = OBJ_NEW(mca_coll_hieragg_request_t);
     if (NULL == h) return NULL;
-    OMPI_REQUEST_INIT(&h->super, persistent);
-    h->super.req_type = OMPI_REQUEST_COLL;
-    h->super.req_state = persistent ? OMPI_REQUEST_INACTIVE : OMPI_REQUEST_ACTIVE;
-    h->super.req_free = request_free;
-    h->super.req_cancel = request_cancel;
-    h->super.req_mpi_object.comm = comm;
-    h->super.req_status.MPI_SOURCE = MPI_ANY_SOURCE;
-    h->super.req_status.MPI_TAG = MPI_ANY_TAG;
-    h->super.req_status.MPI_ERROR = MPI_SUCCESS;
-    h->super.req_status._cancelled = 0;
+    OMPI_REQUEST_INIT(&h->super.super, persistent);
+    h->super.super.req_type = OMPI_REQUEST_COLL;
+    h->super.super.req_state = persistent ? OMPI_REQUEST_INACTIVE : OMPI_REQUEST_ACTIVE;
+    h->super.super.req_free = request_free;
+    h->super.super.req_cancel = request_cancel;
+    h->super.super.req_mpi_object.comm = comm;
+    h->super.super.req_status.MPI_SOURCE = MPI_ANY_SOURCE;
+    h->super.super.req_status.MPI_TAG = MPI_ANY_TAG;
+    h->super.super.req_status.MPI_ERROR = MPI_SUCCESS;
+    h->super.super.req_status._cancelled = 0;
     h->neighbors = NULL;
     h->module = NULL;
     return h;
@@ -93,15 +97,15 @@ static mca_coll_hieragg_request_t* new_request(ompi_communicator_t* comm, bool p
 static int persistent_start(size_t count, ompi_request_t** requests) {
     for (size_t i = 0; i < count; ++i) {
         mca_coll_hieragg_request_t* h = (mca_coll_hieragg_request_t*)requests[i];
-        if (OMPI_REQUEST_ACTIVE == h->super.req_state && !REQUEST_COMPLETE(&h->super))
+        if (OMPI_REQUEST_ACTIVE == h->super.super.req_state && !REQUEST_COMPLETE(&h->super.super))
             return MPI_ERR_REQUEST;
-        h->super.req_complete = REQUEST_PENDING;
-        h->super.req_state = OMPI_REQUEST_ACTIVE;
-        h->super.req_status.MPI_ERROR = MPI_SUCCESS;
+        h->super.super.req_complete = REQUEST_PENDING;
+        h->super.super.req_state = OMPI_REQUEST_ACTIVE;
+        h->super.super.req_status.MPI_ERROR = MPI_SUCCESS;
         int rc = hieragg_start(h->module->state, &h->args, nonblocking_done, h);
         if (rc != 0) {
-            h->super.req_complete = REQUEST_COMPLETED;
-            h->super.req_state = OMPI_REQUEST_INACTIVE;
+            h->super.super.req_complete = REQUEST_COMPLETED;
+            h->super.super.req_state = OMPI_REQUEST_INACTIVE;
             return map_status(rc);
         }
     }
@@ -130,15 +134,15 @@ static int run(hieragg_coll_args* a, ompi_communicator_t* comm, mca_coll_base_mo
     h->neighbors = neighbors;
     h->args = *a;
     h->module = m;
-    *request = &h->super;
+    *request = &h->super.super;
     if (RUN_PERSISTENT == mode) {
-        h->super.req_start = persistent_start;
+        h->super.super.req_start = persistent_start;
         return OMPI_SUCCESS;
     }
     int rc = hieragg_start(m->state, a, nonblocking_done, h);
     if (rc != 0) {
         /* Nothing was started: release the request and report the error. */
-        h->super.req_complete = REQUEST_COMPLETED;
+        h->super.super.req_complete = REQUEST_COMPLETED;
         request_free(request);
         *request = MPI_REQUEST_NULL;
         return map_status(rc);
