@@ -76,7 +76,7 @@ Keys fileKeys(const std::string& pathOrInline, const std::vector<RankIdentity>& 
         auto it = groupOfWorld.find(all[r].worldRank);
         if (it == groupOfWorld.end())
             throw LevelError(source + ": world rank " + std::to_string(all[r].worldRank) +
-                             " (communicator rank " + std::to_string(r) + ") is in no group");
+                             " is in no group");
         keys[r] = it->second;
     }
     return keys;

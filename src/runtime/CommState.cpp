@@ -1,5 +1,6 @@
 #include "CommState.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -121,11 +122,17 @@ int ensureDecomposition(hieragg_comm& c) {
     hier::DecompositionResult d = consistent
                                       ? hier::decomposeValue(split, ids)
                                       : hier::decomposeValue("node", ids);
-    // Rank 0 of the communicator speaks for all: every rank reached the same result.
-    if (!consistent && c.rank == 0)
+    // One process speaks for the job: world rank 0. Every problem a sub-communicator
+    // can have (bad value, bad file, a world rank in no group, an unknown host) also
+    // shows on any communicator that contains world rank 0 and that rank, which in
+    // practice means MPI_COMM_WORLD; elsewhere it is reported at verbose level 1.
+    const bool speaker = c.worldRank == 0;
+    if ((d.fellBack() || !consistent) && !speaker && c.rank == 0)
+        rt.verbose(1, "hieragg: " + (consistent ? d.warning : std::string("inconsistent split inputs")));
+    if (!consistent && speaker)
         rt.warnOnce("coll_hieragg_split=" + split +
                 ": ranks of this communicator see different values or file contents; using 'node'");
-    else if (d.fellBack() && c.rank == 0)
+    else if (d.fellBack() && speaker)
         rt.warnOnce(d.warning);
     if (c.rank == 0) rt.verbose(1, "hieragg: communicator of " + std::to_string(c.size) + " ranks (world rank " +
                       std::to_string(c.worldRank) + " is rank " + std::to_string(c.rank) + "): split=" +
