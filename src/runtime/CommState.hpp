@@ -10,6 +10,7 @@
 #include "hieragg/CollCall.hpp"
 #include "hieragg/Schedule.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
+#include "hieragg/hier/Selection.hpp"
 
 struct hieragg_comm {
     void* comm = nullptr;
@@ -22,6 +23,10 @@ struct hieragg_comm {
     bool decomposed = false;
     std::unique_ptr<hieragg::hier::Hierarchy> hierarchy;  // null: run flat
     std::unordered_map<std::string, std::shared_ptr<const hieragg::Schedule>> cache;
+    // Selection: link class of each stage of the hierarchy, and the plans chosen so far
+    // (per call signature class, hier::sizeClass), so the model runs once per class.
+    std::vector<int> stageLinks;
+    std::unordered_map<std::string, std::shared_ptr<const hieragg::hier::Plan>> plans;
 };
 
 namespace hieragg {

@@ -6,7 +6,9 @@
 #include "CommState.hpp"
 #include "Runtime.hpp"
 #include "hieragg/CallBinding.hpp"
+#include "hieragg/hier/AlgorithmRegistry.hpp"
 #include "hieragg/hier/Recipes.hpp"
+#include "hieragg/hier/Selection.hpp"
 
 using namespace hieragg;
 
@@ -50,6 +52,29 @@ std::string cacheKey(const CollCall& c) {
 }
 
 constexpr size_t kCacheLimit = 128;
+
+// What a Plan depends on besides the communicator: the collective, the size class of its
+// message, the op's commutativity, in-place and the override (roots and exact counts
+// share a plan; every rank sees the same first call of a class, so all ranks agree).
+std::string planKey(const CollCall& c) {
+    struct Key {
+        int kind, sizeClass, commutative, inPlace, algorithm;
+    } k{c.args.kind, hier::sizeClass(hier::modelBytes(c)), c.args.op_commutative, c.args.in_place, c.algorithm};
+    return std::string(reinterpret_cast<const char*>(&k), sizeof k);
+}
+
+// A forced algorithm whose needs fail is refused once (world rank 0 speaks for the job,
+// as for the decomposition's warnings) and the model's choice runs.
+void refuseUnfit(CollCall& call, const hieragg_comm& c, Runtime& rt) {
+    if (call.algorithm == 0) return;
+    std::string why;
+    if (hier::forcedAlgorithm(call, &why)) return;
+    const hier::AlgorithmInfo* a = hier::algorithmByValue(call.args.kind, call.algorithm);
+    if (c.worldRank == 0 && a)
+        rt.warnOnce(std::string("coll_hieragg_") + hieragg_coll_name(call.args.kind) + "_algorithm=" + a->name +
+                    " refused: it " + why + "; the cost model's choice runs instead");
+    call.algorithm = 0;
+}
 
 }  // namespace
 
@@ -95,6 +120,21 @@ int hieragg_start(hieragg_comm* c, const hieragg_coll_args* args, hieragg_comple
         call.segmentBytes = rt->config().segment_size ? rt->config().segment_size : 64 * 1024;
         call.algorithm = rt->config().algorithm[args->kind];
         describeTypes(call, rt->transport());
+        refuseUnfit(call, *c, *rt);
+        call.costs = &rt->costs();
+        call.stageLinks = c->stageLinks.empty() ? nullptr : &c->stageLinks;
+        bool newPlan = false;
+        if (hier::modelDriven(args->kind)) {
+            const std::string pk = planKey(call);
+            auto it = c->plans.find(pk);
+            if (it == c->plans.end()) {
+                if (c->plans.size() >= kCacheLimit) c->plans.clear();
+                it = c->plans.emplace(pk, std::make_shared<const hier::Plan>(hier::choosePlan(call, rt->costs())))
+                         .first;
+                newPlan = true;
+            }
+            call.plan = it->second;
+        }
 
         std::shared_ptr<const Schedule> sched;
         std::string key;
@@ -106,9 +146,15 @@ int hieragg_start(hieragg_comm* c, const hieragg_coll_args* args, hieragg_comple
         if (!sched) {
             sched = std::make_shared<const Schedule>(recipes::buildSchedule(call));
             if (sched->channels > kMaxChannels) return HIERAGG_ERR_INTERNAL;
-            if (c->rank == 0 || c->inter)
-                rt->verbose(2, std::string("hieragg: ") + hieragg_coll_name(args->kind) + " on " +
-                                   std::to_string(c->size) + " ranks: " + sched->algorithm);
+            if (c->rank == 0 || c->inter) {
+                // Once per communicator and signature class: the plan, stage by stage.
+                std::string msg = std::string("hieragg: ") + hieragg_coll_name(args->kind) + " on " +
+                                  std::to_string(c->size) + " ranks: " + sched->algorithm;
+                if (newPlan)
+                    msg += " [" + std::to_string(hier::modelBytes(call)) + " B, pred=" +
+                           std::to_string(call.plan->predUs) + " us]\n" + call.plan->describe();
+                if (newPlan || !hier::modelDriven(args->kind)) rt->verbose(2, msg);
+            }
             if (!key.empty()) {
                 if (c->cache.size() >= kCacheLimit) c->cache.clear();
                 c->cache.emplace(key, sched);
@@ -144,7 +190,11 @@ const char* hieragg_coll_name(hieragg_coll_kind kind) {
 }
 
 const char* hieragg_algorithm_names(hieragg_coll_kind kind) {
-    return recipes::recipeFor(kind).algorithms;
+    return hier::algorithmNames(kind);
 }
+
+hieragg_link_cost hieragg_default_link_cost(int link) { return hier::defaultLinkCost(link); }
+
+const char* hieragg_link_class_name(int link) { return hier::linkClassName(link); }
 
 }  // extern "C"

@@ -12,12 +12,12 @@
 #include "DataMovement.hpp"
 #include "hieragg/algorithms/PairwiseAlltoall.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
+#include "hieragg/hier/AlgorithmRegistry.hpp"
 #include "hieragg/hier/Recipes.hpp"
 
 namespace hieragg::recipes {
 
 namespace {
-enum Algo { Auto = 0, Pairwise = 1, Hierarchical = 2 };
 constexpr size_t kHierarchicalMaxBlockBytes = 256;
 
 Schedule interAlltoall(const CollCall& c) {
@@ -132,8 +132,9 @@ Schedule alltoall(const CollCall& c) {
     const size_t blockBytes = a.rcount * c.rtype.size;
     const ptrdiff_t rblock = static_cast<ptrdiff_t>(a.rcount) * c.rtype.extent;
     const ptrdiff_t sblock = static_cast<ptrdiff_t>(a.scount) * c.stype.extent;
-    bool hierarchical = useHierarchy(c) && c.algorithm != Pairwise &&
-                        (c.algorithm == Hierarchical || blockBytes <= kHierarchicalMaxBlockBytes);
+    const hier::AlgorithmInfo* forced = hier::forcedAlgorithm(c);
+    bool hierarchical = useHierarchy(c) && (forced ? forced->emitter == hier::Emitter::HierarchicalLeaders
+                                                   : blockBytes <= kHierarchicalMaxBlockBytes);
     if (hierarchical) {
         const hier::Hierarchy& h = *c.hierarchy;
         hierarchical = h.groupCount(h.levels() - 1) > 1;
