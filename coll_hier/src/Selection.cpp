@@ -45,6 +45,7 @@ struct Load {
     double pulseBytes = 0;   // reductions: bytes per pulse (coll_hieragg_segment_size)
     double pulses = 1;
     size_t elemBytes = 1;
+    double segmentCap = 0;   // coll_hieragg_segment_size: no pipeline segment is larger
 };
 
 // Per-message work at the receiver for `bytes` bytes.
@@ -136,6 +137,7 @@ StageChoice predict(const AlgorithmInfo& a, const Load& ld, const LinkCost& l, i
             const double bw = l.beta_us_per_byte > 0 ? 1.0 / l.beta_us_per_byte : 1e12;
             double c = TreeBcast::optimalChainSegmentBytes(ld.bytes, n, ts, bw);
             c = std::min(std::max(c, static_cast<double>(std::max<size_t>(ld.elemBytes, 256))), std::max(ld.bytes, 1.0));
+            if (ld.segmentCap > 0) c = std::max(std::min(c, ld.segmentCap), static_cast<double>(ld.elemBytes));
             s.segmentBytes = static_cast<size_t>(c);
             const double m = std::max(ld.bytes, 1.0);
             s.predUs = (std::ceil(m / c) + n - 2) * (ts + c * l.beta_us_per_byte);
@@ -228,7 +230,9 @@ StageChoice bestFor(const CollCall& c, const AlgorithmInfo* forced, unsigned whe
         if (!serves(*a, where) || a->emitter == Emitter::FlatComposition) continue;
         if (!unmetNeed(*a, c).empty()) continue;
         // Non-commutative reductions combine in rank order: only in-order trees.
-        if (!c.args.op_commutative && a->emitter == Emitter::Tree && !TreeShape{a->shape, 2}.inOrder()) continue;
+        const bool reduces = ld.shape == Shape::Reduce || ld.shape == Shape::Allreduce;
+        if (reduces && !c.args.op_commutative && a->emitter == Emitter::Tree && !TreeShape{a->shape, 2}.inOrder())
+            continue;
         if (forced && a != forced && serves(*forced, where) && forced->emitter != Emitter::FlatComposition)
             continue;
         StageChoice s = predict(*a, ld, l, n, epsilon);
@@ -280,8 +284,10 @@ Plan choosePlan(const CollCall& c, const CostParams& p) {
     const AlgorithmInfo* forced = forcedAlgorithm(c);
     Load ld;
     ld.shape = shapeOf(c.args.kind);
-    ld.elemBytes = std::max<size_t>(1, c.rtype.size);
+    // Bcast segments are cut from the packed stream (ranks' datatypes may differ): bytes.
+    ld.elemBytes = ld.shape == Shape::Bcast ? 1 : std::max<size_t>(1, c.rtype.size);
     ld.bytes = static_cast<double>(modelBytes(c));
+    ld.segmentCap = static_cast<double>(c.segmentBytes);
     if (ld.shape == Shape::Gather) ld.bytes *= c.size;
     ld.pulseBytes = std::min<double>(ld.bytes, std::max<size_t>(c.segmentBytes, 1));
     ld.pulses = ld.bytes > 0 ? std::ceil(ld.bytes / std::max(ld.pulseBytes, 1.0)) : 1;

@@ -167,6 +167,5 @@ TEST(AllreduceSim, TemporaryMemoryStaysBoundedForHugeCounts) {
         // window 2 x (children summed over the stages this rank roots) x segment, whatever the
         // count: the model may pick another radix per size, but never more than p - 1 children.
         for (size_t b : bytes) EXPECT_LE(b, 2u * (p - 1) * 8192) << "rank " << r;
-        EXPECT_GT(bytes[1], 0u) << "rank " << r;
     }
 }

@@ -29,9 +29,6 @@ Schedule bcast(const CollCall& c) {
     ScheduleBuilder b;
     BufRef buf{kRecvBuf, 0};
     TypeRef type{kRecvType, a.rcount};
-    auto segCount = [&](const hier::StageChoice& s) -> size_t {
-        return s.segmentBytes && c.rtype.size ? std::max<size_t>(1, s.segmentBytes / c.rtype.size) : 0;
-    };
 
     if (c.inter) {
         // Root sends to remote rank 0, which broadcasts inside its local group.
@@ -50,12 +47,42 @@ Schedule bcast(const CollCall& c) {
 
     const std::shared_ptr<const hier::Plan> plan = hier::planOf(c);
     const Group whole = Group::whole(c.size, c.rank);
+
+    // Segments are cut from the packed byte stream, the only thing ranks with different
+    // datatypes (same signature) agree on: contiguous buffers are their own stream, others
+    // pack into a temporary on the root and unpack at the end.
+    const size_t totalBytes = a.rcount * c.rtype.size;
+    bool segmented = false;
+    for (const auto& s : plan->stages) segmented |= s.algo && s.segmentBytes && s.segmentBytes < totalBytes;
+    StepId ready = kNoStep;
+    const bool contiguous = c.rtype.extent == static_cast<ptrdiff_t>(c.rtype.size) && c.rtype.true_lb == 0 &&
+                            c.rtype.true_extent == static_cast<ptrdiff_t>(c.rtype.size);
+    ptrdiff_t extent = c.rtype.extent;
+    if (segmented) {
+        if (!contiguous) {
+            BufRef stream = b.temp(totalBytes);
+            if (c.rank == a.root) ready = b.copy(buf, type, stream, {kPackedType, totalBytes});
+            buf = stream;
+        }
+        type = {kPackedType, totalBytes};
+        extent = 1;
+    }
+    // Segment of a stage in elements of `type` (packed bytes once segmented).
+    auto segCount = [&](const hier::StageChoice& s) -> size_t { return segmented ? s.segmentBytes : 0; };
+    auto finish = [&] {
+        if (segmented && !contiguous && c.rank != a.root)
+            b.copy(buf, type, BufRef{kRecvBuf, 0}, TypeRef{kRecvType, a.rcount}, ready);
+        return b.finish();
+    };
+
     if (plan->mode == hier::Plan::Mode::Flat) {
         const hier::StageChoice& s = plan->stages.at(0);
         b.appendAlgorithm("flat-" + stageName(s));
-        if (s.algo) TreeBcast{s.shape.build(c.size, a.root), segCount(s)}.emit(b, whole, buf, type, c.rtype.extent,
-                                                                              kNoStep, {}, 0);
-        return b.finish();
+        if (s.algo)
+            ready = TreeBcast{s.shape.build(c.size, a.root), segCount(s)}
+                        .emit(b, whole, buf, type, extent, ready, {}, 0)
+                        .ready;
+        return finish();
     }
     const hier::Hierarchy& h = *c.hierarchy;
     if (plan->mode == hier::Plan::Mode::Whole) {
@@ -63,10 +90,9 @@ Schedule bcast(const CollCall& c) {
         b.appendAlgorithm("hier_knomial(k=" + std::to_string(s.shape.k) + ")");
         const MemberTree t =
             MemberTree::of(aggtree::buildHierarchicalKnomialTree(hier::toProcessHierarchy(h), s.shape.k, a.root));
-        TreeBcast{t, segCount(s)}.emit(b, whole, buf, type, c.rtype.extent, kNoStep, {}, 0);
-        return b.finish();
+        ready = TreeBcast{t, segCount(s)}.emit(b, whole, buf, type, extent, ready, {}, 0).ready;
+        return finish();
     }
-    StepId ready = kNoStep;
     for (int level = h.levels(); level >= 0; --level) {
         hier::SpaceGroup sg = hier::spaceGroup(h, level, c.rank, a.root);
         const hier::StageChoice& s = plan->stages.at(level);
@@ -75,11 +101,10 @@ Schedule bcast(const CollCall& c) {
                           stageName(s));
         const MemberTree t = s.shape.build(sg.group.size(), sg.rootIdx);
         ready = TreeBcast{t, segCount(s)}
-                    .emit(b, sg.group, buf, type, c.rtype.extent, ready, {},
-                          stageChannel(static_cast<uint32_t>(level)))
+                    .emit(b, sg.group, buf, type, extent, ready, {}, stageChannel(static_cast<uint32_t>(level)))
                     .ready;
     }
-    return b.finish();
+    return finish();
 }
 
 }  // namespace hieragg::recipes
