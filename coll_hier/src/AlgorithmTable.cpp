@@ -143,6 +143,13 @@ const AlgorithmInfo* algorithmByName(hieragg_coll_kind coll, const std::string& 
     return nullptr;
 }
 
+int algorithmValue(const AlgorithmInfo& a) {
+    const auto& all = algorithmsOf(a.coll);
+    for (size_t i = 0; i < all.size(); ++i)
+        if (all[i] == &a) return static_cast<int>(i) + 1;
+    return 0;
+}
+
 std::string unmetNeed(const AlgorithmInfo& a, const CollCall& c) {
     if ((a.needs & kNeedsIntracomm) && c.inter) return "needs an intracommunicator";
     if ((a.needs & kNeedsCommutativeOp) && !c.args.op_commutative) return "needs a commutative operation";
@@ -154,7 +161,6 @@ std::string unmetNeed(const AlgorithmInfo& a, const CollCall& c) {
     if ((a.needs & kNeedsEqualGroups) && decomposed(c) && !equalGroups(*c.hierarchy))
         return "needs groups of equal size";
     if ((a.needs & kNeedsPowerOfTwo) && (c.size & (c.size - 1)) != 0) return "needs a power-of-two size";
-    if ((a.needs & kNeedsNotInPlace) && c.args.in_place) return "cannot run in place";
     return {};
 }
 

@@ -1,6 +1,8 @@
 #include "hieragg/hier/CostParams.hpp"
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 
 namespace hieragg::hier {
 
@@ -36,6 +38,45 @@ CostParams costParamsFrom(const hieragg_link_cost (&links)[HIERAGG_LINK_CLASS_CO
         if (c.gamma_ns_per_byte >= 0) p.link[i].gamma_us_per_byte = c.gamma_ns_per_byte / 1000.0;
     }
     return p;
+}
+
+bool setCostParam(CostParams& p, const std::string& name, double value) {
+    const std::string prefix = "coll_hieragg_cost_";
+    if (name.rfind(prefix, 0) != 0) return false;
+    for (int l = 0; l < kLinkClassCount; ++l) {
+        const std::string link = prefix + linkClassName(l) + "_";
+        if (name.rfind(link, 0) != 0) continue;
+        const std::string what = name.substr(link.size());
+        LinkCost& c = p.link[l];
+        if (what == "alpha") c.alpha_us = value;
+        else if (what == "beta") c.beta_us_per_byte = value / 1000.0;
+        else if (what == "theta") c.theta_us = value;
+        else if (what == "gamma") c.gamma_us_per_byte = value / 1000.0;
+        else return false;
+        return true;
+    }
+    return false;
+}
+
+std::string readCostParams(CostParams& p, const std::string& path) {
+    std::ifstream in(path);
+    if (!in) return "cannot read " + path;
+    std::string line, problems;
+    int n = 0;
+    while (std::getline(in, line)) {
+        ++n;
+        line = line.substr(0, line.find('#'));
+        const size_t eq = line.find('=');
+        if (eq == std::string::npos) continue;
+        std::string name, rest;
+        std::istringstream(line.substr(0, eq)) >> name;
+        double value = 0;
+        std::istringstream v(line.substr(eq + 1));
+        if (name.rfind("coll_hieragg_cost_", 0) != 0) continue;
+        if (!(v >> value) || !setCostParam(p, name, value))
+            problems += path + ":" + std::to_string(n) + ": bad line '" + line + "'\n";
+    }
+    return problems;
 }
 
 namespace {

@@ -204,7 +204,9 @@ StageChoice predictWhole(const AlgorithmInfo& a, const CollCall& c, const Load& 
     s.members = c.size;
     s.link = links.back();
     const aggtree::ProcessHierarchy ph = toProcessHierarchy(*c.hierarchy);
-    const int root = c.args.root >= 0 && c.args.root < c.size ? c.args.root : 0;
+    // Root 0 whatever the call's root: a plan is shared by every root of its signature class,
+    // and must be the same on every rank (ranks see different in-place flags, for one).
+    const int root = 0;
     const double unit = ld.shape == Shape::Reduce || ld.shape == Shape::Allreduce ? ld.pulseBytes : ld.bytes;
     double best = kInf;
     int bestK = 2;

@@ -54,12 +54,13 @@ std::string cacheKey(const CollCall& c) {
 constexpr size_t kCacheLimit = 128;
 
 // What a Plan depends on besides the communicator: the collective, the size class of its
-// message, the op's commutativity, in-place and the override (roots and exact counts
-// share a plan; every rank sees the same first call of a class, so all ranks agree).
+// message, the op's commutativity and the override; only what every rank of the call
+// shares (not in-place, which MPI lets the root alone set), so every rank picks the same
+// plan. Roots and exact counts of a class share it (choosePlan ignores the root).
 std::string planKey(const CollCall& c) {
     struct Key {
-        int kind, sizeClass, commutative, inPlace, algorithm;
-    } k{c.args.kind, hier::sizeClass(hier::modelBytes(c)), c.args.op_commutative, c.args.in_place, c.algorithm};
+        int kind, sizeClass, commutative, algorithm;
+    } k{c.args.kind, hier::sizeClass(hier::modelBytes(c)), c.args.op_commutative, c.algorithm};
     return std::string(reinterpret_cast<const char*>(&k), sizeof k);
 }
 

@@ -30,10 +30,7 @@ std::vector<Layout> layouts(int p) {
 }
 const int kSizes[] = {1, 2, 5, 9};
 
-int valueOf(const hier::AlgorithmInfo& a) {
-    const auto& all = hier::algorithmsOf(a.coll);
-    return static_cast<int>(std::find(all.begin(), all.end(), &a) - all.begin()) + 1;
-}
+int valueOf(const hier::AlgorithmInfo& a) { return hier::algorithmValue(a); }
 
 // A plan made only of trees (no dissemination, no segmentation): p - 1 edges per pass.
 bool pureTreePlan(const hier::Plan& plan) {
@@ -349,4 +346,24 @@ TEST(Registry, ChainChunkFollowsSpecFormula) {
     EXPECT_EQ(std::string(hier::choosePlan(c, params).stages[0].algo->name), "chain");
     c.args.rcount = 1;
     EXPECT_NE(std::string(hier::choosePlan(c, params).stages[0].algo->name), "chain");
+}
+
+// Every rank must pick the same plan, and the runtime shares one plan per signature class
+// across roots: the plan may not depend on the root or on the (per-rank) in-place flag.
+TEST(Registry, PlanIgnoresRootAndInPlace) {
+    for (int p : {6, 9})
+        for (const Layout& l : layouts(p))
+            for (hieragg_coll_kind kind : {HIERAGG_BCAST, HIERAGG_REDUCE, HIERAGG_BARRIER, HIERAGG_GATHER}) {
+                std::string first;
+                for (int root = 0; root < p; ++root)
+                    for (int inPlace : {0, 1}) {
+                        CollCall c = reductionCall(kind, root, p, &l.h, sumOp(), 1000, 1 << 16);
+                        c.args.root = root;
+                        c.args.in_place = inPlace;
+                        c.rtype = c.stype = {8, 0, 8, 0, 8};
+                        const std::string d = hier::choosePlan(c, hier::CostParams::defaults()).describe();
+                        if (first.empty()) first = d;
+                        EXPECT_EQ(d, first) << l.name << " root " << root << " in place " << inPlace;
+                    }
+            }
 }

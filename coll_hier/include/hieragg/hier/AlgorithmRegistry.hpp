@@ -22,15 +22,17 @@ enum Serves : unsigned {
     kServesAnyLevel = kServesFlat | kServesSubspace | kServesLeaders,
 };
 
-// What the call must satisfy (bit set); unmetNeed() says which one fails.
+// What the call must satisfy (bit set); unmetNeed() says which one fails. Only properties
+// every rank of the call sees alike: MPI_IN_PLACE is per rank (the root alone, in rooted
+// collectives), so a need on it would let ranks choose differently and deadlock; in-place
+// support is each emitter's job instead.
 enum Needs : unsigned {
     kNeedsIntracomm = 1u << 0,
     kNeedsCommutativeOp = 1u << 1,
     kNeedsContiguousGroups = 1u << 2,  // every group a contiguous rank range (or a commutative op)
     kNeedsEqualGroups = 1u << 3,       // all groups of a level the same size
     kNeedsPowerOfTwo = 1u << 4,        // communicator size a power of two
-    kNeedsNotInPlace = 1u << 5,
-    kNeedsDecomposition = 1u << 6,     // a decomposition that splits the communicator
+    kNeedsDecomposition = 1u << 5,     // a decomposition that splits the communicator
 };
 
 // What the model chooses for it (bit set).
@@ -75,6 +77,8 @@ const char* algorithmNames(hieragg_coll_kind coll);
 // Entry for an override value (0 or out of range: nullptr = auto).
 const AlgorithmInfo* algorithmByValue(hieragg_coll_kind coll, int value);
 const AlgorithmInfo* algorithmByName(hieragg_coll_kind coll, const std::string& name);
+// The override value of an entry (inverse of algorithmByValue).
+int algorithmValue(const AlgorithmInfo& a);
 
 // Empty if `call` satisfies every need of `a`, else what fails ("needs a commutative op").
 std::string unmetNeed(const AlgorithmInfo& a, const CollCall& call);

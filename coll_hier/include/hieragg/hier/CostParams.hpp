@@ -33,6 +33,13 @@ CostParams costParamsFrom(const hieragg_link_cost (&links)[HIERAGG_LINK_CLASS_CO
 // The defaults in the component's units.
 hieragg_link_cost defaultLinkCost(int link);
 
+// Sets one parameter by its MCA name (coll_hieragg_cost_<link>_<alpha|beta|theta|gamma>,
+// MCA units); false if the name is not one of them.
+bool setCostParam(CostParams& p, const std::string& mcaName, double value);
+// Reads MCA lines ("name = value", as in openmpi-mca-params.conf and as hieragg-calibrate
+// prints them; '#' comments; other parameters ignored). Returns the problems found.
+std::string readCostParams(CostParams& p, const std::string& path);
+
 // Link class of every stage of a decomposition (index = level; levels() = the leader
 // space) from the names of its levels ("numa", "node", "virtual:4", "topology", ...):
 // a stage inside a level-l group crosses the links inside that kind of group, the
