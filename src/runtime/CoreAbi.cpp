@@ -1,4 +1,5 @@
 // The C ABI (include/hieragg/abi.h) over the C++ core.
+#include <cstdio>
 #include <cstring>
 #include <new>
 #include <stdexcept>
@@ -151,9 +152,12 @@ int hieragg_start(hieragg_comm* c, const hieragg_coll_args* args, hieragg_comple
                 // Once per communicator and signature class: the plan, stage by stage.
                 std::string msg = std::string("hieragg: ") + hieragg_coll_name(args->kind) + " on " +
                                   std::to_string(c->size) + " ranks: " + sched->algorithm;
-                if (newPlan)
-                    msg += " [" + std::to_string(hier::modelBytes(call)) + " B, pred=" +
-                           std::to_string(call.plan->predUs) + " us]\n" + call.plan->describe();
+                if (newPlan) {
+                    char pred[64];
+                    std::snprintf(pred, sizeof pred, "%.2f", call.plan->predUs);
+                    msg += " [" + std::to_string(hier::modelBytes(call)) + " B, pred=" + pred + " us]\n" +
+                           call.plan->describe();
+                }
                 if (newPlan || !hier::modelDriven(args->kind)) rt->verbose(2, msg);
             }
             if (!key.empty()) {
