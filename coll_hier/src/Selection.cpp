@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <stdexcept>
 
 #include "hieragg/aggtree/CostModel.hpp"
 #include "hieragg/aggtree/HierarchicalKnomialTree.hpp"
@@ -211,7 +212,12 @@ StageChoice predictWhole(const AlgorithmInfo& a, const CollCall& c, const Load& 
     double best = kInf;
     int bestK = 2;
     for (int k = 2; k <= std::min(kMaxRadix, std::max(2, c.size)); k = k < 16 ? k + 1 : k * 2) {
-        const aggtree::Tree t = aggtree::buildHierarchicalKnomialTree(ph, k, root);
+        aggtree::Tree t;
+        try {
+            t = aggtree::buildHierarchicalKnomialTree(ph, k, root);
+        } catch (const std::overflow_error&) {
+            break;  // positions exceed 2^62 (deep hierarchies, wide k): no wider k fits either
+        }
         const double us = wholeTreeUs(t, *c.hierarchy, links, p, ld, k, unit);
         if (us < best) best = us, bestK = k;
     }
