@@ -1,6 +1,7 @@
 // THE algorithm table: one row per algorithm (see AlgorithmRegistry.hpp).
 // Rows of one collective keep their order (it is the MCA enum's value order);
 // append new rows after the existing ones of their collective.
+#include <algorithm>
 #include <map>
 #include <mutex>
 
@@ -38,6 +39,8 @@ const std::vector<AlgorithmInfo> kTable = {
     {HIERAGG_BCAST, "hier_knomial", kServesWhole, kNeedsIntracomm | kNeedsDecomposition, kTree,
      Emitter::HierarchicalTree, K::Knomial,
      "one minimum-height k-nomial tree over all levels (every non-leader's parent in its own group)"},
+    {HIERAGG_BCAST, "ofi", kServesLeaders, kNeedsIntracomm | kNeedsDecomposition | kNeedsOffload, 0, Emitter::Fabric,
+     K::Knomial, "the leader space as one fi_broadcast on the group joined at setup (docs/offload.md)"},
 
     {HIERAGG_GATHER, "knomial", kAny, 0, kTunesRadix, Emitter::Tree, K::Knomial,
      "k-nomial tree per space; leaders forward their subspace's blocks in one message"},
@@ -75,9 +78,14 @@ const std::vector<AlgorithmInfo> kTable = {
      "fan-in up a k-nomial tree, release down the same tree"},
     {HIERAGG_BARRIER, "hier_knomial", kServesWhole, kNeedsIntracomm | kNeedsDecomposition, kTunesRadix,
      Emitter::HierarchicalTree, K::Knomial, "fan-in and release over one minimum-height k-nomial tree"},
+    {HIERAGG_BARRIER, "ofi", kServesLeaders, kNeedsIntracomm | kNeedsDecomposition | kNeedsOffload, 0,
+     Emitter::Fabric, K::Knomial, "the leader space as one fi_barrier on the group joined at setup"},
 
     REDUCTION_ROWS(HIERAGG_REDUCE),
     REDUCTION_ROWS(HIERAGG_ALLREDUCE),
+    {HIERAGG_ALLREDUCE, "ofi", kServesLeaders,
+     kNeedsIntracomm | kNeedsDecomposition | kNeedsCommutativeOp | kNeedsOffload, kTunesSegment, Emitter::Fabric,
+     K::Knomial, "reduce to the leaders, fi_allreduce among them per pulse, broadcast down (predefined ops)"},
     REDUCTION_ROWS(HIERAGG_REDUCE_SCATTER),
     REDUCTION_ROWS(HIERAGG_REDUCE_SCATTER_BLOCK),
     {HIERAGG_SCAN, "recursive_doubling", kServesFlat, 0, 0, Emitter::RecursiveDoubling, K::Knomial,
@@ -150,6 +158,35 @@ int algorithmValue(const AlgorithmInfo& a) {
     return 0;
 }
 
+bool offloadServes(const CollCall& c) {
+    if (!c.offload || c.inter || !decomposed(c)) return false;
+    const OffloadCaps& o = *c.offload;
+    switch (c.args.kind) {
+    case HIERAGG_BARRIER: return o.barrier;
+    case HIERAGG_BCAST: {
+        // Bytes padded to a multiple of the members (the provider's scatter+allgather).
+        const size_t bytes = c.args.rcount * c.rtype.size;
+        return o.bcast && bytes > 0 && o.members > 0 && o.maxBytes >= static_cast<size_t>(o.members) &&
+               bytes + static_cast<size_t>(o.members) <= o.maxCount;
+    }
+    case HIERAGG_ALLREDUCE: {
+        if (!c.args.op_commutative || c.elemKind <= 0 || c.elemKind >= HIERAGG_ELEM_COUNT || c.opKind <= 0 ||
+            c.opKind >= HIERAGG_OPK_COUNT || c.args.rcount == 0)
+            return false;
+        if (!(o.allreduceOps[c.elemKind] & (1u << c.opKind))) return false;
+        // Pulses are offloaded one by one: the per-pulse count must fit.
+        const size_t perPulse = c.rtype.size ? std::max<size_t>(1, c.segmentBytes / c.rtype.size) : c.args.rcount;
+        if (std::min(perPulse, c.args.rcount) > o.maxCount || o.maxBytes < c.rtype.size) return false;
+        // Floating sums and products depend on the combination order: offload them under
+        // coll_hieragg_reproducible only where the provider fixes it.
+        const bool floating = c.elemKind == HIERAGG_ELEM_FLOAT || c.elemKind == HIERAGG_ELEM_DOUBLE;
+        const bool orderMatters = floating && (c.opKind == HIERAGG_OPK_SUM || c.opKind == HIERAGG_OPK_PROD);
+        return !(c.fixedOrderRequired && orderMatters && !o.fixedOrder);
+    }
+    default: return false;
+    }
+}
+
 std::string unmetNeed(const AlgorithmInfo& a, const CollCall& c) {
     if ((a.needs & kNeedsIntracomm) && c.inter) return "needs an intracommunicator";
     if ((a.needs & kNeedsCommutativeOp) && !c.args.op_commutative) return "needs a commutative operation";
@@ -161,6 +198,8 @@ std::string unmetNeed(const AlgorithmInfo& a, const CollCall& c) {
     if ((a.needs & kNeedsEqualGroups) && decomposed(c) && !equalGroups(*c.hierarchy))
         return "needs groups of equal size";
     if ((a.needs & kNeedsPowerOfTwo) && (c.size & (c.size - 1)) != 0) return "needs a power-of-two size";
+    if ((a.needs & kNeedsOffload) && !offloadServes(c))
+        return "needs the offload backend to support this call (coll_hieragg_offload, docs/offload.md)";
     return {};
 }
 

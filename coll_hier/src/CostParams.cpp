@@ -40,9 +40,32 @@ CostParams costParamsFrom(const hieragg_link_cost (&links)[HIERAGG_LINK_CLASS_CO
     return p;
 }
 
+void applyOffloadCost(CostParams& p, const hieragg_link_cost& c) {
+    if (c.alpha_us == 0 && c.beta_ns_per_byte == 0 && c.theta_us == 0 && c.gamma_ns_per_byte == 0) return;
+    if (c.alpha_us >= 0) p.offload.alpha_us = c.alpha_us;
+    if (c.beta_ns_per_byte >= 0) p.offload.beta_us_per_byte = c.beta_ns_per_byte / 1000.0;
+    if (c.theta_us >= 0) p.offload.theta_us = c.theta_us;
+    if (c.gamma_ns_per_byte >= 0) p.offload.gamma_us_per_byte = c.gamma_ns_per_byte / 1000.0;
+}
+
+hieragg_link_cost defaultOffloadCost() {
+    const LinkCost l = CostParams::defaults().offload;
+    return {l.alpha_us, l.beta_us_per_byte * 1000.0, l.theta_us, l.gamma_us_per_byte * 1000.0};
+}
+
 bool setCostParam(CostParams& p, const std::string& name, double value) {
     const std::string prefix = "coll_hieragg_cost_";
     if (name.rfind(prefix, 0) != 0) return false;
+    if (name.rfind(prefix + "ofi_", 0) == 0) {
+        const std::string what = name.substr(prefix.size() + 4);
+        LinkCost& c = p.offload;
+        if (what == "alpha") c.alpha_us = value;
+        else if (what == "beta") c.beta_us_per_byte = value / 1000.0;
+        else if (what == "theta") c.theta_us = value;
+        else if (what == "gamma") c.gamma_us_per_byte = value / 1000.0;
+        else return false;
+        return true;
+    }
     for (int l = 0; l < kLinkClassCount; ++l) {
         const std::string link = prefix + linkClassName(l) + "_";
         if (name.rfind(link, 0) != 0) continue;

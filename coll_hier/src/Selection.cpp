@@ -155,6 +155,31 @@ StageChoice predict(const AlgorithmInfo& a, const Load& ld, const LinkCost& l, i
     return s;
 }
 
+// An offloaded leader stage (docs/offload.md), priced like the provider's software
+// algorithms: barrier and allreduce are recursive doubling (ceil(log2 n) rounds, the
+// whole pulse each round, pulses one after the other); bcast is a binomial scatter plus
+// a ring allgather.
+StageChoice predictFabric(const AlgorithmInfo& a, const Load& ld, const LinkCost& o, int n) {
+    StageChoice s;
+    s.algo = &a;
+    s.members = n;
+    if (n <= 1) return s;
+    const double rounds = std::ceil(std::log2(n));
+    if (ld.shape == Shape::Barrier) {
+        s.predUs = rounds * o.alpha_us;
+        s.why = fmt("%.0f", rounds) + " offloaded rounds";
+    } else if (ld.shape == Shape::Allreduce) {
+        s.predUs = ld.pulses * rounds * (o.alpha_us + ld.pulseBytes * (o.beta_us_per_byte + o.gamma_us_per_byte));
+        s.why = fmt("%.0f", ld.pulses) + " offloaded pulses x " + fmt("%.0f", rounds) + " rounds";
+    } else {
+        const double m = ld.bytes;
+        s.predUs = rounds * o.alpha_us + m * o.beta_us_per_byte * (n - 1) / n +
+                   (n - 1) * (o.alpha_us + m / n * o.beta_us_per_byte);
+        s.why = "offloaded scatter+allgather over " + std::to_string(n);
+    }
+    return s;
+}
+
 // Largest space of each stage (index = level).
 std::vector<int> stageSizes(const Hierarchy& h) {
     std::vector<int> out(h.levels() + 1, 1);
@@ -231,7 +256,7 @@ bool serves(const AlgorithmInfo& a, unsigned where) { return (a.serves & where) 
 
 // Best applicable entry for one stage; `forced` wins where it serves.
 StageChoice bestFor(const CollCall& c, const AlgorithmInfo* forced, unsigned where, const Load& ld,
-                    const LinkCost& l, int n, int link, double epsilon) {
+                    const LinkCost& l, int n, int link, double epsilon, const LinkCost* offload = nullptr) {
     StageChoice best;
     best.predUs = kInf;
     for (const AlgorithmInfo* a : algorithmsOf(c.args.kind)) {
@@ -243,7 +268,14 @@ StageChoice bestFor(const CollCall& c, const AlgorithmInfo* forced, unsigned whe
             continue;
         if (forced && a != forced && serves(*forced, where) && forced->emitter != Emitter::FlatComposition)
             continue;
-        StageChoice s = predict(*a, ld, l, n, epsilon);
+        if (a->emitter == Emitter::Fabric && !offload) continue;
+        StageChoice s = a->emitter == Emitter::Fabric ? predictFabric(*a, ld, *offload, n)
+                                                      : predict(*a, ld, l, n, epsilon);
+        if (a->emitter == Emitter::Fabric && c.offload && c.offload->preferred) {
+            s.why += "; coll_hieragg_offload=ofi";
+            best = s;
+            break;
+        }
         if (best.algo == nullptr || s.predUs < best.predUs) best = s;
     }
     if (forced && best.algo == forced) best.why = "forced; " + best.why;
@@ -330,7 +362,8 @@ Plan choosePlan(const CollCall& c, const CostParams& p) {
     for (int level = 0; level <= h.levels(); ++level) {
         const unsigned where = level == h.levels() ? kServesLeaders : kServesSubspace;
         levels.stages.push_back(
-            bestFor(c, forced, where, ld, p.link[links[level]], sizes[level], links[level], p.epsilon_us));
+            bestFor(c, forced, where, ld, p.link[links[level]], sizes[level], links[level], p.epsilon_us,
+                    &p.offload));
         levels.predUs += levels.stages.back().predUs;
     }
     if (forced && forced->serves == kServesWhole) {
@@ -341,7 +374,9 @@ Plan choosePlan(const CollCall& c, const CostParams& p) {
         w.predUs = w.stages[0].predUs;
         return w;
     }
-    if (!forced) {
+    const StageChoice& top = levels.stages.back();
+    const bool offloadPreferred = top.algo && top.algo->emitter == Emitter::Fabric && c.offload->preferred;
+    if (!forced && !offloadPreferred) {
         for (const AlgorithmInfo* a : algorithmsOf(c.args.kind)) {
             if (a->serves != kServesWhole || a->emitter != Emitter::HierarchicalTree || !unmetNeed(*a, c).empty())
                 continue;
@@ -376,6 +411,12 @@ std::string Plan::describe() const {
         out += "  " + where + " (" + linkClassName(s.link) + ", " + std::to_string(s.members) + " ranks): ";
         if (!s.algo) {
             out += "nothing to do";
+            continue;
+        }
+        if (s.algo->emitter == Emitter::Fabric) {
+            const char* what = s.algo->coll == HIERAGG_BARRIER ? "barrier"
+                               : s.algo->coll == HIERAGG_BCAST ? "bcast" : "allreduce";
+            out += std::string("ofi-") + what + " pred=" + fmt("%.2f", s.predUs) + " us (" + s.why + ")";
             continue;
         }
         out += std::string(s.algo->name) + " tree=" + s.shape.name() + " k=" + std::to_string(s.shape.k) +

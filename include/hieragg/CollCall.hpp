@@ -15,6 +15,18 @@ struct Plan;
 struct CostParams;
 }
 
+// What the communicator's offload backend can run over the leader space (docs/offload.md):
+// filled when the communicator joined a fabric collective group, shared by its calls.
+struct OffloadCaps {
+    bool barrier = false, bcast = false;
+    uint32_t allreduceOps[HIERAGG_ELEM_COUNT] = {};  // bit o set: HIERAGG_OPK o on that element kind
+    size_t maxCount = 0;       // elements per operation the provider takes
+    size_t maxBytes = 0;       // bytes per operation that complete (recipes cut longer ones)
+    bool fixedOrder = false;   // the provider combines in an order fixed by membership
+    int members = 0;           // leaders in the group
+    bool preferred = false;    // coll_hieragg_offload=ofi: wherever it serves, not where the model says
+};
+
 struct CollCall {
     hieragg_coll_args args{};
     int rank = 0;
@@ -32,6 +44,12 @@ struct CollCall {
     std::shared_ptr<const hier::Plan> plan;
     const hier::CostParams* costs = nullptr;
     const std::vector<int>* stageLinks = nullptr;
+    // Offload: the communicator's backend (null: none), the call's element kind and
+    // operation (HIERAGG_ELEM_* / HIERAGG_OPK_*), and whether the combination order must be
+    // fixed (coll_hieragg_reproducible=order|strong, branch i8-repro, sets it).
+    const OffloadCaps* offload = nullptr;
+    int elemKind = 0, opKind = 0;
+    bool fixedOrderRequired = false;
 
     // Bytes a buffer of `count` elements of `t` spans (what a temporary must hold), and the
     // bias that puts element 0 at the temporary's origin.

@@ -39,11 +39,14 @@ struct TypeRef {
     size_t count = 0;
 };
 
-enum class StepKind : uint8_t { Send, Recv, Copy, Reduce, Nop };
+// Collective: an offloaded collective over the leader space (Transport::icollective):
+// src -> dst, srcType.count elements (bytes for bcast), `peer` = root member index.
+enum class StepKind : uint8_t { Send, Recv, Copy, Reduce, Nop, Collective };
 
 struct Step {
     StepKind kind = StepKind::Nop;
     bool localComm = false;  // intercommunicators: talk inside the local group
+    uint8_t fabric = 0;      // Collective: a FabricKind
     int peer = -1;
     uint32_t channel = 0;    // distinguishes messages between the same pair
     BufRef src, dst;         // Send: src; Recv: dst; Copy: src -> dst; Reduce: dst = src op dst

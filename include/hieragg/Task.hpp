@@ -19,6 +19,11 @@ struct TaskBindings {
     void* comm = nullptr;
     int tagBase = -1;       // tag of channel c = tagBase - c
     int localTagBase = -1;  // the same for messages inside an intercommunicator's local group
+    // Offloaded collectives (StepKind::Collective): element kind and operation of the call,
+    // the call's ticket and how many such steps its schedule has (Transport.hpp).
+    int fabricElem = 0, fabricOp = 0;
+    uint64_t fabricTicket = 0;
+    size_t fabricSteps = 0;
 };
 
 class Task {
@@ -43,6 +48,7 @@ private:
     int fire(StepId id);
     void complete(StepId id);
     void fail(int err);
+    void abandonActive(const std::pair<StepId, void*>& a);
 
     std::shared_ptr<const Schedule> sched_;
     Transport& tr_;
@@ -54,6 +60,7 @@ private:
     size_t readyHead_ = 0;
     std::vector<std::pair<StepId, void*>> active_;  // posted messages
     size_t completed_ = 0;
+    size_t fabricFired_ = 0;
     bool finished_ = false;
     int status_ = 0;
 };

@@ -3,10 +3,28 @@
 // (in-process simulator) implement it.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 #include "hieragg/abi.h"
 
 namespace hieragg {
+
+// A collective the transport runs itself over the group it joined for the communicator's
+// leader space (offload, SPEC 3.3; docs/offload.md). Members are numbered in the leader
+// space's order; `root` is a member index. Bcast moves `count` bytes; allreduce `count`
+// elements of `elem` (HIERAGG_ELEM_*) combined by `op` (HIERAGG_OPK_*) from src into dst.
+enum class FabricKind : uint8_t { Barrier, Bcast, Allreduce };
+struct FabricCollective {
+    FabricKind kind = FabricKind::Barrier;
+    const void* src = nullptr;
+    void* dst = nullptr;
+    size_t count = 0;
+    int elem = 0, op = 0, root = 0;
+    // Every member must start the group's operations in the same order: a call's
+    // operations carry its ticket (taken in call order) and the last one says so.
+    uint64_t ticket = 0;
+    bool lastOfTicket = true;
+};
 
 class Transport {
 public:
@@ -25,6 +43,19 @@ public:
     virtual void* packedType() = 0;
     // Drive whatever makes messages move (used only where the core must wait).
     virtual void progress() {}
+    // Offloaded collectives (only transports that joined a group offer them).
+    virtual int icollective(const FabricCollective& what, void** req) {
+        (void)what;
+        (void)req;
+        return HIERAGG_ERR_UNSUPPORTED;
+    }
+    // Sets done; a finished request is released. An error completion returns non-zero.
+    virtual int testCollective(void* req, bool& done) {
+        (void)req;
+        done = true;
+        return HIERAGG_ERR_UNSUPPORTED;
+    }
+    virtual void abandonCollective(void* req) { (void)req; }
 };
 
 }  // namespace hieragg

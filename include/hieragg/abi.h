@@ -57,6 +57,24 @@ typedef struct hieragg_dtype_info {
 #define HIERAGG_TOPO_GRAPH 2
 #define HIERAGG_TOPO_DIST_GRAPH 3
 
+/* Element kinds and operations an offload backend may reduce (SPEC 3.3; docs/offload.md).
+ * The shim maps a datatype whose type signature is one basic type, and a predefined
+ * operation, to these; anything else is HIERAGG_ELEM_NONE / HIERAGG_OPK_NONE (never offloaded). */
+enum {
+    HIERAGG_ELEM_NONE = 0, HIERAGG_ELEM_INT8, HIERAGG_ELEM_UINT8, HIERAGG_ELEM_INT16, HIERAGG_ELEM_UINT16,
+    HIERAGG_ELEM_INT32, HIERAGG_ELEM_UINT32, HIERAGG_ELEM_INT64, HIERAGG_ELEM_UINT64, HIERAGG_ELEM_FLOAT,
+    HIERAGG_ELEM_DOUBLE, HIERAGG_ELEM_COUNT
+};
+enum {
+    HIERAGG_OPK_NONE = 0, HIERAGG_OPK_MIN, HIERAGG_OPK_MAX, HIERAGG_OPK_SUM, HIERAGG_OPK_PROD, HIERAGG_OPK_LOR,
+    HIERAGG_OPK_LAND, HIERAGG_OPK_BOR, HIERAGG_OPK_BAND, HIERAGG_OPK_LXOR, HIERAGG_OPK_BXOR, HIERAGG_OPK_COUNT
+};
+
+/* Offload (coll_hieragg_offload). */
+#define HIERAGG_OFFLOAD_AUTO 0 /* open it where the cost model says it can pay */
+#define HIERAGG_OFFLOAD_OFI 1  /* open it wherever the provider allows */
+#define HIERAGG_OFFLOAD_OFF 2  /* never */
+
 /* Special rank values, as Open MPI defines them (checked by the shim). */
 #define HIERAGG_PROC_NULL (-2)
 #define HIERAGG_ROOT (-4)
@@ -105,6 +123,9 @@ typedef struct hieragg_transport {
     void (*progress)(void);
     /* Output: level 0 = warning (always shown), >0 = verbose level. */
     void (*output)(int level, const char* msg);
+    /* Offload: the HIERAGG_ELEM_* of dtype's signature and the HIERAGG_OPK_* of op (op may
+     * be NULL). NULL callback: nothing is offloadable. */
+    void (*numeric_kind)(void* dtype, void* op, int* elem, int* op_kind);
 } hieragg_transport;
 
 /* Cost of one kind of link for the selection's model (coll_hieragg_cost_<link>_<param>).
@@ -127,6 +148,9 @@ typedef struct hieragg_config {
     int algorithm[HIERAGG_COLL_KIND_COUNT]; /* per-collective override, 0 = auto */
     int hierarchy;                  /* 0 = never decompose, 1 = decompose when useful */
     hieragg_link_cost link_cost[HIERAGG_LINK_CLASS_COUNT]; /* see hieragg_link_cost */
+    int offload;                    /* HIERAGG_OFFLOAD_* (coll_hieragg_offload) */
+    const char* ofi_provider;       /* coll_hieragg_ofi_provider; NULL or "" = first that fits */
+    hieragg_link_cost ofi_cost;     /* coll_hieragg_cost_ofi_*: one fabric collective round */
 } hieragg_config;
 
 typedef struct hieragg_comm hieragg_comm;
@@ -157,6 +181,8 @@ const char* hieragg_coll_name(hieragg_coll_kind kind);
 const char* hieragg_algorithm_names(hieragg_coll_kind kind);
 /* Built-in default of the cost model's parameters for link class `link` (0..3). */
 hieragg_link_cost hieragg_default_link_cost(int link);
+/* Built-in default of coll_hieragg_cost_ofi_* (one offloaded round among the leaders). */
+hieragg_link_cost hieragg_default_offload_cost(void);
 /* Name of link class `link`: "numa", "node", "network", "switch". */
 const char* hieragg_link_class_name(int link);
 

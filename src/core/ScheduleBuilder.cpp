@@ -56,6 +56,19 @@ StepId ScheduleBuilder::copy(BufRef src, TypeRef srcType, BufRef dst, TypeRef ds
     return add(s, deps);
 }
 
+StepId ScheduleBuilder::collective(uint8_t fabricKind, BufRef src, BufRef dst, size_t count, int root,
+                                   const Deps& deps) {
+    Step s;
+    s.kind = StepKind::Collective;
+    s.fabric = fabricKind;
+    s.peer = root;
+    s.src = src;
+    s.dst = dst;
+    s.srcType = {kPackedType, count};
+    s.dstType = s.srcType;
+    return add(s, deps);
+}
+
 StepId ScheduleBuilder::reduce(BufRef src, BufRef dst, TypeRef type, const Deps& deps) {
     if (type.count == 0) return join(deps);
     Step s;

@@ -12,7 +12,14 @@ Task::Task(std::shared_ptr<const Schedule> schedule, Transport& transport, TaskB
     : sched_(std::move(schedule)), tr_(transport), bind_(std::move(bindings)) {}
 
 Task::~Task() {
-    for (auto& a : active_) tr_.abandon(a.second);
+    for (auto& a : active_) abandonActive(a);
+}
+
+void Task::abandonActive(const std::pair<StepId, void*>& a) {
+    if (sched_->steps[a.first].kind == StepKind::Collective)
+        tr_.abandonCollective(a.second);
+    else
+        tr_.abandon(a.second);
 }
 
 char* Task::address(const BufRef& b) const {
@@ -78,6 +85,22 @@ int Task::fire(StepId id) {
     case StepKind::Nop:
         complete(id);
         return 0;
+    case StepKind::Collective: {
+        FabricCollective fc;
+        fc.kind = static_cast<FabricKind>(st.fabric);
+        fc.src = address(st.src);
+        fc.dst = address(st.dst);
+        fc.count = st.srcType.count;
+        fc.elem = bind_.fabricElem;
+        fc.op = bind_.fabricOp;
+        fc.root = st.peer;
+        fc.ticket = bind_.fabricTicket;
+        fc.lastOfTicket = ++fabricFired_ >= bind_.fabricSteps;
+        void* req = nullptr;
+        if (int rc = tr_.icollective(fc, &req)) return rc;
+        active_.emplace_back(id, req);
+        return 0;
+    }
     }
     return 0;
 }
@@ -93,7 +116,7 @@ void Task::complete(StepId id) {
 
 void Task::fail(int err) {
     if (status_ == 0) status_ = err;
-    for (auto& a : active_) tr_.abandon(a.second);
+    for (auto& a : active_) abandonActive(a);
     active_.clear();
     finished_ = true;
 }
@@ -112,7 +135,9 @@ bool Task::progress() {
         }
         for (size_t i = 0; i < active_.size();) {
             bool done = false;
-            int rc = tr_.test(active_[i].second, done);
+            int rc = sched_->steps[active_[i].first].kind == StepKind::Collective
+                         ? tr_.testCollective(active_[i].second, done)
+                         : tr_.test(active_[i].second, done);
             if (rc != 0) {
                 active_.erase(active_.begin() + static_cast<ptrdiff_t>(i));
                 fail(rc);

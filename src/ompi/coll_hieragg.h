@@ -23,6 +23,9 @@ typedef struct mca_coll_hieragg_component_t {
     int hierarchy;
     int algorithm[HIERAGG_COLL_KIND_COUNT];
     hieragg_link_cost link_cost[HIERAGG_LINK_CLASS_COUNT]; /* coll_hieragg_cost_<link>_<param> */
+    int offload;          /* coll_hieragg_offload: HIERAGG_OFFLOAD_* */
+    char* ofi_provider;   /* coll_hieragg_ofi_provider */
+    hieragg_link_cost ofi_cost; /* coll_hieragg_cost_ofi_* */
     int output;           /* opal_output stream for verbose messages */
     int core_ready;       /* hieragg_core_init succeeded */
 } mca_coll_hieragg_component_t;

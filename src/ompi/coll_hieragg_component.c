@@ -59,6 +59,41 @@ static mca_base_var_enum_t* algorithm_enum(hieragg_coll_kind kind) {
     return e;
 }
 
+/* Offload (docs/offload.md): coll_hieragg_offload, coll_hieragg_ofi_provider and the
+ * cost of one offloaded round, coll_hieragg_cost_ofi_*. */
+static void hieragg_register_offload(mca_base_component_t* c, mca_coll_hieragg_component_t* m) {
+    static mca_base_var_enum_value_t offload_values[] = {
+        {HIERAGG_OFFLOAD_AUTO, "auto"}, {HIERAGG_OFFLOAD_OFI, "ofi"}, {HIERAGG_OFFLOAD_OFF, "off"}, {0, NULL}};
+    mca_base_var_enum_t* e = NULL;
+    if (OPAL_SUCCESS != mca_base_var_enum_create("coll_hieragg_offload_modes", offload_values, &e)) e = NULL;
+    m->offload = HIERAGG_OFFLOAD_AUTO;
+    (void)mca_base_component_var_register(c, "offload",
+        "Offloaded collectives over the leader space (libfabric): auto = open them where the cost "
+        "model (coll_hieragg_cost_ofi_*) says they can beat point-to-point, ofi = wherever the "
+        "provider allows, off = never. Without libfabric or when opening fails: point-to-point",
+        MCA_BASE_VAR_TYPE_INT, e, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &m->offload);
+    if (e) OBJ_RELEASE(e);
+    m->ofi_provider = "";
+    (void)mca_base_component_var_register(c, "ofi_provider",
+        "libfabric provider for offloaded collectives, e.g. \"tcp;ofi_rxm\" (empty = the first "
+        "that offers FI_COLLECTIVE)",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &m->ofi_provider);
+    static const char* param[4] = {"alpha", "beta", "theta", "gamma"};
+    static const char* what[4] = {"start-up of one round [us]", "transfer time [ns per byte]",
+                                  "unused [us]", "reduction time [ns per byte]"};
+    hieragg_link_cost* lc = &m->ofi_cost;
+    double* field[4] = {&lc->alpha_us, &lc->beta_ns_per_byte, &lc->theta_us, &lc->gamma_ns_per_byte};
+    *lc = hieragg_default_offload_cost();
+    for (int f = 0; f < 4; ++f) {
+        char name[64], help[256];
+        snprintf(name, sizeof name, "cost_ofi_%s", param[f]);
+        snprintf(help, sizeof help, "Cost model: %s of an offloaded collective among the leaders; "
+                 "negative = built-in default", what[f]);
+        (void)mca_base_component_var_register(c, name, help, MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0,
+                                              OPAL_INFO_LVL_7, MCA_BASE_VAR_SCOPE_READONLY, field[f]);
+    }
+}
+
 static int hieragg_register(void) {
     mca_base_component_t* c = &mca_coll_hieragg_component.super.collm_version;
     mca_coll_hieragg_component_t* m = &mca_coll_hieragg_component;
@@ -121,6 +156,7 @@ static int hieragg_register(void) {
                                                   OPAL_INFO_LVL_7, MCA_BASE_VAR_SCOPE_READONLY, field[f]);
         }
     }
+    hieragg_register_offload(c, m);
     return OMPI_SUCCESS;
 }
 
@@ -165,6 +201,9 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
     cfg.hierarchy = m->hierarchy;
     for (int k = 0; k < HIERAGG_COLL_KIND_COUNT; ++k) cfg.algorithm[k] = m->algorithm[k];
     for (int l = 0; l < HIERAGG_LINK_CLASS_COUNT; ++l) cfg.link_cost[l] = m->link_cost[l];
+    cfg.offload = m->offload;
+    cfg.ofi_provider = m->ofi_provider;
+    cfg.ofi_cost = m->ofi_cost;
     if (0 != hieragg_core_init(&t, &cfg)) return OMPI_ERR_OUT_OF_RESOURCE;
     opal_progress_register(hieragg_progress);
     m->core_ready = 1;

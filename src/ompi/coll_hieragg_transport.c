@@ -85,6 +85,34 @@ static void t_output(int level, const char* msg) {
         opal_output_verbose(level, mca_coll_hieragg_component.output, "%s", msg);
 }
 
+/* Offload (docs/offload.md): the basic element of a datatype whose signature is one basic
+ * type (compared with the predefined types' own signatures, so derived types of doubles
+ * agree with MPI_DOUBLE on every rank), and the kind of a predefined operation. */
+static void t_numeric_kind(void* dtype, void* op, int* elem, int* op_kind) {
+    static const struct { MPI_Datatype type; int elem; } types[] = {
+        {MPI_INT8_T, HIERAGG_ELEM_INT8},     {MPI_UINT8_T, HIERAGG_ELEM_UINT8},
+        {MPI_INT16_T, HIERAGG_ELEM_INT16},   {MPI_UINT16_T, HIERAGG_ELEM_UINT16},
+        {MPI_INT32_T, HIERAGG_ELEM_INT32},   {MPI_UINT32_T, HIERAGG_ELEM_UINT32},
+        {MPI_INT64_T, HIERAGG_ELEM_INT64},   {MPI_UINT64_T, HIERAGG_ELEM_UINT64},
+        {MPI_FLOAT, HIERAGG_ELEM_FLOAT},     {MPI_DOUBLE, HIERAGG_ELEM_DOUBLE}};
+    static const struct { MPI_Op op; int kind; } ops[] = {
+        {MPI_MIN, HIERAGG_OPK_MIN},   {MPI_MAX, HIERAGG_OPK_MAX},   {MPI_SUM, HIERAGG_OPK_SUM},
+        {MPI_PROD, HIERAGG_OPK_PROD}, {MPI_LOR, HIERAGG_OPK_LOR},   {MPI_LAND, HIERAGG_OPK_LAND},
+        {MPI_BOR, HIERAGG_OPK_BOR},   {MPI_BAND, HIERAGG_OPK_BAND}, {MPI_LXOR, HIERAGG_OPK_LXOR},
+        {MPI_BXOR, HIERAGG_OPK_BXOR}};
+    ompi_datatype_t* d = (ompi_datatype_t*)dtype;
+    *elem = HIERAGG_ELEM_NONE;
+    *op_kind = HIERAGG_OPK_NONE;
+    if (d && d->super.bdt_used && 0 == (d->super.bdt_used & (d->super.bdt_used - 1)))
+        for (size_t i = 0; i < sizeof types / sizeof types[0]; ++i)
+            if (types[i].type->super.bdt_used == d->super.bdt_used) {
+                *elem = types[i].elem;
+                break;
+            }
+    for (size_t i = 0; op && i < sizeof ops / sizeof ops[0]; ++i)
+        if ((MPI_Op)op == ops[i].op) *op_kind = ops[i].kind;
+}
+
 void mca_coll_hieragg_transport(hieragg_transport* t) {
     t->isend = t_isend;
     t->irecv = t_irecv;
@@ -96,4 +124,5 @@ void mca_coll_hieragg_transport(hieragg_transport* t) {
     t->packed_type = &ompi_mpi_packed.dt;
     t->progress = t_progress;
     t->output = t_output;
+    t->numeric_kind = t_numeric_kind;
 }

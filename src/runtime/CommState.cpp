@@ -6,6 +6,7 @@
 #include <functional>
 #include <sstream>
 
+#include "OffloadSetup.hpp"
 #include "Runtime.hpp"
 #include "hieragg/ScheduleBuilder.hpp"
 #include "hieragg/hier/Decomposition.hpp"
@@ -79,6 +80,22 @@ int tagBase(uint32_t seq, bool localGroup) {
            (localGroup ? kLocalGroupOffset : 0);
 }
 
+int allgatherRecords(hieragg_comm& c, void* recs, size_t recordBytes) {
+    Runtime& rt = *Runtime::instance();
+    auto sched = std::make_shared<const Schedule>(ringAllgather(c.rank, c.size, recordBytes));
+    TaskBindings bind;
+    bind.rbuf = recs;
+    bind.types = {nullptr, nullptr, rt.transport().packedType()};
+    bind.comm = c.comm;
+    bind.tagBase = tagBase(c.seq, false);
+    bind.localTagBase = tagBase(c.seq, true);
+    ++c.seq;
+    Task t(sched, rt.transport(), bind);
+    int rc = t.start();
+    while (rc == 0 && !t.progress()) rt.transport().progress();
+    return rc != 0 ? rc : t.status();
+}
+
 int ensureDecomposition(hieragg_comm& c) {
     if (c.decomposed) return 0;
     c.decomposed = true;
@@ -98,18 +115,7 @@ int ensureDecomposition(hieragg_comm& c) {
         mine.inputs = fingerprintInputs(split);
         std::strncpy(mine.hostname, me.hostname.c_str(), sizeof mine.hostname - 1);
 
-        auto sched = std::make_shared<const Schedule>(ringAllgather(c.rank, c.size, sizeof(IdentityRecord)));
-        TaskBindings bind;
-        bind.rbuf = recs.data();
-        bind.types = {nullptr, nullptr, rt.transport().packedType()};
-        bind.comm = c.comm;
-        bind.tagBase = tagBase(c.seq, false);
-        bind.localTagBase = tagBase(c.seq, true);
-        ++c.seq;
-        Task t(sched, rt.transport(), bind);
-        int rc = t.start();
-        while (rc == 0 && !t.progress()) rt.transport().progress();
-        if (rc != 0 || t.status() != 0) return rc != 0 ? rc : t.status();
+        if (int rc = allgatherRecords(c, recs.data(), sizeof(IdentityRecord))) return rc;
         for (int r = 0; r < c.size; ++r) {
             recs[r].hostname[sizeof recs[r].hostname - 1] = '\0';
             ids[r] = {recs[r].worldRank, recs[r].hostname, recs[r].numa};
@@ -140,6 +146,8 @@ int ensureDecomposition(hieragg_comm& c) {
     if (!d.hierarchy.isTrivial()) {
         c.stageLinks = hier::stageLinks(d.levelNames, d.hierarchy.levels());
         c.hierarchy = std::make_unique<hier::Hierarchy>(std::move(d.hierarchy));
+        // Sequenced after the identity exchange, before any collective of the communicator.
+        return setupOffload(c);
     }
     return 0;
 }

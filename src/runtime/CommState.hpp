@@ -9,6 +9,7 @@
 
 #include "hieragg/CollCall.hpp"
 #include "hieragg/Schedule.hpp"
+#include "hieragg/Transport.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
 #include "hieragg/hier/Selection.hpp"
 
@@ -27,9 +28,20 @@ struct hieragg_comm {
     // (per call signature class, hier::sizeClass), so the model runs once per class.
     std::vector<int> stageLinks;
     std::unordered_map<std::string, std::shared_ptr<const hieragg::hier::Plan>> plans;
+    // Offload (docs/offload.md): this leader's transport (null on non-leaders and when
+    // offload is off), what the group can run (the same on every rank; offloadOn says
+    // whether there is a group at all), and the tickets that order its operations.
+    std::unique_ptr<hieragg::Transport> offload;
+    hieragg::OffloadCaps offloadCaps;
+    bool offloadOn = false;
+    uint64_t offloadTickets = 0;
 };
 
 namespace hieragg {
+
+// Ring allgather of fixed-size records over the PML (blocking, takes one sequence number);
+// `recs` holds size records, this rank's at its index.
+int allgatherRecords(hieragg_comm& c, void* recs, size_t recordBytes);
 
 // Tag of channel 0 of collective number `seq`; channels count down from there.
 int tagBase(uint32_t seq, bool localGroup);

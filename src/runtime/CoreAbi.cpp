@@ -31,7 +31,7 @@ bool cacheable(hieragg_coll_kind k) {
 // in-place and the algorithm override. Buffers and handles are bound per call.
 std::string cacheKey(const CollCall& c) {
     struct Key {
-        int kind, root, inPlace, commutative, algorithm;
+        int kind, root, inPlace, commutative, algorithm, offloaded;
         size_t scount, rcount, segment;
         hieragg_dtype_info s, r;
         int sbufNull, rbufNull;
@@ -42,6 +42,7 @@ std::string cacheKey(const CollCall& c) {
     k.inPlace = c.args.in_place;
     k.commutative = c.args.op_commutative;
     k.algorithm = c.algorithm;
+    k.offloaded = hier::offloadServes(c);
     k.scount = c.args.scount;
     k.rcount = c.args.rcount;
     k.segment = c.segmentBytes;
@@ -60,8 +61,9 @@ constexpr size_t kCacheLimit = 128;
 // plan. Roots and exact counts of a class share it (choosePlan ignores the root).
 std::string planKey(const CollCall& c) {
     struct Key {
-        int kind, sizeClass, commutative, algorithm;
-    } k{c.args.kind, hier::sizeClass(hier::modelBytes(c)), c.args.op_commutative, c.algorithm};
+        int kind, sizeClass, commutative, algorithm, offloaded;
+    } k{c.args.kind, hier::sizeClass(hier::modelBytes(c)), c.args.op_commutative, c.algorithm,
+        hier::offloadServes(c)};
     return std::string(reinterpret_cast<const char*>(&k), sizeof k);
 }
 
@@ -122,6 +124,12 @@ int hieragg_start(hieragg_comm* c, const hieragg_coll_args* args, hieragg_comple
         call.segmentBytes = rt->config().segment_size ? rt->config().segment_size : 64 * 1024;
         call.algorithm = rt->config().algorithm[args->kind];
         describeTypes(call, rt->transport());
+        if (c->offloadOn) {
+            // Every rank of the communicator knows what the leaders' group can run.
+            call.offload = &c->offloadCaps;
+            if (args->kind == HIERAGG_ALLREDUCE)
+                rt->transport().numericKind(args->rtype, args->op, call.elemKind, call.opKind);
+        }
         refuseUnfit(call, *c, *rt);
         call.costs = &rt->costs();
         call.stageLinks = c->stageLinks.empty() ? nullptr : &c->stageLinks;
@@ -166,9 +174,20 @@ int hieragg_start(hieragg_comm* c, const hieragg_coll_args* args, hieragg_comple
             }
         }
         const uint32_t seq = c->seq++;
-        auto task = std::make_unique<Task>(
-            sched, rt->transport(),
-            bindCall(call, rt->transport(), c->comm, tagBase(seq, false), tagBase(seq, true)));
+        TaskBindings bind = bindCall(call, rt->transport(), c->comm, tagBase(seq, false), tagBase(seq, true));
+        Transport* tr = &rt->transport();
+        if (c->offloadOn) {
+            bind.fabricSteps = sched->countKind(StepKind::Collective);
+            if (bind.fabricSteps > 0) {
+                if (!c->offload) return HIERAGG_ERR_INTERNAL;  // only leaders' schedules hold them
+                tr = c->offload.get();
+                // Tickets are taken in call order, the same on every leader (docs/offload.md).
+                bind.fabricTicket = c->offloadTickets++;
+                bind.fabricElem = call.elemKind;
+                bind.fabricOp = call.opKind;
+            }
+        }
+        auto task = std::make_unique<Task>(sched, *tr, std::move(bind));
         if (int rc = task->start()) return rc;
         rt->track(std::move(task), done, ctx);
         return 0;
@@ -199,6 +218,8 @@ const char* hieragg_algorithm_names(hieragg_coll_kind kind) {
 }
 
 hieragg_link_cost hieragg_default_link_cost(int link) { return hier::defaultLinkCost(link); }
+
+hieragg_link_cost hieragg_default_offload_cost(void) { return hier::defaultOffloadCost(); }
 
 const char* hieragg_link_class_name(int link) { return hier::linkClassName(link); }
 

@@ -36,6 +36,11 @@ public:
     }
     void* packedType() override { return cb_.packed_type; }
     void progress() override { cb_.progress(); }
+    // Offload: the element kind of dtype's signature and the kind of op (abi.h).
+    void numericKind(void* type, void* op, int& elem, int& opKind) const {
+        elem = opKind = 0;
+        if (cb_.numeric_kind) cb_.numeric_kind(type, op, &elem, &opKind);
+    }
     void output(int level, const std::string& msg) const {
         if (cb_.output) cb_.output(level, msg.c_str());
     }

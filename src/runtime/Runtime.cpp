@@ -11,7 +11,10 @@ Runtime* Runtime::instance() { return gRuntime; }
 Runtime::Runtime(const hieragg_transport& tr, const hieragg_config& cfg)
     : transport_(tr), config_(cfg), split_(cfg.split ? cfg.split : "node") {
     config_.split = split_.c_str();
+    ofiProvider_ = cfg.ofi_provider ? cfg.ofi_provider : "";
+    config_.ofi_provider = ofiProvider_.c_str();
     costs_ = hier::costParamsFrom(cfg.link_cost);
+    hier::applyOffloadCost(costs_, cfg.ofi_cost);
 }
 
 int Runtime::init(const hieragg_transport& tr, const hieragg_config& cfg) {

@@ -50,6 +50,7 @@ private:
     PmlTransport transport_;
     hieragg_config config_;
     std::string split_;
+    std::string ofiProvider_;
     hier::CostParams costs_;
     std::vector<Active> active_;
     bool inProgress_ = false;

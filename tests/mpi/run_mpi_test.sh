@@ -5,14 +5,15 @@
 # usage: run_mpi_test.sh -n NP -m exclusive|beside -c COMPONENT_DIR -d DEFAULT_COMPONENT_PATH
 #                        [-s SPLIT] [-g SEGMENT_SIZE] [-w EXPECTED_WARNINGS] [-r WARNING_REGEX]
 #                        [-p NAME=VALUE]... -- PROGRAM [ARGS...]
-# (-p: any further MCA parameter, e.g. -p coll_hieragg_allreduce_algorithm=kary)
+# (-p: any further MCA parameter, e.g. -p coll_hieragg_allreduce_algorithm=kary;
+#  -e ERE: some output line must match; -x ERE: no output line may match; both repeatable)
 #
 # Exit 0 iff mpirun exits 0, the output has exactly EXPECTED_WARNINGS (default 0)
 # lines containing "coll:hieragg: WARNING", and each of them matches WARNING_REGEX
 # (extended regex) when one is given.
 set -u
 np=1 mode=exclusive compdir= defpath= split= seg= want=0 regex=
-extra=()
+extra=() expect=() forbid=()
 while [ $# -gt 0 ]; do
   case "$1" in
     -n) np=$2; shift 2 ;;
@@ -24,6 +25,8 @@ while [ $# -gt 0 ]; do
     -w) want=$2; shift 2 ;;
     -r) regex=$2; shift 2 ;;
     -p) extra+=(--mca "${2%%=*}" "${2#*=}"); shift 2 ;;
+    -e) expect+=("$2"); shift 2 ;;
+    -x) forbid+=("$2"); shift 2 ;;
     --) shift; break ;;
     *) echo "run_mpi_test.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -62,5 +65,17 @@ if [ -n "$regex" ] && [ "$got" -gt 0 ]; then
     status=1
   fi
 fi
+for e in "${expect[@]}"; do
+  if ! grep -Eq -- "$e" "$out"; then
+    echo "run_mpi_test.sh: FAIL: no output line matches /$e/"
+    status=1
+  fi
+done
+for x in "${forbid[@]}"; do
+  if grep -Eq -- "$x" "$out"; then
+    echo "run_mpi_test.sh: FAIL: output lines match /$x/ (must not)"
+    status=1
+  fi
+done
 [ "$status" -eq 0 ] && echo "run_mpi_test.sh: OK (np=$np mode=$mode split=${split:-default} segment=${seg:-default}, $got warning(s))"
 exit $status

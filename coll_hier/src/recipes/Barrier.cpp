@@ -13,6 +13,7 @@
 #include "hieragg/hier/Recipes.hpp"
 #include "hieragg/hier/Selection.hpp"
 #include "hieragg/hier/SpaceGroup.hpp"
+#include "hieragg/Transport.hpp"
 
 namespace hieragg::recipes {
 
@@ -55,6 +56,7 @@ Schedule interBarrier(const CollCall& c) {
 
 std::string stageName(const hier::StageChoice& s) {
     if (s.algo && s.algo->emitter == hier::Emitter::Dissemination) return "dissemination";
+    if (s.algo && s.algo->emitter == hier::Emitter::Fabric) return "ofi-barrier";
     return "knomial(k=" + std::to_string(s.shape.k) + ")";
 }
 }  // namespace
@@ -103,7 +105,10 @@ Schedule barrier(const CollCall& c) {
     }
     hier::SpaceGroup leaders = hier::spaceGroup(h, levels, c.rank, -1);
     StepId released = entered;
-    if (leaders.group.me >= 0 && leaders.group.size() > 1)
+    const hier::StageChoice& top = plan->stages.at(levels);
+    if (leaders.group.me >= 0 && leaders.group.size() > 1 && top.algo && top.algo->emitter == hier::Emitter::Fabric)
+        released = b.collective(static_cast<uint8_t>(FabricKind::Barrier), kAnywhere, kAnywhere, 0, 0, entered);
+    else if (leaders.group.me >= 0 && leaders.group.size() > 1)
         released = oneSpace(plan->stages.at(levels), leaders.group, entered,
                             stageChannel(static_cast<uint32_t>(levels)),
                             stageChannel(static_cast<uint32_t>(2 * levels + 1)));

@@ -13,6 +13,7 @@
 #include "hieragg/hier/Recipes.hpp"
 #include "hieragg/hier/Selection.hpp"
 #include "hieragg/hier/SpaceGroup.hpp"
+#include "hieragg/Transport.hpp"
 
 namespace hieragg::recipes {
 
@@ -93,9 +94,42 @@ Schedule bcast(const CollCall& c) {
         ready = TreeBcast{t, segCount(s)}.emit(b, whole, buf, type, extent, ready, {}, 0).ready;
         return finish();
     }
+    const hier::StageChoice& top = plan->stages.at(h.levels());
+    const bool offloaded = top.algo && top.algo->emitter == hier::Emitter::Fabric;
+    // The offload group is the unrooted leader space, joined once at setup: the root first
+    // hands the message to its outermost group's leader, and every stage runs unrooted
+    // below it (the root receives its own bytes back; they are the same bytes).
+    const int stageRoot = offloaded ? h.leaderOf(h.levels() - 1, a.root, -1) : a.root;
+    if (offloaded && stageRoot != a.root) {
+        const uint32_t ch = stageChannel(static_cast<uint32_t>(h.levels() + 1));
+        if (c.rank == a.root) ready = b.join({ready, b.send(stageRoot, buf, type, ready, ch)});
+        if (c.rank == stageRoot) ready = b.recv(a.root, buf, type, ready, ch);
+    }
     for (int level = h.levels(); level >= 0; --level) {
-        hier::SpaceGroup sg = hier::spaceGroup(h, level, c.rank, a.root);
+        hier::SpaceGroup sg = hier::spaceGroup(h, level, c.rank, stageRoot);
         const hier::StageChoice& s = plan->stages.at(level);
+        if (level == h.levels() && offloaded) {
+            if (sg.group.me < 0 || sg.group.size() <= 1) continue;
+            b.appendAlgorithm("leaders:ofi-bcast");
+            // The provider's broadcast is a scatter plus an allgather of equal chunks: pieces
+            // of at most maxBytes (CollCall.hpp), each a multiple of the members (the last
+            // one padded), one operation per piece, in order.
+            const size_t n = static_cast<size_t>(sg.group.size());
+            const size_t piece = std::max<size_t>(n, std::min(c.offload->maxBytes, totalBytes + n) / n * n);
+            const size_t pieces = (totalBytes + piece - 1) / piece;
+            const size_t last = totalBytes - (pieces - 1) * piece;
+            const BufRef wire = b.temp((pieces - 1) * piece + (last + n - 1) / n * n);
+            const TypeRef packed{kPackedType, totalBytes};
+            StepId have = ready;
+            if (sg.group.me == sg.rootIdx) have = b.copy(buf, type, wire, packed, ready);
+            for (size_t k = 0; k < pieces; ++k) {
+                const size_t bytes = k + 1 < pieces ? piece : (last + n - 1) / n * n;
+                const BufRef at = wire.at(static_cast<ptrdiff_t>(k * piece));
+                have = b.collective(static_cast<uint8_t>(FabricKind::Bcast), at, at, bytes, sg.rootIdx, have);
+            }
+            ready = sg.group.me == sg.rootIdx ? have : b.copy(wire, packed, buf, type, have);
+            continue;
+        }
         if (sg.group.size() <= 1 || !s.algo) continue;
         b.appendAlgorithm(std::string(level == h.levels() ? "leaders:" : "L" + std::to_string(level) + ":") +
                           stageName(s));

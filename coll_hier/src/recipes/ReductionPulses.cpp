@@ -38,7 +38,8 @@ bool reduceHierarchically(const CollCall& c, bool flatForced) {
 }
 
 PulsedReduce::PulsedReduce(ScheduleBuilder& b, const CollCall& c, int root, bool hierarchical,
-                           uint32_t firstStage, const PulsePlan& plan, const hier::Plan* selection)
+                           uint32_t firstStage, const PulsePlan& plan, const hier::Plan* selection,
+                           bool belowLeaders)
     : b_(b), c_(c) {
     const bool rankOrder = !c.args.op_commutative;
     auto treeOf = [&](size_t stage) {
@@ -76,7 +77,7 @@ PulsedReduce::PulsedReduce(ScheduleBuilder& b, const CollCall& c, int root, bool
         const hier::Hierarchy& h = *c.hierarchy;
         stageCount_ = static_cast<uint32_t>(h.levels() + 1);
         name_ = std::string("hier-") + order;
-        for (int level = 0; level <= h.levels(); ++level) {
+        for (int level = 0; level <= h.levels() - (belowLeaders ? 1 : 0); ++level) {
             hier::SpaceGroup sg = hier::spaceGroup(h, level, c.rank, root);
             Stage s;
             s.group = std::move(sg.group);

@@ -44,8 +44,9 @@ class PulsedReduce {
 public:
     // Stages use channels stageChannel(firstStage + i), i < stageCount(). `selection`: the
     // trees of every stage (null: binomial trees, flat or level by level as `hierarchical` says).
+    // `belowLeaders`: stop at the leaders (the leader space is offloaded; allreduce).
     PulsedReduce(ScheduleBuilder& b, const CollCall& c, int root, bool hierarchical, uint32_t firstStage,
-                 const PulsePlan& plan, const hier::Plan* selection = nullptr);
+                 const PulsePlan& plan, const hier::Plan* selection = nullptr, bool belowLeaders = false);
     uint32_t stageCount() const { return stageCount_; }
     const std::string& name() const { return name_; }
 

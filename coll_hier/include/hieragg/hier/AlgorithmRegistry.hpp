@@ -33,6 +33,7 @@ enum Needs : unsigned {
     kNeedsEqualGroups = 1u << 3,       // all groups of a level the same size
     kNeedsPowerOfTwo = 1u << 4,        // communicator size a power of two
     kNeedsDecomposition = 1u << 5,     // a decomposition that splits the communicator
+    kNeedsOffload = 1u << 6,           // the communicator's offload backend runs this call (offloadServes)
 };
 
 // What the model chooses for it (bit set).
@@ -54,6 +55,7 @@ enum class Emitter {
     HierarchicalLeaders,          // alltoall through leaders
     Linear,             // v-variants and neighborhood collectives
     RecursiveDoubling,  // scan, exscan
+    Fabric,             // the leader space as one offloaded collective (Transport::icollective)
 };
 
 struct AlgorithmInfo {
@@ -79,6 +81,12 @@ const AlgorithmInfo* algorithmByValue(hieragg_coll_kind coll, int value);
 const AlgorithmInfo* algorithmByName(hieragg_coll_kind coll, const std::string& name);
 // The override value of an entry (inverse of algorithmByValue).
 int algorithmValue(const AlgorithmInfo& a);
+
+// Whether the communicator's offload backend can run this call's leader stage: it joined a
+// group offering the collective, and (allreduce) the element kind, a predefined commutative
+// operation, the count and the reproducibility setting fit. Every rank of the call sees
+// the same answer (signature, op and settings are the call's, caps the communicator's).
+bool offloadServes(const CollCall& call);
 
 // Empty if `call` satisfies every need of `a`, else what fails ("needs a commutative op").
 std::string unmetNeed(const AlgorithmInfo& a, const CollCall& call);

@@ -23,6 +23,9 @@ struct LinkCost {
 
 struct CostParams {
     LinkCost link[kLinkClassCount];
+    // One round of an offloaded collective among the leaders (coll_hieragg_cost_ofi_*):
+    // alpha per round, beta per byte moved, gamma per byte reduced (docs/offload.md).
+    LinkCost offload{25.0, 1.0 / 1500, 0.0, 1.0 / 4000};
     double epsilon_us = 0.1;  // width band of SPEC 3.2: k within epsilon of F(k*)
     static CostParams defaults();
 };
@@ -30,6 +33,10 @@ struct CostParams {
 // From the component's configuration (units of hieragg_link_cost; negative fields and
 // all-zero classes take the defaults).
 CostParams costParamsFrom(const hieragg_link_cost (&links)[HIERAGG_LINK_CLASS_COUNT]);
+// Applies coll_hieragg_cost_ofi_* (component units; negative fields keep the default).
+void applyOffloadCost(CostParams& p, const hieragg_link_cost& ofi);
+// The offload defaults in the component's units.
+hieragg_link_cost defaultOffloadCost();
 // The defaults in the component's units.
 hieragg_link_cost defaultLinkCost(int link);
 

@@ -1,0 +1,160 @@
+#include "OffloadSetup.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "Runtime.hpp"
+#include "hieragg/hier/SpaceGroup.hpp"
+#ifdef HIERAGG_HAVE_OFI
+#include "../transports/OfiTransport.hpp"
+#endif
+
+namespace hieragg {
+
+namespace {
+// The model says an offloaded leader stage can pay somewhere only if one of its
+// per-round terms beats the leader link's.
+bool offloadCanPay(const hier::CostParams& p, int leaderLink) {
+    const hier::LinkCost& l = p.link[leaderLink];
+    return p.offload.alpha_us < l.alpha_us + l.theta_us || p.offload.beta_us_per_byte < l.beta_us_per_byte;
+}
+
+#ifdef HIERAGG_HAVE_OFI
+constexpr int kAddrBytes = 120;
+constexpr double kJoinTimeoutSec = 10.0;
+
+// First exchange: every leader's endpoint address (state 1), or its failure (-1);
+// non-leaders send state 0.
+struct AddressRecord {
+    int32_t state;
+    int32_t len;
+    char addr[kAddrBytes];
+};
+// Second exchange: whether the join worked, and what the group can run (so that ranks
+// that are not leaders choose the same plans as the leaders).
+struct JoinRecord {
+    int32_t state;  // 1 joined, 0 not a leader, -1 failed
+    uint8_t barrier, bcast, pad[2];
+    uint32_t ops[HIERAGG_ELEM_COUNT];
+    uint64_t maxCount, maxBytes;
+};
+#endif
+}  // namespace
+
+int setupOffload(hieragg_comm& c) {
+    Runtime& rt = *Runtime::instance();
+    const hieragg_config& cfg = rt.config();
+    if (cfg.offload == HIERAGG_OFFLOAD_OFF || !c.hierarchy || c.inter) return 0;
+    const hier::Hierarchy& h = *c.hierarchy;
+    // The leader space, unrooted, as rank 0 (always a leader) sees it: ascending leaders.
+    const std::vector<int> leaders = hier::spaceGroup(h, h.levels(), 0, -1).group.ranks;
+    if (leaders.size() <= 1) return 0;
+    const int leaderLink = c.stageLinks.empty() ? hier::kLinkNetwork : c.stageLinks.back();
+    const bool speaker = c.worldRank == 0;
+    if (cfg.offload == HIERAGG_OFFLOAD_AUTO && !offloadCanPay(rt.costs(), leaderLink)) {
+        if (c.rank == 0)
+            rt.verbose(1, "hieragg: offload=auto: the cost model says the offloaded leader stage cannot beat "
+                          "point-to-point (coll_hieragg_cost_ofi_*); not opened");
+        return 0;
+    }
+#ifndef HIERAGG_HAVE_OFI
+    if (cfg.offload == HIERAGG_OFFLOAD_OFI && speaker)
+        rt.warnOnce("coll_hieragg_offload=ofi: this build has no libfabric; collectives use point-to-point");
+    (void)leaders;
+    return 0;
+#else
+    const std::string provider = cfg.ofi_provider ? cfg.ofi_provider : "";
+    int me = -1;
+    for (size_t i = 0; i < leaders.size(); ++i)
+        if (leaders[i] == c.rank) me = static_cast<int>(i);
+    const bool explicitAsk = cfg.offload == HIERAGG_OFFLOAD_OFI;
+    auto giveUp = [&](const std::string& why) {
+        const std::string msg = "coll_hieragg_offload=" + std::string(explicitAsk ? "ofi" : "auto") +
+                                (provider.empty() ? "" : " (coll_hieragg_ofi_provider=" + provider + ")") + ": " +
+                                why + "; this communicator's collectives use point-to-point";
+        if (explicitAsk && speaker)
+            rt.warnOnce(msg);
+        else if (c.rank == 0)
+            rt.verbose(1, "hieragg: " + msg);
+        return 0;
+    };
+
+    std::unique_ptr<ofi::OfiTransport> tr;
+    std::string why;
+    std::vector<AddressRecord> addrs(c.size);
+    std::memset(addrs.data(), 0, addrs.size() * sizeof(AddressRecord));
+    if (me >= 0) {
+        AddressRecord& mine = addrs[c.rank];
+        mine.state = -1;
+        std::shared_ptr<ofi::Fabric> fabric = ofi::Fabric::open(provider, &why);
+        if (fabric && !fabric->caps().barrier && !fabric->caps().bcast)
+            why = "provider '" + fabric->name() + "' offers neither fi_barrier nor fi_broadcast";
+        else if (fabric) {
+            tr = std::make_unique<ofi::OfiTransport>(rt.transport(), fabric);
+            std::vector<char> a = tr->open(&why);
+            if (!a.empty() && a.size() <= sizeof mine.addr) {
+                mine.state = 1;
+                mine.len = static_cast<int32_t>(a.size());
+                std::memcpy(mine.addr, a.data(), a.size());
+            } else if (!a.empty()) {
+                why = "endpoint address of " + std::to_string(a.size()) + " bytes is too long";
+            }
+        }
+    }
+    if (int rc = allgatherRecords(c, addrs.data(), sizeof(AddressRecord))) return rc;
+    int failed = -1;
+    for (int r : leaders)
+        if (addrs[r].state != 1) {
+            failed = r;
+            break;
+        }
+    if (failed >= 0)
+        return giveUp(failed == c.rank ? why : "leader rank " + std::to_string(failed) + " could not open it" +
+                                                   (why.empty() ? "" : " (here: " + why + ")"));
+
+    std::vector<JoinRecord> joins(c.size);
+    std::memset(joins.data(), 0, joins.size() * sizeof(JoinRecord));
+    if (me >= 0) {
+        std::vector<std::vector<char>> all;
+        for (int r : leaders) all.emplace_back(addrs[r].addr, addrs[r].addr + addrs[r].len);
+        JoinRecord& mine = joins[c.rank];
+        mine.state = tr->join(all, me, kJoinTimeoutSec, &why) ? 1 : -1;
+        const OffloadCaps& caps = tr->caps();
+        mine.barrier = caps.barrier;
+        mine.bcast = caps.bcast;
+        for (int e = 0; e < HIERAGG_ELEM_COUNT; ++e) mine.ops[e] = caps.allreduceOps[e];
+        mine.maxCount = caps.maxCount;
+        mine.maxBytes = caps.maxBytes;
+    }
+    if (int rc = allgatherRecords(c, joins.data(), sizeof(JoinRecord))) return rc;
+    // Everyone agrees from the same records: the group is used only if every leader
+    // joined, and only for what every leader's provider offers.
+    OffloadCaps caps;
+    caps.barrier = caps.bcast = true;
+    caps.maxCount = caps.maxBytes = SIZE_MAX;
+    for (int e = 0; e < HIERAGG_ELEM_COUNT; ++e) caps.allreduceOps[e] = ~0u;
+    for (int r : leaders) {
+        const JoinRecord& j = joins[r];
+        if (j.state != 1)
+            return giveUp(r == c.rank ? why : "leader rank " + std::to_string(r) + " could not join the group");
+        caps.barrier = caps.barrier && j.barrier;
+        caps.bcast = caps.bcast && j.bcast;
+        caps.maxCount = std::min<size_t>(caps.maxCount, j.maxCount);
+        caps.maxBytes = std::min<size_t>(caps.maxBytes, j.maxBytes);
+        for (int e = 0; e < HIERAGG_ELEM_COUNT; ++e) caps.allreduceOps[e] &= j.ops[e];
+    }
+    caps.members = static_cast<int>(leaders.size());
+    caps.preferred = cfg.offload == HIERAGG_OFFLOAD_OFI;
+    c.offloadCaps = caps;
+    c.offloadOn = true;
+    c.offload = std::move(tr);
+    if (c.rank == 0)
+        rt.verbose(1, "hieragg: offload: " + std::to_string(leaders.size()) + " leaders joined a fabric group (" +
+                          std::string(caps.barrier ? "barrier " : "") + (caps.bcast ? "bcast " : "") +
+                          (caps.allreduceOps[HIERAGG_ELEM_DOUBLE] ? "allreduce" : "") + ")");
+    return 0;
+#endif
+}
+
+}  // namespace hieragg

@@ -1,0 +1,276 @@
+#include "OfiTransport.hpp"
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_collective.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_eq.h>
+#include <rdma/fi_errno.h>
+
+#include <chrono>
+#include <cstring>
+#include <set>
+
+namespace hieragg::ofi {
+
+// One offloaded operation; the context libfabric hands back comes first.
+struct OfiTransport::Op {
+    fi_context2 ctx;
+    FabricCollective what;
+    bool issued = false, done = false, abandoned = false;
+    int err = 0;
+};
+
+namespace {
+constexpr int kErr = HIERAGG_ERR_INTERNAL;
+std::string fiError(int rc) { return fi_strerror(rc < 0 ? -rc : rc); }
+}  // namespace
+
+OfiTransport::OfiTransport(Transport& pml, std::shared_ptr<Fabric> fabric)
+    : pml_(pml), fabric_(std::move(fabric)), caps_(fabric_->caps()) {}
+
+OfiTransport::~OfiTransport() {
+    // Closing the endpoint first cancels whatever is still in flight.
+    if (mc_) fi_close(&mc_->fid);
+    if (set_) fi_close(&set_->fid);
+    if (ep_) fi_close(&ep_->fid);
+    if (av_) fi_close(&av_->fid);
+    if (cq_) fi_close(&cq_->fid);
+    if (eq_) fi_close(&eq_->fid);
+    std::set<Op*> all(queued_.begin(), queued_.end());
+    for (Op* op : all) delete op;
+}
+
+std::vector<char> OfiTransport::open(std::string* why) {
+    fi_info* info = fabric_->info();
+    fi_cq_attr cqAttr;
+    std::memset(&cqAttr, 0, sizeof cqAttr);
+    cqAttr.format = FI_CQ_FORMAT_CONTEXT;
+    fi_eq_attr eqAttr;
+    std::memset(&eqAttr, 0, sizeof eqAttr);
+    eqAttr.wait_obj = FI_WAIT_NONE;
+    fi_av_attr avAttr;
+    std::memset(&avAttr, 0, sizeof avAttr);
+    avAttr.type = FI_AV_TABLE;
+    int rc = fi_endpoint(fabric_->domain(), info, &ep_, nullptr);
+    const char* what = "fi_endpoint";
+    if (rc == 0) rc = fi_cq_open(fabric_->domain(), &cqAttr, &cq_, nullptr), what = "fi_cq_open";
+    if (rc == 0) rc = fi_eq_open(fabric_->fabric(), &eqAttr, &eq_, nullptr), what = "fi_eq_open";
+    if (rc == 0) rc = fi_av_open(fabric_->domain(), &avAttr, &av_, nullptr), what = "fi_av_open";
+    if (rc == 0) rc = fi_ep_bind(ep_, &cq_->fid, FI_TRANSMIT | FI_RECV), what = "fi_ep_bind(cq)";
+    if (rc == 0) rc = fi_ep_bind(ep_, &eq_->fid, 0), what = "fi_ep_bind(eq)";
+    if (rc == 0) rc = fi_ep_bind(ep_, &av_->fid, 0), what = "fi_ep_bind(av)";
+    if (rc == 0) rc = fi_enable(ep_), what = "fi_enable";
+    std::vector<char> addr(256);
+    size_t len = addr.size();
+    if (rc == 0) rc = fi_getname(&ep_->fid, addr.data(), &len), what = "fi_getname";
+    if (rc != 0) {
+        if (why) *why = std::string(what) + ": " + fiError(rc);
+        return {};
+    }
+    addr.resize(len);
+    return addr;
+}
+
+bool OfiTransport::join(const std::vector<std::vector<char>>& addresses, int me, double timeoutSec,
+                        std::string* why) {
+    const size_t n = addresses.size();
+    const size_t len = addresses.at(0).size();
+    std::vector<char> flat;
+    for (const auto& a : addresses) {
+        if (a.size() != len) {
+            if (why) *why = "leaders' addresses differ in length";
+            return false;
+        }
+        flat.insert(flat.end(), a.begin(), a.end());
+    }
+    std::vector<fi_addr_t> ids(n, FI_ADDR_NOTAVAIL);
+    int rc = fi_av_insert(av_, flat.data(), n, ids.data(), 0, nullptr);
+    if (rc != static_cast<int>(n)) {
+        if (why) *why = "fi_av_insert: " + (rc < 0 ? fiError(rc) : std::to_string(rc) + " of " + std::to_string(n));
+        return false;
+    }
+    // Members are numbered by their place in the address vector: mine must be `me`.
+    if (ids[me] != static_cast<fi_addr_t>(me)) {
+        if (why) *why = "address vector numbering differs from the leader order";
+        return false;
+    }
+    fi_av_set_attr attr;
+    std::memset(&attr, 0, sizeof attr);
+    attr.count = n;
+    attr.start_addr = 0;
+    attr.end_addr = n - 1;
+    attr.stride = 1;
+    rc = fi_av_set(av_, &attr, &set_, nullptr);
+    fi_addr_t all = FI_ADDR_NOTAVAIL;
+    if (rc == 0) rc = fi_av_set_addr(set_, &all);
+    if (rc == 0) rc = fi_join_collective(ep_, all, set_, 0, &mc_, this);
+    if (rc != 0) {
+        if (why) *why = "fi_join_collective: " + fiError(rc);
+        return false;
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutSec);
+    for (;;) {
+        fi_cq_entry done[8];
+        ssize_t got = fi_cq_read(cq_, done, 8);
+        if (got == -FI_EAVAIL) {
+            fi_cq_err_entry err;
+            std::memset(&err, 0, sizeof err);
+            fi_cq_readerr(cq_, &err, 0);
+            if (why) *why = "join: error completion: " + fiError(err.err);
+            return false;
+        }
+        uint32_t event = 0;
+        fi_eq_entry entry;
+        ssize_t ev = fi_eq_read(eq_, &event, &entry, sizeof entry, 0);
+        if (ev > 0 && event == FI_JOIN_COMPLETE) break;
+        if (ev == -FI_EAVAIL) {
+            fi_eq_err_entry err;
+            std::memset(&err, 0, sizeof err);
+            fi_eq_readerr(eq_, &err, 0);
+            if (why) *why = "join: " + fiError(err.err);
+            return false;
+        }
+        if (std::chrono::steady_clock::now() > deadline) {
+            if (why) *why = "join did not complete within " + std::to_string(static_cast<int>(timeoutSec)) + " s";
+            return false;
+        }
+        pml_.progress();
+    }
+    group_ = fi_mc_addr(mc_);
+    caps_.members = static_cast<int>(n);
+    return true;
+}
+
+int OfiTransport::issue(Op& op) {
+    const FabricCollective& w = op.what;
+    ssize_t rc = 0;
+    switch (w.kind) {
+    case FabricKind::Barrier:
+        rc = fi_barrier(ep_, group_, &op.ctx);
+        break;
+    case FabricKind::Bcast:
+        rc = fi_broadcast(ep_, w.dst, w.count, nullptr, group_, static_cast<fi_addr_t>(w.root), FI_UINT8, 0,
+                          &op.ctx);
+        break;
+    case FabricKind::Allreduce:
+        rc = fi_allreduce(ep_, w.src, w.count, nullptr, w.dst, nullptr, group_,
+                          static_cast<fi_datatype>(fiDatatype(w.elem)), static_cast<fi_op>(fiOp(w.op)), 0,
+                          &op.ctx);
+        break;
+    }
+    return static_cast<int>(rc);
+}
+
+void OfiTransport::issueReady() {
+    while (!queued_.empty() && !broken_) {
+        // The current ticket's operation, wherever it waits: a later call's may have been
+        // queued first (a call's operations are chained, so it has one queued at a time).
+        auto it = queued_.begin();
+        while (it != queued_.end() && (*it)->what.ticket != serving_) ++it;
+        if (it == queued_.end()) return;
+        Op* op = *it;
+        const int rc = issue(*op);
+        if (rc == -FI_EAGAIN) return;
+        queued_.erase(it);
+        op->issued = true;
+        if (op->what.lastOfTicket) ++serving_;
+        if (rc != 0) {
+            op->done = true;
+            op->err = kErr;
+            broken_ = true;  // the members' order is lost
+        }
+        if (op->abandoned && op->done) delete op;
+    }
+}
+
+void OfiTransport::poll() {
+    fi_cq_entry done[16];
+    for (;;) {
+        ssize_t got = fi_cq_read(cq_, done, 16);
+        if (got == -FI_EAVAIL) {
+            fi_cq_err_entry err;
+            std::memset(&err, 0, sizeof err);
+            if (fi_cq_readerr(cq_, &err, 0) > 0 && err.op_context) {
+                Op* op = reinterpret_cast<Op*>(err.op_context);
+                op->done = true;
+                op->err = kErr;
+                if (op->abandoned) delete op;
+            }
+            continue;
+        }
+        if (got <= 0) return;
+        for (ssize_t i = 0; i < got; ++i) {
+            Op* op = reinterpret_cast<Op*>(done[i].op_context);
+            if (!op) continue;
+            op->done = true;
+            if (op->abandoned) delete op;
+        }
+    }
+}
+
+void OfiTransport::progress() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        poll();
+        issueReady();
+    }
+    pml_.progress();
+}
+
+int OfiTransport::icollective(const FabricCollective& what, void** req) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (broken_ || !mc_) return kErr;
+    Op* op = new (std::nothrow) Op;
+    if (!op) return HIERAGG_ERR_NO_MEM;
+    std::memset(&op->ctx, 0, sizeof op->ctx);
+    op->what = what;
+    queued_.push_back(op);
+    issueReady();
+    *req = op;
+    return 0;
+}
+
+int OfiTransport::testCollective(void* req, bool& done) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    poll();
+    issueReady();
+    Op* op = static_cast<Op*>(req);
+    done = op->done;
+    if (!done && broken_ && !op->issued) {
+        done = true;
+        op->err = kErr;
+    }
+    if (!done) return 0;
+    const int err = op->err;
+    for (auto it = queued_.begin(); it != queued_.end(); ++it)
+        if (*it == op) {
+            queued_.erase(it);
+            break;
+        }
+    delete op;
+    return err;
+}
+
+void OfiTransport::abandonCollective(void* req) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Op* op = static_cast<Op*>(req);
+    if (op->done) {
+        delete op;
+        return;
+    }
+    if (!op->issued) {
+        for (auto it = queued_.begin(); it != queued_.end(); ++it)
+            if (*it == op) {
+                queued_.erase(it);
+                break;
+            }
+        delete op;
+    } else {
+        op->abandoned = true;  // the provider still owns its context: freed on completion
+    }
+    broken_ = true;  // the members' order is lost
+}
+
+}  // namespace hieragg::ofi
