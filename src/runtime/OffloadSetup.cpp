@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 
 #include "Runtime.hpp"
@@ -21,6 +22,13 @@ bool offloadCanPay(const hier::CostParams& p, int leaderLink) {
 }
 
 #ifdef HIERAGG_HAVE_OFI
+// Fault injection for the tests of the agreement (tests/mpi/CMakeLists.txt): the process
+// of this world rank behaves as if its endpoint failed to open / its join failed.
+bool injected(const char* var, int worldRank) {
+    const char* v = std::getenv(var);
+    return v && *v && std::atoi(v) == worldRank;
+}
+
 constexpr int kAddrBytes = 120;
 constexpr double kJoinTimeoutSec = 10.0;
 
@@ -88,6 +96,8 @@ int setupOffload(hieragg_comm& c) {
         AddressRecord& mine = addrs[c.rank];
         mine.state = -1;
         std::shared_ptr<ofi::Fabric> fabric = ofi::Fabric::open(provider, &why);
+        if (injected("HIERAGG_TEST_OFI_FAIL_OPEN", c.worldRank))
+            fabric.reset(), why = "endpoint not opened (HIERAGG_TEST_OFI_FAIL_OPEN)";
         if (fabric && !fabric->caps().barrier && !fabric->caps().bcast)
             why = "provider '" + fabric->name() + "' offers neither fi_barrier nor fi_broadcast";
         else if (fabric) {
@@ -103,15 +113,20 @@ int setupOffload(hieragg_comm& c) {
         }
     }
     if (int rc = allgatherRecords(c, addrs.data(), sizeof(AddressRecord))) return rc;
-    int failed = -1;
-    for (int r : leaders)
-        if (addrs[r].state != 1) {
-            failed = r;
-            break;
-        }
-    if (failed >= 0)
-        return giveUp(failed == c.rank ? why : "leader rank " + std::to_string(failed) + " could not open it" +
-                                                   (why.empty() ? "" : " (here: " + why + ")"));
+    // Names every leader that failed, and this rank's own reason when it is one of them.
+    auto failures = [&](auto failed, const char* what) {
+        std::string list;
+        bool mine = false;
+        for (int r : leaders)
+            if (failed(r)) {
+                list += (list.empty() ? "" : ", ") + std::to_string(r);
+                mine |= r == c.rank;
+            }
+        if (list.empty()) return list;
+        return "leader rank " + list + " could not " + what + (mine && !why.empty() ? " (here: " + why + ")" : "");
+    };
+    const std::string openFailed = failures([&](int r) { return addrs[r].state != 1; }, "open it");
+    if (!openFailed.empty()) return giveUp(openFailed);
 
     std::vector<JoinRecord> joins(c.size);
     std::memset(joins.data(), 0, joins.size() * sizeof(JoinRecord));
@@ -119,7 +134,12 @@ int setupOffload(hieragg_comm& c) {
         std::vector<std::vector<char>> all;
         for (int r : leaders) all.emplace_back(addrs[r].addr, addrs[r].addr + addrs[r].len);
         JoinRecord& mine = joins[c.rank];
-        mine.state = tr->join(all, me, kJoinTimeoutSec, &why) ? 1 : -1;
+        if (injected("HIERAGG_TEST_OFI_FAIL_JOIN", c.worldRank)) {
+            mine.state = -1;
+            why = "join not attempted (HIERAGG_TEST_OFI_FAIL_JOIN)";
+        } else {
+            mine.state = tr->join(all, me, kJoinTimeoutSec, &why) ? 1 : -1;
+        }
         const OffloadCaps& caps = tr->caps();
         mine.barrier = caps.barrier;
         mine.bcast = caps.bcast;
@@ -134,10 +154,10 @@ int setupOffload(hieragg_comm& c) {
     caps.barrier = caps.bcast = true;
     caps.maxCount = caps.maxBytes = SIZE_MAX;
     for (int e = 0; e < HIERAGG_ELEM_COUNT; ++e) caps.allreduceOps[e] = ~0u;
+    const std::string joinFailed = failures([&](int r) { return joins[r].state != 1; }, "join the group");
+    if (!joinFailed.empty()) return giveUp(joinFailed);
     for (int r : leaders) {
         const JoinRecord& j = joins[r];
-        if (j.state != 1)
-            return giveUp(r == c.rank ? why : "leader rank " + std::to_string(r) + " could not join the group");
         caps.barrier = caps.barrier && j.barrier;
         caps.bcast = caps.bcast && j.bcast;
         caps.maxCount = std::min<size_t>(caps.maxCount, j.maxCount);
