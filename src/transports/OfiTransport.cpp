@@ -196,6 +196,7 @@ void OfiTransport::poll() {
                 Op* op = reinterpret_cast<Op*>(err.op_context);
                 op->done = true;
                 op->err = kErr;
+                broken_ = true;  // this leader leaves the group's sequence: refuse the rest
                 if (op->abandoned) delete op;
             }
             continue;
