@@ -2,7 +2,8 @@
 // on MPI_COMM_WORLD, for comparing the offloaded leader stage with point-to-point
 // (bench/offload-compare.sh runs it alternately with coll_hieragg_offload=ofi and off:
 // the offload switch is per job, so the comparison interleaves jobs). Prints one line
-// per collective and size: the median over rounds of the slowest rank's mean time per call.
+// per collective and size: the median over rounds of the slowest rank's mean time per call
+// (each call starts after an untimed barrier; barrier itself is timed back to back).
 #include <mpi.h>
 
 #include <algorithm>
@@ -13,8 +14,7 @@
 
 namespace {
 
-double slowestMeanUs(MPI_Comm comm, int iters, const std::vector<double>& perCall) {
-    (void)iters;
+double slowestMeanUs(MPI_Comm comm, const std::vector<double>& perCall) {
     double mine = 0;
     for (double t : perCall) mine += t;
     mine = mine / perCall.size() * 1e6;
@@ -56,6 +56,8 @@ int main(int argc, char** argv) {
             for (int r = 0; r < rounds; ++r) {
                 std::vector<double> t;
                 for (int i = 0; i < iters + 2; ++i) {
+                    // Start together (untimed), so calls do not pipeline into each other.
+                    if (coll[1] != 'a') MPI_Barrier(MPI_COMM_WORLD);
                     const double t0 = MPI_Wtime();
                     if (coll[0] == 'b' && coll[1] == 'a') MPI_Barrier(MPI_COMM_WORLD);
                     else if (coll[0] == 'b') MPI_Bcast(buf.data(), static_cast<int>(bytes), MPI_BYTE, 0, MPI_COMM_WORLD);
@@ -63,7 +65,7 @@ int main(int argc, char** argv) {
                                        MPI_COMM_WORLD);
                     if (i >= 2) t.push_back(MPI_Wtime() - t0);  // two warm-up calls
                 }
-                medians.push_back(slowestMeanUs(MPI_COMM_WORLD, iters, t));
+                medians.push_back(slowestMeanUs(MPI_COMM_WORLD, t));
             }
             std::sort(medians.begin(), medians.end());
             if (rank == 0)
