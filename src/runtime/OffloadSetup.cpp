@@ -14,6 +14,7 @@
 namespace hieragg {
 
 namespace {
+#ifdef HIERAGG_HAVE_OFI
 // The model says an offloaded leader stage can pay somewhere only if one of its
 // per-round terms beats the leader link's.
 bool offloadCanPay(const hier::CostParams& p, int leaderLink) {
@@ -21,7 +22,6 @@ bool offloadCanPay(const hier::CostParams& p, int leaderLink) {
     return p.offload.alpha_us < l.alpha_us + l.theta_us || p.offload.beta_us_per_byte < l.beta_us_per_byte;
 }
 
-#ifdef HIERAGG_HAVE_OFI
 // Fault injection for the tests of the agreement (tests/mpi/CMakeLists.txt): the process
 // of this world rank behaves as if its endpoint failed to open / its join failed.
 bool injected(const char* var, int worldRank) {
@@ -60,18 +60,18 @@ int setupOffload(hieragg_comm& c) {
     if (leaders.size() <= 1) return 0;
     const int leaderLink = c.stageLinks.empty() ? hier::kLinkNetwork : c.stageLinks.back();
     const bool speaker = c.worldRank == 0;
+#ifndef HIERAGG_HAVE_OFI
+    if (cfg.offload == HIERAGG_OFFLOAD_OFI && speaker)
+        rt.warnOnce("coll_hieragg_offload=ofi: this build has no libfabric; collectives use point-to-point");
+    (void)leaderLink;
+    return 0;
+#else
     if (cfg.offload == HIERAGG_OFFLOAD_AUTO && !offloadCanPay(rt.costs(), leaderLink)) {
         if (c.rank == 0)
             rt.verbose(1, "hieragg: offload=auto: the cost model says the offloaded leader stage cannot beat "
                           "point-to-point (coll_hieragg_cost_ofi_*); not opened");
         return 0;
     }
-#ifndef HIERAGG_HAVE_OFI
-    if (cfg.offload == HIERAGG_OFFLOAD_OFI && speaker)
-        rt.warnOnce("coll_hieragg_offload=ofi: this build has no libfabric; collectives use point-to-point");
-    (void)leaders;
-    return 0;
-#else
     const std::string provider = cfg.ofi_provider ? cfg.ofi_provider : "";
     int me = -1;
     for (size_t i = 0; i < leaders.size(); ++i)
