@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "Runtime.hpp"
+#include "hieragg/hier/Selection.hpp"
 #include "hieragg/hier/SpaceGroup.hpp"
 #ifdef HIERAGG_HAVE_OFI
 #include "../transports/OfiTransport.hpp"
@@ -15,11 +16,41 @@ namespace hieragg {
 
 namespace {
 #ifdef HIERAGG_HAVE_OFI
-// The model says an offloaded leader stage can pay somewhere only if one of its
-// per-round terms beats the leader link's.
-bool offloadCanPay(const hier::CostParams& p, int leaderLink) {
-    const hier::LinkCost& l = p.link[leaderLink];
-    return p.offload.alpha_us < l.alpha_us + l.theta_us || p.offload.beta_us_per_byte < l.beta_us_per_byte;
+// auto: open the backend only if the cost model itself would pick an offloaded leader
+// stage for some probe call on this decomposition (barrier; allreduce of doubles and bcast
+// at 8 B and 64 KiB), with a group that could run all of them.
+bool modelPicksOffload(const hieragg_comm& c, const hier::CostParams& p, int leaders, size_t segment) {
+    OffloadCaps probe;
+    probe.barrier = probe.bcast = true;
+    probe.allreduceOps[HIERAGG_ELEM_DOUBLE] = 1u << HIERAGG_OPK_SUM;
+    probe.maxCount = probe.maxBytes = SIZE_MAX / 2;
+    probe.members = leaders;
+    const struct {
+        hieragg_coll_kind kind;
+        size_t bytes;
+    } probes[] = {{HIERAGG_BARRIER, 0}, {HIERAGG_ALLREDUCE, 8}, {HIERAGG_ALLREDUCE, 65536},
+                  {HIERAGG_BCAST, 8}, {HIERAGG_BCAST, 65536}};
+    for (const auto& pr : probes) {
+        CollCall call;
+        call.args.kind = pr.kind;
+        call.size = c.size;
+        call.hierarchy = c.hierarchy.get();
+        call.stageLinks = c.stageLinks.empty() ? nullptr : &c.stageLinks;
+        call.segmentBytes = segment ? segment : 64 * 1024;
+        const size_t elem = pr.kind == HIERAGG_ALLREDUCE ? 8 : 1;
+        call.rtype = call.stype = hieragg_dtype_info{elem, 0, static_cast<ptrdiff_t>(elem), 0,
+                                                     static_cast<ptrdiff_t>(elem)};
+        call.args.rcount = call.args.scount = pr.bytes / elem;
+        call.args.op_commutative = 1;
+        call.elemKind = HIERAGG_ELEM_DOUBLE;
+        call.opKind = HIERAGG_OPK_SUM;
+        call.offload = &probe;
+        const hier::Plan plan = hier::choosePlan(call, p);
+        const hier::StageChoice& top = plan.stages.back();
+        if (plan.mode == hier::Plan::Mode::Levels && top.algo && top.algo->emitter == hier::Emitter::Fabric)
+            return true;
+    }
+    return false;
 }
 
 // Fault injection for the tests of the agreement (tests/mpi/CMakeLists.txt): the process
@@ -58,18 +89,17 @@ int setupOffload(hieragg_comm& c) {
     // The leader space, unrooted, as rank 0 (always a leader) sees it: ascending leaders.
     const std::vector<int> leaders = hier::spaceGroup(h, h.levels(), 0, -1).group.ranks;
     if (leaders.size() <= 1) return 0;
-    const int leaderLink = c.stageLinks.empty() ? hier::kLinkNetwork : c.stageLinks.back();
     const bool speaker = c.worldRank == 0;
 #ifndef HIERAGG_HAVE_OFI
     if (cfg.offload == HIERAGG_OFFLOAD_OFI && speaker)
         rt.warnOnce("coll_hieragg_offload=ofi: this build has no libfabric; collectives use point-to-point");
-    (void)leaderLink;
     return 0;
 #else
-    if (cfg.offload == HIERAGG_OFFLOAD_AUTO && !offloadCanPay(rt.costs(), leaderLink)) {
+    if (cfg.offload == HIERAGG_OFFLOAD_AUTO &&
+        !modelPicksOffload(c, rt.costs(), static_cast<int>(leaders.size()), cfg.segment_size)) {
         if (c.rank == 0)
-            rt.verbose(1, "hieragg: offload=auto: the cost model says the offloaded leader stage cannot beat "
-                          "point-to-point (coll_hieragg_cost_ofi_*); not opened");
+            rt.verbose(1, "hieragg: offload=auto: the cost model picks no offloaded leader stage here "
+                          "(coll_hieragg_cost_ofi_*); not opened");
         return 0;
     }
     const std::string provider = cfg.ofi_provider ? cfg.ofi_provider : "";

@@ -135,3 +135,24 @@ TEST(Offload, OnlyLeadersHoldFabricStepsAndAllTheSameNumber) {
         EXPECT_EQ(s.countKind(StepKind::Collective), r % 3 == 0 ? 1u : 0u) << "barrier rank " << r;
     }
 }
+
+// With the default costs (a software provider) the model never picks an offloaded leader
+// stage, so coll_hieragg_offload=auto leaves the backend closed (docs/offload.md).
+TEST(Offload, DefaultCostsKeepAutoOnPointToPoint) {
+    for (int p : {4, 8, 16, 64})
+        for (int block : {1, 2, 4}) {
+            const hier::Hierarchy h = virtualNodes(p, block);
+            if (h.isTrivial()) continue;
+            const OffloadCaps o = caps(p / block, false);
+            for (size_t bytes : {size_t{0}, size_t{8}, size_t{4096}, size_t{65536}, size_t{1} << 20})
+                for (auto kind : {HIERAGG_ALLREDUCE, HIERAGG_BCAST, HIERAGG_BARRIER}) {
+                    if ((kind == HIERAGG_BARRIER) != (bytes == 0)) continue;
+                    CollCall c = call(kind, 0, p, &h, &o, kind == HIERAGG_ALLREDUCE ? bytes / 8 : bytes);
+                    if (kind == HIERAGG_BCAST) c.rtype = c.stype = hieragg_dtype_info{1, 0, 1, 0, 1};
+                    c.segmentBytes = 65536;
+                    const hier::Plan plan = hier::choosePlan(c, hier::CostParams::defaults());
+                    EXPECT_STRNE(leaderAlgo(c), "ofi") << hieragg_coll_name(kind) << " p=" << p << " block=" << block
+                                                       << " bytes=" << bytes << "\n" << plan.describe();
+                }
+        }
+}

@@ -25,7 +25,7 @@ struct CostParams {
     LinkCost link[kLinkClassCount];
     // One round of an offloaded collective among the leaders (coll_hieragg_cost_ofi_*):
     // alpha per round, beta per byte moved, gamma per byte reduced (docs/offload.md).
-    LinkCost offload{25.0, 1.0 / 1500, 0.0, 1.0 / 4000};
+    LinkCost offload{25.0, 1.0 / 250, 0.0, 1.0 / 4000};
     double epsilon_us = 0.1;  // width band of SPEC 3.2: k within epsilon of F(k*)
     static CostParams defaults();
 };
