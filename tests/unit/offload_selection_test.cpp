@@ -156,3 +156,25 @@ TEST(Offload, DefaultCostsKeepAutoOnPointToPoint) {
                 }
         }
 }
+
+// Costs as measured between emulated nodes (one round of the provider ~ one network
+// message): the model picks the offloaded allreduce (one exchange per round against the
+// point-to-point reduce-then-bcast) and keeps bcast point-to-point, as measured
+// (docs/offload.md, "Measured").
+TEST(Offload, CalibratedCostsPickAllreduceNotBcast) {
+    const hier::Hierarchy h = virtualNodes(4, 2);
+    const OffloadCaps o = caps(2, false);
+    hier::CostParams p = hier::CostParams::defaults();
+    p.link[hier::kLinkNetwork] = {60.0, 8.0 / 1000, 0.2, 1.0 / 4000};
+    p.offload = {60.0, 8.0 / 1000, 0.0, 1.0 / 4000};
+    for (size_t bytes : {size_t{8}, size_t{4096}, size_t{65536}}) {
+        const hier::Plan a = hier::choosePlan(call(HIERAGG_ALLREDUCE, 0, 4, &h, &o, bytes / 8), p);
+        ASSERT_TRUE(a.stages.back().algo);
+        EXPECT_STREQ(a.stages.back().algo->name, "ofi") << bytes << "\n" << a.describe();
+        CollCall b = call(HIERAGG_BCAST, 0, 4, &h, &o, bytes);
+        b.rtype = b.stype = hieragg_dtype_info{1, 0, 1, 0, 1};
+        const hier::Plan bp = hier::choosePlan(b, p);
+        ASSERT_TRUE(bp.stages.back().algo);
+        EXPECT_STRNE(bp.stages.back().algo->name, "ofi") << bytes << "\n" << bp.describe();
+    }
+}
