@@ -50,7 +50,10 @@ int Task::fire(StepId id) {
     switch (st.kind) {
     case StepKind::Send:
     case StepKind::Recv: {
-        const int tag = (st.localComm ? bind_.localTagBase : bind_.tagBase) - static_cast<int>(st.channel);
+        const std::vector<int>& perPeer = st.localComm ? bind_.localPeerTagBase : bind_.peerTagBase;
+        const int base = !perPeer.empty() ? perPeer[st.peerSlot]
+                                          : (st.localComm ? bind_.localTagBase : bind_.tagBase);
+        const int tag = base - static_cast<int>(st.channel);
         void* req = nullptr;
         int rc = st.kind == StepKind::Send
                      ? tr_.isend(bind_.comm, st.localComm, address(st.src), st.srcType.count,

@@ -131,7 +131,8 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
     hieragg_config cfg;
     memset(&cfg, 0, sizeof cfg);
     mca_coll_hieragg_transport(&t);
-    cfg.split = m->split ? m->split : "node";
+    /* An empty value reaches the core as "" so that it warns and falls back like any bad value. */
+    cfg.split = m->split ? m->split : "";
     cfg.verbose = m->verbose;
     if (m->segment_size < 64) {
         /* Every process reads the same value: only the first one says so. */
@@ -141,6 +142,12 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
         m->segment_size = 64 * 1024;
     }
     cfg.segment_size = (size_t)m->segment_size;
+    if (m->hierarchy != 0 && m->hierarchy != 1) {
+        if (0 == opal_proc_local_get()->proc_name.vpid)
+            opal_output(0, "coll:hieragg: WARNING: coll_hieragg_hierarchy=%d is not 0 or 1; using 1",
+                        m->hierarchy);
+        m->hierarchy = 1;
+    }
     cfg.hierarchy = m->hierarchy;
     for (int k = 0; k < HIERAGG_COLL_KIND_COUNT; ++k) cfg.algorithm[k] = m->algorithm[k];
     if (0 != hieragg_core_init(&t, &cfg)) return OMPI_ERR_OUT_OF_RESOURCE;

@@ -27,6 +27,7 @@ typedef struct mca_coll_hieragg_request_t {
     ompi_coll_base_nbc_request_t super;
     int* neighbors;             /* neighbor lists of a neighborhood collective, owned */
     hieragg_coll_args args;     /* persistent requests start these again */
+    uint32_t persistent_id;     /* from hieragg_persistent_init: matches starts in init order */
     mca_coll_hieragg_module_t* module;
 } mca_coll_hieragg_request_t;
 static OBJ_CLASS_INSTANCE(mca_coll_hieragg_request_t, ompi_coll_base_nbc_request_t, NULL, NULL);
@@ -102,7 +103,8 @@ static int persistent_start(size_t count, ompi_request_t** requests) {
         h->super.super.req_complete = REQUEST_PENDING;
         h->super.super.req_state = OMPI_REQUEST_ACTIVE;
         h->super.super.req_status.MPI_ERROR = MPI_SUCCESS;
-        int rc = hieragg_start(h->module->state, &h->args, nonblocking_done, h);
+        int rc = hieragg_start_persistent(h->module->state, &h->args, h->persistent_id,
+                                          nonblocking_done, h);
         if (rc != 0) {
             h->super.super.req_complete = REQUEST_COMPLETED;
             h->super.super.req_state = OMPI_REQUEST_INACTIVE;
@@ -137,7 +139,7 @@ static int run(hieragg_coll_args* a, ompi_communicator_t* comm, mca_coll_base_mo
     *request = &h->super.super;
     if (RUN_PERSISTENT == mode) {
         h->super.super.req_start = persistent_start;
-        return OMPI_SUCCESS;
+        return map_status(hieragg_persistent_init(m->state, &h->persistent_id));
     }
     int rc = hieragg_start(m->state, a, nonblocking_done, h);
     if (rc != 0) {

@@ -51,6 +51,95 @@ std::string cacheKey(const CollCall& c) {
 
 constexpr size_t kCacheLimit = 128;
 
+// Builds (or finds) the schedule and starts its Task. Returns an error code without
+// calling `done` when nothing was started.
+int launch(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId, hieragg_complete_fn done,
+           void* ctx) {
+    Runtime* rt = Runtime::instance();
+    try {
+        CollCall call;
+        call.args = args;
+        call.rank = c.rank;
+        call.size = c.size;
+        call.inter = c.inter;
+        call.remoteSize = c.remoteSize;
+        call.hierarchy = c.hierarchy.get();
+        call.segmentBytes = rt->config().segment_size ? rt->config().segment_size : 64 * 1024;
+        call.algorithm = rt->config().algorithm[args.kind];
+        describeTypes(call, rt->transport());
+
+        std::shared_ptr<const Schedule> sched;
+        std::string key;
+        if (cacheable(args.kind)) {
+            key = cacheKey(call);
+            auto it = c.cache.find(key);
+            if (it != c.cache.end()) sched = it->second;
+        }
+        if (!sched) {
+            sched = std::make_shared<const Schedule>(recipes::buildSchedule(call));
+            if (sched->channels > kMaxChannels) return HIERAGG_ERR_INTERNAL;
+            if (c.rank == 0 || c.inter)
+                rt->verbose(2, std::string("hieragg: ") + hieragg_coll_name(args.kind) + " on " +
+                                   std::to_string(c.size) + " ranks: " + sched->algorithm);
+            if (!key.empty()) {
+                if (c.cache.size() >= kCacheLimit) c.cache.clear();
+                c.cache.emplace(key, sched);
+            }
+        }
+        TaskBindings bind = bindCall(call, rt->transport(), c.comm, 0, 0);
+        if (persistentId >= 0) {
+            // Every start of a persistent request uses the tags of its init: starts of one
+            // request follow each other on every rank, and MPI's non-overtaking rule keeps
+            // the messages of consecutive starts apart.
+            const auto id = static_cast<uint32_t>(persistentId);
+            bind.tagBase = tagBase(id, TagSpace::Persistent, false);
+            bind.localTagBase = tagBase(id, TagSpace::Persistent, true);
+        } else {
+            if (c.pairSeq.empty()) c.pairSeq.assign(static_cast<size_t>(c.inter ? c.remoteSize : c.size), 0);
+            if (c.inter && c.localPairSeq.empty()) c.localPairSeq.assign(static_cast<size_t>(c.size), 0);
+            bind.peerTagBase.reserve(sched->peers.size());
+            for (int p : sched->peers) bind.peerTagBase.push_back(tagBase(c.pairSeq.at(p)++, TagSpace::Call, false));
+            bind.localPeerTagBase.reserve(sched->localPeers.size());
+            for (int p : sched->localPeers)
+                bind.localPeerTagBase.push_back(tagBase(c.localPairSeq.at(p)++, TagSpace::Call, true));
+        }
+        auto task = std::make_unique<Task>(sched, rt->transport(), std::move(bind));
+        if (int rc = task->start()) return rc;
+        rt->track(std::move(task), done, ctx);
+        return 0;
+    } catch (const std::bad_alloc&) {
+        return HIERAGG_ERR_NO_MEM;
+    } catch (const std::exception& e) {
+        rt->warn(std::string("hieragg: ") + hieragg_coll_name(args.kind) + ": " + e.what());
+        return HIERAGG_ERR_UNSUPPORTED;
+    }
+}
+
+// The decomposition exists: run the calls that waited for it, in start order. One that
+// cannot start completes with its error (its caller has already returned).
+void runPending(hieragg_comm& c, int status) {
+    std::vector<PendingStart> pending;
+    pending.swap(c.pending);
+    for (const PendingStart& p : pending) {
+        const int rc = status != 0 ? status : launch(c, p.args, p.persistentId, p.done, p.ctx);
+        if (rc != 0) p.done(p.ctx, rc);
+    }
+}
+
+int startCall(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId, hieragg_complete_fn done,
+              void* ctx) {
+    if (!Runtime::instance()) return HIERAGG_ERR_INTERNAL;
+    std::lock_guard<std::recursive_mutex> lock(c.mutex);
+    if (c.decomp == hieragg_comm::Decomp::Ready) return launch(c, args, persistentId, done, ctx);
+    try {
+        c.pending.push_back({args, done, ctx, persistentId});
+    } catch (const std::bad_alloc&) {
+        return HIERAGG_ERR_NO_MEM;
+    }
+    beginDecomposition(c, runPending);  // may run the pending calls at once
+    return 0;
+}
+
 }  // namespace
 
 extern "C" {
@@ -78,55 +167,27 @@ hieragg_comm* hieragg_comm_create(void* comm, int rank, int size, int is_inter, 
     return c;
 }
 
-void hieragg_comm_destroy(hieragg_comm* comm) { delete comm; }
+void hieragg_comm_destroy(hieragg_comm* comm) {
+    // A communicator freed while its identity exchange still runs (no collective of it
+    // ever completed here): the exchange must not call back into freed state.
+    if (comm && comm->decomp == hieragg_comm::Decomp::Exchanging)
+        if (Runtime* rt = Runtime::instance()) rt->forget(comm);
+    delete comm;
+}
 
 int hieragg_start(hieragg_comm* c, const hieragg_coll_args* args, hieragg_complete_fn done, void* ctx) {
-    Runtime* rt = Runtime::instance();
-    if (!rt) return HIERAGG_ERR_INTERNAL;
-    try {
-        if (int rc = ensureDecomposition(*c)) return rc;
-        CollCall call;
-        call.args = *args;
-        call.rank = c->rank;
-        call.size = c->size;
-        call.inter = c->inter;
-        call.remoteSize = c->remoteSize;
-        call.hierarchy = c->hierarchy.get();
-        call.segmentBytes = rt->config().segment_size ? rt->config().segment_size : 64 * 1024;
-        call.algorithm = rt->config().algorithm[args->kind];
-        describeTypes(call, rt->transport());
+    return startCall(*c, *args, -1, done, ctx);
+}
 
-        std::shared_ptr<const Schedule> sched;
-        std::string key;
-        if (cacheable(args->kind)) {
-            key = cacheKey(call);
-            auto it = c->cache.find(key);
-            if (it != c->cache.end()) sched = it->second;
-        }
-        if (!sched) {
-            sched = std::make_shared<const Schedule>(recipes::buildSchedule(call));
-            if (sched->channels > kMaxChannels) return HIERAGG_ERR_INTERNAL;
-            if (c->rank == 0 || c->inter)
-                rt->verbose(2, std::string("hieragg: ") + hieragg_coll_name(args->kind) + " on " +
-                                   std::to_string(c->size) + " ranks: " + sched->algorithm);
-            if (!key.empty()) {
-                if (c->cache.size() >= kCacheLimit) c->cache.clear();
-                c->cache.emplace(key, sched);
-            }
-        }
-        const uint32_t seq = c->seq++;
-        auto task = std::make_unique<Task>(
-            sched, rt->transport(),
-            bindCall(call, rt->transport(), c->comm, tagBase(seq, false), tagBase(seq, true)));
-        if (int rc = task->start()) return rc;
-        rt->track(std::move(task), done, ctx);
-        return 0;
-    } catch (const std::bad_alloc&) {
-        return HIERAGG_ERR_NO_MEM;
-    } catch (const std::exception& e) {
-        rt->warn(std::string("hieragg: ") + hieragg_coll_name(args->kind) + ": " + e.what());
-        return HIERAGG_ERR_UNSUPPORTED;
-    }
+int hieragg_persistent_init(hieragg_comm* c, uint32_t* id) {
+    std::lock_guard<std::recursive_mutex> lock(c->mutex);
+    *id = c->persistentCount++;
+    return 0;
+}
+
+int hieragg_start_persistent(hieragg_comm* c, const hieragg_coll_args* args, uint32_t id,
+                             hieragg_complete_fn done, void* ctx) {
+    return startCall(*c, *args, id, done, ctx);
 }
 
 int hieragg_progress(void) {
