@@ -7,6 +7,7 @@
 
 #include "hieragg/aggtree/SlurmTopology.hpp"
 #include "hieragg/hier/GroupList.hpp"
+#include "hieragg/hier/Printable.hpp"
 
 namespace hieragg::hier {
 
@@ -142,7 +143,8 @@ DecompositionResult fallBack(const std::string& requested, const std::string& pr
     SplitSpec node;
     node.levels.push_back(SplitLevel{});
     DecompositionResult result = build(node, all);
-    result.warning = "coll_hieragg_split=" + requested + ": " + problem +
+    // The value and file contents may hold anything: show them escaped.
+    result.warning = "coll_hieragg_split=" + printable(requested, 300) + ": " + printable(problem, 300) +
                      "; using the 'node' decomposition instead";
     return result;
 }

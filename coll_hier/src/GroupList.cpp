@@ -1,6 +1,8 @@
 // Parser for explicit group lists (file:PATH and file:{...}).
 #include "hieragg/hier/GroupList.hpp"
 
+#include "hieragg/aggtree/InputFile.hpp"
+
 #include <cctype>
 #include <climits>
 #include <filesystem>
@@ -113,11 +115,13 @@ std::vector<ExplicitGroup> parseGroupList(std::istream& in, const std::string& s
 }
 
 std::vector<ExplicitGroup> loadGroupFile(const std::string& path) {
-    // A directory opens fine on Linux and then reads as empty; say what is wrong instead.
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) throw GroupListError(path + ": is a directory, not a file");
-    std::ifstream in(path);
-    if (!in) throw GroupListError(path + ": cannot open file");
+    std::string text;
+    try {
+        text = aggtree::readInputFile(path);
+    } catch (const aggtree::InputFileError& e) {
+        throw GroupListError(e.what());
+    }
+    std::istringstream in(std::move(text));
     return parseGroupList(in, path);
 }
 

@@ -123,10 +123,12 @@ static int run(hieragg_coll_args* a, ompi_communicator_t* comm, mca_coll_base_mo
     if (RUN_BLOCKING == mode) {
         blocking_wait w = {0, 0};
         int rc = hieragg_start(m->state, a, blocking_done, &w);
+        /* The call may wait for the communicator's decomposition: `a` (and the neighbor
+         * lists it points to) must stay valid until it completes. */
+        if (rc == 0)
+            while (!w.done) opal_progress();
         free(neighbors);
-        if (rc != 0) return map_status(rc);
-        while (!w.done) opal_progress();
-        return map_status(w.status);
+        return map_status(rc != 0 ? rc : w.status);
     }
     mca_coll_hieragg_request_t* h = new_request(comm, RUN_PERSISTENT == mode);
     if (NULL == h) {
