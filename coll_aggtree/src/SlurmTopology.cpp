@@ -5,6 +5,7 @@
 #include "hieragg/aggtree/SlurmTopology.hpp"
 
 #include "hieragg/aggtree/InputFile.hpp"
+#include "hieragg/aggtree/Printable.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -110,7 +111,7 @@ void expandOne(const std::string& word, const std::string& expr, std::vector<std
 }
 
 [[noreturn]] void fail(const std::string& file, int line, const std::string& problem) {
-    throw TopologyParseError(file + ":" + std::to_string(line) + ": " + problem);
+    throw TopologyParseError(printable(file + ":" + std::to_string(line) + ": " + problem, 300));
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 
 #include "hieragg/aggtree/SlurmTopology.hpp"
 #include "hieragg/hier/GroupList.hpp"
-#include "hieragg/hier/Printable.hpp"
+#include "hieragg/aggtree/Printable.hpp"
 
 namespace hieragg::hier {
 
@@ -144,7 +144,7 @@ DecompositionResult fallBack(const std::string& requested, const std::string& pr
     node.levels.push_back(SplitLevel{});
     DecompositionResult result = build(node, all);
     // The value and file contents may hold anything: show them escaped.
-    result.warning = "coll_hieragg_split=" + printable(requested, 300) + ": " + printable(problem, 300) +
+    result.warning = "coll_hieragg_split=" + aggtree::printable(requested, 300) + ": " + aggtree::printable(problem, 300) +
                      "; using the 'node' decomposition instead";
     return result;
 }

@@ -2,6 +2,7 @@
 #include "hieragg/hier/GroupList.hpp"
 
 #include "hieragg/aggtree/InputFile.hpp"
+#include "hieragg/aggtree/Printable.hpp"
 
 #include <cctype>
 #include <climits>
@@ -65,7 +66,7 @@ private:
     [[noreturn]] void fail(int number, const std::string& problem) const {
         // Files read "PATH:3: problem" like compiler errors; inline lists "..., group 3: problem".
         const std::string where = lineWord_.empty() ? source_ + ":" : source_ + ", " + lineWord_;
-        throw GroupListError(where + std::to_string(number) + ": " + problem);
+        throw GroupListError(aggtree::printable(where + std::to_string(number) + ": " + problem, 300));
     }
 
     void addToken(std::string_view token, ExplicitGroup& group) {

@@ -11,7 +11,7 @@
 #include "hieragg/aggtree/InputFile.hpp"
 #include "hieragg/hier/Decomposition.hpp"
 #include "hieragg/hier/LocalIdentity.hpp"
-#include "hieragg/hier/Printable.hpp"
+#include "hieragg/aggtree/Printable.hpp"
 #include "hieragg/hier/SplitSpec.hpp"
 
 namespace hieragg {
@@ -104,7 +104,7 @@ void applyDecomposition(hieragg_comm& c, const std::vector<hier::RankIdentity>& 
     if ((d.fellBack() || !consistent) && !speaker && c.rank == 0)
         rt.verbose(1, "hieragg: " + (consistent ? d.warning : std::string("inconsistent split inputs")));
     if (!consistent && speaker)
-        rt.warnOnce("coll_hieragg_split=" + hier::printable(split) +
+        rt.warnOnce("coll_hieragg_split=" + aggtree::printable(split) +
                 ": ranks of this communicator see different values or file contents; using 'node'");
     else if (d.fellBack() && speaker)
         rt.warnOnce(d.warning);

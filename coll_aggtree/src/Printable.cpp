@@ -1,7 +1,7 @@
-#include "hieragg/hier/Printable.hpp"
+#include "hieragg/aggtree/Printable.hpp"
 #include <algorithm>
 
-namespace hieragg::hier {
+namespace hieragg::aggtree {
 
 std::string printable(std::string_view text, size_t limit) {
     static const char hex[] = "0123456789abcdef";
@@ -13,7 +13,7 @@ std::string printable(std::string_view text, size_t limit) {
             break;
         }
         const auto c = static_cast<unsigned char>(text[i]);
-        if (c >= 0x20 && c < 0x7f && c != '\\') {
+        if (c >= 0x20 && c < 0x7f) {
             out += static_cast<char>(c);
         } else {
             out += "\\x";
@@ -24,4 +24,4 @@ std::string printable(std::string_view text, size_t limit) {
     return out;
 }
 
-}  // namespace hieragg::hier
+}  // namespace hieragg::aggtree
