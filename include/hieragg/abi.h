@@ -114,6 +114,7 @@ typedef struct hieragg_config {
     size_t segment_size;            /* bytes per pipeline segment / pulse */
     int algorithm[HIERAGG_COLL_KIND_COUNT]; /* per-collective override, 0 = auto */
     int hierarchy;                  /* 0 = never decompose, 1 = decompose when useful */
+    size_t max_temp_bytes;          /* temporaries one call may allocate per rank, 0 = no limit */
 } hieragg_config;
 
 typedef struct hieragg_comm hieragg_comm;

@@ -24,6 +24,10 @@ int Task::start() {
     origins_.assign(kFirstTemp + s.temps.size(), nullptr);
     origins_[kSendBuf] = const_cast<char*>(static_cast<const char*>(bind_.sbuf));
     origins_[kRecvBuf] = static_cast<char*>(bind_.rbuf);
+    if (bind_.maxTempBytes != 0 && s.tempBytes() > bind_.maxTempBytes) {
+        fail(kErrNoMem);
+        return kErrNoMem;
+    }
     tempStore_.reserve(s.temps.size());
     for (size_t i = 0; i < s.temps.size(); ++i) {
         std::unique_ptr<char[]> mem(new (std::nothrow) char[s.temps[i].bytes ? s.temps[i].bytes : 1]);

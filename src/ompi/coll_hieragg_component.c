@@ -36,6 +36,7 @@ mca_coll_hieragg_component_t mca_coll_hieragg_component = {
     .split = NULL,
     .segment_size = 64 * 1024,
     .hierarchy = 1,
+    .max_temp_bytes = 0,
     .output = -1,
 };
 
@@ -87,6 +88,12 @@ static int hieragg_register(void) {
         "1: run collectives over the decomposition when it splits the communicator; "
         "0: always run the flat algorithms",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &m->hierarchy);
+    (void)mca_base_component_var_register(c, "max_temp_bytes",
+        "Temporary memory one collective may allocate per process (0 = no limit). A call "
+        "whose schedule needs more runs with smaller pulses or the flat algorithm; if none "
+        "fits, it fails with MPI_ERR_NO_MEM on every process (nothing is sent)",
+        MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &m->max_temp_bytes);
     for (int k = 0; k < HIERAGG_COLL_KIND_COUNT; ++k) {
         char name[96], help[640];
         mca_base_var_enum_t* e = algorithm_enum((hieragg_coll_kind)k);
@@ -149,6 +156,7 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
         m->hierarchy = 1;
     }
     cfg.hierarchy = m->hierarchy;
+    cfg.max_temp_bytes = m->max_temp_bytes;
     for (int k = 0; k < HIERAGG_COLL_KIND_COUNT; ++k) cfg.algorithm[k] = m->algorithm[k];
     if (0 != hieragg_core_init(&t, &cfg)) return OMPI_ERR_OUT_OF_RESOURCE;
     opal_progress_register(hieragg_progress);

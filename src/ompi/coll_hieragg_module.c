@@ -35,7 +35,7 @@ static OBJ_CLASS_INSTANCE(mca_coll_hieragg_request_t, ompi_coll_base_nbc_request
 static int map_status(int status) {
     switch (status) {
     case 0: return OMPI_SUCCESS;
-    case HIERAGG_ERR_NO_MEM: return OMPI_ERR_OUT_OF_RESOURCE;
+    case HIERAGG_ERR_NO_MEM: return MPI_ERR_NO_MEM; /* an MPI error class the caller can test */
     case HIERAGG_ERR_UNSUPPORTED: return MPI_ERR_UNSUPPORTED_OPERATION;
     case HIERAGG_ERR_INTERNAL: return MPI_ERR_INTERN;
     default: return status;

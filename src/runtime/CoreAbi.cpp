@@ -1,12 +1,14 @@
 // The C ABI (include/hieragg/abi.h) over the C++ core.
 #include <cstring>
 #include <new>
+#include <optional>
 #include <stdexcept>
 
 #include "CommState.hpp"
 #include "Runtime.hpp"
 #include "hieragg/CallBinding.hpp"
 #include "hieragg/hier/Recipes.hpp"
+#include "hieragg/hier/TempLimit.hpp"
 
 using namespace hieragg;
 
@@ -76,7 +78,16 @@ int launch(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId,
             if (it != c.cache.end()) sched = it->second;
         }
         if (!sched) {
-            sched = std::make_shared<const Schedule>(recipes::buildSchedule(call));
+            std::optional<Schedule> built = recipes::scheduleWithinTempLimit(call, rt->config().max_temp_bytes);
+            if (!built) {
+                // Every rank comes to the same verdict (TempLimit.hpp): nobody sends, nobody waits.
+                if (c.rank == 0 || c.inter)
+                    rt->verbose(1, std::string("hieragg: ") + hieragg_coll_name(args.kind) +
+                                       ": no schedule fits coll_hieragg_max_temp_bytes=" +
+                                       std::to_string(rt->config().max_temp_bytes));
+                return HIERAGG_ERR_NO_MEM;
+            }
+            sched = std::make_shared<const Schedule>(std::move(*built));
             if (sched->channels > kMaxChannels) return HIERAGG_ERR_INTERNAL;
             if (c.rank == 0 || c.inter)
                 rt->verbose(2, std::string("hieragg: ") + hieragg_coll_name(args.kind) + " on " +
@@ -103,6 +114,7 @@ int launch(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId,
             for (int p : sched->localPeers)
                 bind.localPeerTagBase.push_back(tagBase(c.localPairSeq.at(p)++, TagSpace::Call, true));
         }
+        bind.maxTempBytes = rt->config().max_temp_bytes;
         auto task = std::make_unique<Task>(sched, rt->transport(), std::move(bind));
         if (int rc = task->start()) return rc;
         rt->track(std::move(task), done, ctx);
