@@ -139,8 +139,9 @@ int hieragg_start(hieragg_comm* comm, const hieragg_coll_args* args, hieragg_com
 
 /* Persistent collectives (MPI-4) are matched in the order of their init calls: the
  * init takes an id (local, no communication) and every start of the request runs in
- * that id's own tag space. */
-int hieragg_persistent_init(hieragg_comm* comm, uint32_t* id);
+ * that id's own tag space. Free releases what the init kept. */
+int hieragg_persistent_init(hieragg_comm* comm, const hieragg_coll_args* args, uint32_t* id);
+void hieragg_persistent_free(hieragg_comm* comm, uint32_t id);
 int hieragg_start_persistent(hieragg_comm* comm, const hieragg_coll_args* args, uint32_t id,
                              hieragg_complete_fn done, void* ctx);
 

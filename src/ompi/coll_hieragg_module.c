@@ -45,6 +45,8 @@ static int map_status(int status) {
 static int request_free(ompi_request_t** req) {
     mca_coll_hieragg_request_t* h = (mca_coll_hieragg_request_t*)*req;
     if (!REQUEST_COMPLETE(&h->super.super)) return MPI_ERR_REQUEST; /* still running */
+    if (h->super.super.req_persistent && NULL != h->module)
+        hieragg_persistent_free(h->module->state, h->persistent_id);
     free(h->neighbors);
     h->neighbors = NULL;
     OMPI_REQUEST_FINI(&h->super.super);
@@ -141,7 +143,14 @@ static int run(hieragg_coll_args* a, ompi_communicator_t* comm, mca_coll_base_mo
     *request = &h->super.super;
     if (RUN_PERSISTENT == mode) {
         h->super.super.req_start = persistent_start;
-        return map_status(hieragg_persistent_init(m->state, &h->persistent_id));
+        int rc = hieragg_persistent_init(m->state, a, &h->persistent_id);
+        if (rc != 0) {
+            h->module = NULL; /* nothing to release in the core */
+            h->super.super.req_complete = REQUEST_COMPLETED;
+            request_free(request);
+            *request = MPI_REQUEST_NULL;
+        }
+        return map_status(rc);
     }
     int rc = hieragg_start(m->state, a, nonblocking_done, h);
     if (rc != 0) {

@@ -23,6 +23,10 @@ struct PendingStart {
     void* ctx;
     int64_t persistentId;  // -1: not a persistent request
 };
+// Tag bases of an intercommunicator's persistent request, per peer (Schedule::peers / localPeers).
+struct PersistentTags {
+    std::vector<int> peer, local;
+};
 }  // namespace hieragg
 
 struct hieragg_comm {
@@ -36,6 +40,9 @@ struct hieragg_comm {
     // and an intercommunicator's local group): the same count on both ends of a pair.
     std::vector<uint32_t> pairSeq, localPairSeq;
     uint32_t persistentCount = 0;  // persistent requests initialised (their own tag spaces)
+    // Intercommunicators number persistent requests per pair too (CoreAbi.cpp).
+    std::vector<uint32_t> persistPairSeq, localPersistPairSeq;
+    std::unordered_map<uint32_t, hieragg::PersistentTags> persistentTags;
 
     enum class Decomp { None, Exchanging, Ready } decomp = Decomp::None;
     std::vector<hieragg::PendingStart> pending;

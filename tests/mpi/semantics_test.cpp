@@ -220,4 +220,47 @@ TEST_F(Semantics, IntercommInsignificantArguments) {
     }
 }
 
+// Persistent intercommunicator requests: Open MPI does not even call the component for
+// MPIX_Reduce_init with count 0 (here at the root group's MPI_PROC_NULL rank), so the
+// ranks must not count inits per communicator. A later bcast_init from group B into A
+// makes A's ranks talk to each other; both requests are started twice, in opposite orders.
+TEST_F(Semantics, IntercommPersistentAfterSkippedInit) {
+    if (size < 3) GTEST_SKIP() << "needs 3 ranks";
+    Inter ic;
+    if (!ic.make(chk, rank, 2)) return;  // A = {0, 1}, B = the rest
+    const int k = 5;
+    std::vector<int> s(k), r(k, -1), b(k, -1);
+    MPI_Request q[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    // reduce of B's vectors to A's rank 0
+    const int rroot = ic.inA ? (ic.lr == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+    int rc = rroot == MPI_PROC_NULL
+                 ? MPIX_Reduce_init(nullptr, nullptr, 0, MPI_INT, MPI_SUM, rroot, ic.inter, MPI_INFO_NULL, &q[0])
+                 : MPIX_Reduce_init(s.data(), r.data(), k, MPI_INT, MPI_SUM, rroot, ic.inter, MPI_INFO_NULL, &q[0]);
+    bool ok = chk.ok(rc, "MPIX_Reduce_init");
+    // bcast from B's rank 0 to A
+    const int broot = ic.inA ? 0 : (ic.lr == 0 ? MPI_ROOT : MPI_PROC_NULL);
+    ok = chk.ok(MPIX_Bcast_init(b.data(), k, MPI_INT, broot, ic.inter, MPI_INFO_NULL, &q[1]), "MPIX_Bcast_init") && ok;
+    for (int round = 0; ok && round < 2; ++round) {
+        for (int i = 0; i < k; ++i) s[i] = val(rank, i + round);
+        std::fill(r.begin(), r.end(), -1);
+        std::fill(b.begin(), b.end(), -1);
+        if (broot == MPI_ROOT)
+            for (int i = 0; i < k; ++i) b[i] = val(rank, i + 10 * round);
+        const int first = (rank + round) % 2;
+        chk.ok(MPI_Start(&q[first]), "MPI_Start (first)");
+        chk.ok(MPI_Start(&q[1 - first]), "MPI_Start (second)");
+        chk.ok(MPI_Waitall(2, q, MPI_STATUSES_IGNORE), "MPI_Waitall");
+        if (rroot == MPI_ROOT)
+            for (int i = 0; i < k; ++i) {
+                long e = 0;
+                for (int j = 0; j < ic.rs; ++j) e += val(ic.worldOfRemote(j), i + round);
+                chk.eq(r[i], e, "persistent inter reduce", i);
+            }
+        if (ic.inA)
+            for (int i = 0; i < k; ++i) chk.eq(b[i], val(2, i + 10 * round), "persistent inter bcast", i);
+    }
+    for (MPI_Request& x : q)
+        if (x != MPI_REQUEST_NULL) MPI_Request_free(&x);
+}
+
 }  // namespace
