@@ -9,13 +9,14 @@
 #include "ompi_config.h"
 #include "ompi/communicator/communicator.h"
 #include "ompi/mca/coll/coll.h"
+#include "coll_hieragg_compat.h"
 
 #include "hieragg/abi.h"
 
 BEGIN_C_DECLS
 
 typedef struct mca_coll_hieragg_component_t {
-    mca_coll_base_component_2_0_0_t super;
+    mca_coll_base_component_t super; /* 2.0.0 on 4.1, 2.4.0 on 5.0 */
     int priority;
     int verbose;
     char* split;
@@ -26,7 +27,7 @@ typedef struct mca_coll_hieragg_component_t {
     int core_ready;       /* hieragg_core_init succeeded */
 } mca_coll_hieragg_component_t;
 
-OMPI_MODULE_DECLSPEC extern mca_coll_hieragg_component_t mca_coll_hieragg_component;
+HIERAGG_COMPONENT_EXPORT extern mca_coll_hieragg_component_t mca_coll_hieragg_component;
 
 typedef struct mca_coll_hieragg_module_t {
     mca_coll_base_module_t super;

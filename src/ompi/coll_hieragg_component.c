@@ -20,7 +20,7 @@ static int hieragg_close(void);
 mca_coll_hieragg_component_t mca_coll_hieragg_component = {
     .super = {
         .collm_version = {
-            MCA_COLL_BASE_VERSION_2_0_0,
+            HIERAGG_COLL_BASE_VERSION,
             .mca_component_name = "hieragg",
             MCA_BASE_MAKE_VERSION(component, 0, 1, 0),
             .mca_open_component = hieragg_open,

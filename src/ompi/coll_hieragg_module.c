@@ -463,11 +463,7 @@ static int module_enable(mca_coll_base_module_t* module, struct ompi_communicato
  * leaves it to the other components, e.g. to compare both in one job. */
 static bool disabled_by_info(struct ompi_communicator_t* comm) {
     char value[16] = {0};
-    int flag = 0;
-    if (NULL == comm->super.s_info) return false;
-    if (OPAL_SUCCESS != opal_info_get(comm->super.s_info, "hieragg_disable", sizeof value - 1, value, &flag) ||
-        !flag)
-        return false;
+    if (!hieragg_compat_info_get(comm->super.s_info, "hieragg_disable", value, sizeof value)) return false;
     return 0 == strcmp(value, "true") || 0 == strcmp(value, "1");
 }
 

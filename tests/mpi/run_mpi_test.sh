@@ -36,6 +36,10 @@ esac
 [ -n "$split" ] && args+=(--mca coll_hieragg_split "$split")
 [ -n "$seg" ] && args+=(--mca coll_hieragg_segment_size "$seg")
 
+# Open MPI 5's PMIx reads mca_base_component_path too and complains about every
+# file in our directory that is not a PMIx plugin; it has no plugin of ours to load.
+export PMIX_MCA_mca_base_component_show_load_errors=0
+
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 echo "+ mpirun ${args[*]} $*"
