@@ -39,6 +39,9 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
 mca_coll_base_module_t* mca_coll_hieragg_comm_query(struct ompi_communicator_t* comm, int* priority);
 /* Sets every collective entry of the module's function table. */
 void mca_coll_hieragg_fill_functions(mca_coll_base_module_t* m);
+/* 1 when the structures the shim uses have the sizes libmpi was built with;
+ * else 0 and a description of the first mismatch in MISMATCH. */
+int mca_coll_hieragg_layout_check(char* mismatch, size_t len);
 /* Callbacks handed to the core. */
 void mca_coll_hieragg_transport(hieragg_transport* t);
 
