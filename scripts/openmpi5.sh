@@ -9,6 +9,7 @@
 # unless HIERAGG_REQUIRE_OMPI5=1, which turns the skip into a failure.
 #
 # usage: scripts/openmpi5.sh [--shell | -- CMD...]   (default: build + ctest)
+# HIERAGG_CHROOT_BINDS="DIR ..." bind-mounts more host directories at the same paths.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 root=${HIERAGG_CHROOT:-/var/cache/hieragg/trixie}
@@ -45,16 +46,18 @@ cleanup() {
   local i
   for ((i = ${#mounts[@]} - 1; i >= 0; --i)); do
     while mountpoint -q "${mounts[i]}"; do   # a loop: also clears mounts stacked by an earlier run
-      umount "${mounts[i]}" 2>/dev/null || umount -l "${mounts[i]}" 2>/dev/null || break
+      umount -R "${mounts[i]}" 2>/dev/null || umount -l "${mounts[i]}" 2>/dev/null || break
     done
   done
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-bind() { # bind SRC DST: DST inside the chroot, unmounted on exit
+bind() { # bind SRC DST [--rbind]: DST inside the chroot, unmounted on exit
   mkdir -p "$2"
-  mount --bind "$1" "$2"
+  mount "${3:---bind}" "$1" "$2"
   mounts+=("$2")
+  [ "${3:-}" = --rbind ] && mount --make-rslave "$2"   # our unmount must not reach the host's
+  return 0
 }
 
 # ---- 1. the chroot (reused when complete) ----
@@ -71,6 +74,7 @@ if [ ! -e "$stamp" ] || [ "$(cat "$stamp")" != "${pkgs[*]}" ]; then
       { tail -20 "$root.debootstrap.log"; say "debootstrap failed (log: $root.debootstrap.log)"; exit 1; }
   fi
   mount -t proc proc "$root/proc"; mounts+=("$root/proc")
+  bind /dev/pts "$root/dev/pts"   # apt logs through a pty
   cp /etc/resolv.conf "$root/etc/resolv.conf"
   say "apt-get install ${pkgs[*]}"
   chroot "$root" /usr/bin/env DEBIAN_FRONTEND=noninteractive apt-get update -qq
@@ -88,6 +92,9 @@ bind /dev "$root/dev"
 bind /dev/shm "$root/dev/shm"
 bind /dev/pts "$root/dev/pts"
 bind "$src" "$root$src"
+# Extra directories at the same path inside, with what is mounted below them
+# (/run/netns holds one mount per network namespace, for emulated nodes).
+for d in ${HIERAGG_CHROOT_BINDS:-}; do bind "$d" "$root$d" --rbind; done
 
 in_chroot() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
                 LANG=C.UTF-8 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$@"; }
