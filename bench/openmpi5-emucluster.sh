@@ -11,6 +11,7 @@
 # Each job is one hieragg-compare run (hieragg vs that stack interleaved); the
 # median over jobs of default_us / hieragg_us is printed. Root only; holds
 # /tmp/emucluster.lock throughout and tears the cluster down on exit.
+# env: NODES PER_NODE RUNS ITERS SIZES DELAY RATE, EXTRA_MPIRUN_ARGS, KEEP_LOGS=DIR
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 emu=${EMU_DIR:-/work/shared/tools/emucluster}
@@ -44,7 +45,8 @@ job='cd /build'"$src"' && nsenter --net=/run/netns/emu-head --uts='"$state"'/uts
   --prtemca plm_ssh_no_tree_spawn 1 --prtemca oob_tcp_if_include '"$net"'.0/24 \
   --mca pml ob1 --mca btl self,sm,tcp --mca btl_tcp_if_include '"$net"'.0/24 --mca mpi_yield_when_idle 1 \
   --mca mca_base_component_path $PWD/src/ompi:$(ompi_info --path pkglibdir | sed "s/.*: *//") \
-  --mca coll_hieragg_priority 100 "$@" bench/hieragg-compare --iters '"$ITERS"' --sizes '"$SIZES"
+  --pmixmca mca_base_component_show_load_errors 0 \
+  --mca coll_hieragg_priority 100 '"${EXTRA_MPIRUN_ARGS:-}"' "$@" bench/hieragg-compare --iters '"$ITERS"' --sizes '"$SIZES"
 export PMIX_MCA_mca_base_component_show_load_errors=0
 export HIERAGG_CHROOT_BINDS="/run/netns $state"
 for ((r = 0; r < RUNS; ++r)); do

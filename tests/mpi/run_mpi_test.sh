@@ -4,13 +4,14 @@
 #
 # usage: run_mpi_test.sh -n NP -m exclusive|beside -c COMPONENT_DIR -d DEFAULT_COMPONENT_PATH
 #                        [-s SPLIT] [-g SEGMENT_SIZE] [-w EXPECTED_WARNINGS] [-r WARNING_REGEX]
-#                        -- PROGRAM [ARGS...]
+#                        [-v VERBOSE] [-x 'REGEX=N']... -- PROGRAM [ARGS...]
 #
 # Exit 0 iff mpirun exits 0, the output has exactly EXPECTED_WARNINGS (default 0)
 # lines containing "coll:hieragg: WARNING", and each of them matches WARNING_REGEX
-# (extended regex) when one is given.
+# (extended regex) when one is given, and exactly N lines match each -x REGEX
+# (with -v, coll_hieragg_verbose: e.g. which communicators hieragg served).
 set -u
-np=1 mode=exclusive compdir= defpath= split= seg= want=0 regex=
+np=1 mode=exclusive compdir= defpath= split= seg= want=0 regex= verbose= expects=()
 while [ $# -gt 0 ]; do
   case "$1" in
     -n) np=$2; shift 2 ;;
@@ -21,6 +22,8 @@ while [ $# -gt 0 ]; do
     -g) seg=$2; shift 2 ;;
     -w) want=$2; shift 2 ;;
     -r) regex=$2; shift 2 ;;
+    -v) verbose=$2; shift 2 ;;
+    -x) expects+=("$2"); shift 2 ;;
     --) shift; break ;;
     *) echo "run_mpi_test.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -35,6 +38,7 @@ case "$mode" in
 esac
 [ -n "$split" ] && args+=(--mca coll_hieragg_split "$split")
 [ -n "$seg" ] && args+=(--mca coll_hieragg_segment_size "$seg")
+[ -n "$verbose" ] && args+=(--mca coll_hieragg_verbose "$verbose")
 
 # Open MPI 5's PMIx reads mca_base_component_path too and complains about every
 # file in our directory that is not a PMIx plugin; it has no plugin of ours to load.
@@ -62,5 +66,12 @@ if [ -n "$regex" ] && [ "$got" -gt 0 ]; then
     status=1
   fi
 fi
+for e in "${expects[@]}"; do
+  n=$(grep -Ec -- "${e%=*}" "$out")
+  if [ "$n" -ne "${e##*=}" ]; then
+    echo "run_mpi_test.sh: FAIL: $n line(s) match /${e%=*}/, expected ${e##*=}"
+    status=1
+  fi
+done
 [ "$status" -eq 0 ] && echo "run_mpi_test.sh: OK (np=$np mode=$mode split=${split:-default} segment=${seg:-default}, $got warning(s))"
 exit $status
