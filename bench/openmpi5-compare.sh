@@ -16,9 +16,8 @@ trap 'rm -rf "$out"' EXIT
 # shellcheck disable=SC2016
 job='cd /build'"$src"' && mpirun --allow-run-as-root --oversubscribe --bind-to none -np '"$NP"' \
   --mca mpi_yield_when_idle 1 --mca mca_base_component_path $PWD/src/ompi:$(ompi_info --path pkglibdir | sed "s/.*: *//") \
-  --mca coll_hieragg_priority 100 --mca coll_hieragg_split '"$SPLIT"' "$@" \
+  --pmixmca mca_base_component_show_load_errors 0 --mca coll_hieragg_priority 100 --mca coll_hieragg_split '"$SPLIT"' "$@" \
   bench/hieragg-compare --iters '"$ITERS"' --sizes '"$SIZES"
-export PMIX_MCA_mca_base_component_show_load_errors=0
 for ((r = 0; r < RUNS; ++r)); do
   for cfg in default han; do
     extra=()
