@@ -20,7 +20,7 @@ static int hieragg_close(void);
 mca_coll_hieragg_component_t mca_coll_hieragg_component = {
     .super = {
         .collm_version = {
-            MCA_COLL_BASE_VERSION_2_0_0,
+            HIERAGG_COLL_BASE_VERSION,
             .mca_component_name = "hieragg",
             MCA_BASE_MAKE_VERSION(component, 0, 1, 0),
             .mca_open_component = hieragg_open,
@@ -134,6 +134,14 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
     (void)enable_mpi_threads;
     mca_coll_hieragg_component_t* m = &mca_coll_hieragg_component;
     if (m->core_ready) return OMPI_SUCCESS;
+    char mismatch[256];
+    if (!mca_coll_hieragg_layout_check(mismatch, sizeof mismatch)) {
+        /* Built against another Open MPI: stay out of the job rather than misread it. */
+        if (0 == opal_proc_local_get()->proc_name.vpid)
+            opal_output(0, "coll:hieragg: WARNING: %s; hieragg disables itself (rebuild it against "
+                           "this Open MPI's headers)", mismatch);
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
     hieragg_transport t;
     hieragg_config cfg;
     memset(&cfg, 0, sizeof cfg);

@@ -476,18 +476,32 @@ static int module_enable(mca_coll_base_module_t* module, struct ompi_communicato
  * leaves it to the other components, e.g. to compare both in one job. */
 static bool disabled_by_info(struct ompi_communicator_t* comm) {
     char value[16] = {0};
-    int flag = 0;
-    if (NULL == comm->super.s_info) return false;
-    if (OPAL_SUCCESS != opal_info_get(comm->super.s_info, "hieragg_disable", sizeof value - 1, value, &flag) ||
-        !flag)
-        return false;
+    if (!hieragg_compat_info_get(comm->super.s_info, "hieragg_disable", value, sizeof value)) return false;
     return 0 == strcmp(value, "true") || 0 == strcmp(value, "1");
+}
+
+/* Info key "ompi_comm_coll_preference" names the components a communicator
+ * wants first; HAN sets it on the sub-communicators it builds for itself (e.g.
+ * "sm,^han", "tuned,^han"). When it names components but not hieragg, the
+ * communicator belongs to another component's algorithm: stay out of it, or
+ * hieragg (priority above the named one's) would run HAN's inner steps. */
+static bool reserved_for_others(struct ompi_communicator_t* comm) {
+    char value[256] = {0};
+    if (!hieragg_compat_info_get(comm->super.s_info, "ompi_comm_coll_preference", value, sizeof value))
+        return false;
+    bool names_any = false;
+    char* save = NULL;
+    for (char* tok = strtok_r(value, ",", &save); tok && '^' != tok[0]; tok = strtok_r(NULL, ",", &save)) {
+        if (0 == strcmp(tok, "hieragg")) return false;
+        names_any = true;
+    }
+    return names_any;
 }
 
 mca_coll_base_module_t* mca_coll_hieragg_comm_query(struct ompi_communicator_t* comm, int* priority) {
     mca_coll_hieragg_component_t* c = &mca_coll_hieragg_component;
     if (c->priority < 0 || !c->core_ready) return NULL;
-    if (disabled_by_info(comm)) return NULL;
+    if (disabled_by_info(comm) || reserved_for_others(comm)) return NULL;
     mca_coll_hieragg_module_t* m = OBJ_NEW(mca_coll_hieragg_module_t);
     if (NULL == m) return NULL;
     m->super.coll_module_enable = module_enable;

@@ -4,16 +4,19 @@
 #
 # usage: run_mpi_test.sh -n NP -m exclusive|beside -c COMPONENT_DIR -d DEFAULT_COMPONENT_PATH
 #                        [-s SPLIT] [-g SEGMENT_SIZE] [-w EXPECTED_WARNINGS] [-r WARNING_REGEX]
-#                        [-p NAME=VALUE]... [-f FIFO_PATH] -- PROGRAM [ARGS...]
+#                        [-p NAME=VALUE]... [-f FIFO_PATH] [-v VERBOSE] [-e 'REGEX=N']...
+#                        -- PROGRAM [ARGS...]
 #
 # -p passes one more MCA parameter (the value may be empty); -f creates a FIFO at
 # FIFO_PATH for the run (bad-input tests name it in the split).
 # Exit 0 iff mpirun exits 0, the output has exactly EXPECTED_WARNINGS (default 0)
 # lines containing "coll:hieragg: WARNING", each of them matches WARNING_REGEX
-# (extended regex) when one is given, and none holds a non-printable byte.
+# (extended regex) when one is given, none holds a non-printable byte, and exactly
+# N lines match each -e REGEX (with -v, coll_hieragg_verbose: e.g. which
+# communicators hieragg served).
 set -u
-np=1 mode=exclusive compdir= defpath= split= seg= want=0 regex= fifo=
-extra=()
+np=1 mode=exclusive compdir= defpath= split= seg= want=0 regex= fifo= verbose=
+extra=() expects=()
 while [ $# -gt 0 ]; do
   case "$1" in
     -n) np=$2; shift 2 ;;
@@ -26,6 +29,8 @@ while [ $# -gt 0 ]; do
     -r) regex=$2; shift 2 ;;
     -p) extra+=(--mca "${2%%=*}" "${2#*=}"); shift 2 ;;
     -f) fifo=$2; shift 2 ;;
+    -v) verbose=$2; shift 2 ;;
+    -e) expects+=("$2"); shift 2 ;;
     --) shift; break ;;
     *) echo "run_mpi_test.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -41,6 +46,11 @@ esac
 [ -n "$split" ] && args+=(--mca coll_hieragg_split "$split")
 [ -n "$seg" ] && args+=(--mca coll_hieragg_segment_size "$seg")
 args+=("${extra[@]}")
+[ -n "$verbose" ] && args+=(--mca coll_hieragg_verbose "$verbose")
+
+# Open MPI 5's PMIx reads mca_base_component_path too and complains about every
+# file in our directory that is not a PMIx plugin; it has no plugin of ours to load.
+export PMIX_MCA_mca_base_component_show_load_errors=0
 
 out=$(mktemp)
 trap 'rm -f "$out" ${fifo:+"$fifo"}' EXIT
@@ -72,5 +82,12 @@ if grep 'coll:hieragg: WARNING' "$out" | LC_ALL=C grep -q '[^[:print:]]'; then
   echo "run_mpi_test.sh: FAIL: a warning line holds non-printable bytes"
   status=1
 fi
+for e in "${expects[@]}"; do
+  n=$(grep -Ec -- "${e%=*}" "$out")
+  if [ "$n" -ne "${e##*=}" ]; then
+    echo "run_mpi_test.sh: FAIL: $n line(s) match /${e%=*}/, expected ${e##*=}"
+    status=1
+  fi
+done
 [ "$status" -eq 0 ] && echo "run_mpi_test.sh: OK (np=$np mode=$mode split=${split:-default} segment=${seg:-default}, $got warning(s))"
 exit $status
