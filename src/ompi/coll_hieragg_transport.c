@@ -94,6 +94,7 @@ void mca_coll_hieragg_transport(hieragg_transport* t) {
     t->copy = t_copy;
     t->dtype_info = t_dtype_info;
     t->packed_type = &ompi_mpi_packed.dt;
+    t->accumulator_type = NULL; /* set by init_query when reproducible=strong */
     t->progress = t_progress;
     t->output = t_output;
 }

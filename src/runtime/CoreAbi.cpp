@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "CommState.hpp"
+#include "ReproducibleCall.hpp"
 #include "Runtime.hpp"
 #include "hieragg/CallBinding.hpp"
 #include "hieragg/hier/Recipes.hpp"
@@ -51,6 +52,27 @@ std::string cacheKey(const CollCall& c) {
 
 constexpr size_t kCacheLimit = 128;
 
+int startCall(hieragg_comm* c, const hieragg_coll_args* args, Transport& tr, hieragg_complete_fn done,
+              void* ctx);
+
+// coll_hieragg_reproducible=strong: MPI_SUM of doubles/floats runs on accumulators
+// (ReproducibleCall converts at entry and rounds once at completion).
+bool strongReproducible(const Runtime& rt, const hieragg_comm& c, const hieragg_coll_args& a) {
+    return rt.config().reproducible == HIERAGG_REPRODUCIBLE_STRONG && ReproducibleCall::applies(a, c.inter);
+}
+
+int startReproducible(Runtime& rt, hieragg_comm* c, const hieragg_coll_args* args, hieragg_complete_fn done,
+                      void* ctx) {
+    if (!rt.transport().accumulatorType()) return HIERAGG_ERR_UNSUPPORTED;
+    std::unique_ptr<ReproducibleCall> rc = ReproducibleCall::prepare(
+        *args, c->rank, c->size, rt.transport(), rt.transport().accumulatorType(), done, ctx);
+    if (!rc) return HIERAGG_ERR_NO_MEM;
+    // On success the accumulator call owns rc until ReproducibleCall::complete.
+    const int status = startCall(c, &rc->args(), rc->transport(), ReproducibleCall::complete, rc.get());
+    if (status == 0) rc.release();
+    return status;
+}
+
 }  // namespace
 
 extern "C" {
@@ -84,6 +106,21 @@ int hieragg_start(hieragg_comm* c, const hieragg_coll_args* args, hieragg_comple
     Runtime* rt = Runtime::instance();
     if (!rt) return HIERAGG_ERR_INTERNAL;
     try {
+        if (strongReproducible(*rt, *c, *args)) return startReproducible(*rt, c, args, done, ctx);
+    } catch (const std::bad_alloc&) {
+        return HIERAGG_ERR_NO_MEM;
+    }
+    return startCall(c, args, rt->transport(), done, ctx);
+}
+
+}  // extern "C"
+
+namespace {
+
+int startCall(hieragg_comm* c, const hieragg_coll_args* args, Transport& tr, hieragg_complete_fn done,
+              void* ctx) {
+    Runtime* rt = Runtime::instance();
+    try {
         if (int rc = ensureDecomposition(*c)) return rc;
         CollCall call;
         call.args = *args;
@@ -94,7 +131,7 @@ int hieragg_start(hieragg_comm* c, const hieragg_coll_args* args, hieragg_comple
         call.hierarchy = c->hierarchy.get();
         call.segmentBytes = rt->config().segment_size ? rt->config().segment_size : 64 * 1024;
         call.algorithm = rt->config().algorithm[args->kind];
-        describeTypes(call, rt->transport());
+        describeTypes(call, tr);
 
         std::shared_ptr<const Schedule> sched;
         std::string key;
@@ -116,8 +153,7 @@ int hieragg_start(hieragg_comm* c, const hieragg_coll_args* args, hieragg_comple
         }
         const uint32_t seq = c->seq++;
         auto task = std::make_unique<Task>(
-            sched, rt->transport(),
-            bindCall(call, rt->transport(), c->comm, tagBase(seq, false), tagBase(seq, true)));
+            sched, tr, bindCall(call, tr, c->comm, tagBase(seq, false), tagBase(seq, true)));
         if (int rc = task->start()) return rc;
         rt->track(std::move(task), done, ctx);
         return 0;
@@ -128,6 +164,10 @@ int hieragg_start(hieragg_comm* c, const hieragg_coll_args* args, hieragg_comple
         return HIERAGG_ERR_UNSUPPORTED;
     }
 }
+
+}  // namespace
+
+extern "C" {
 
 int hieragg_progress(void) {
     Runtime* rt = Runtime::instance();

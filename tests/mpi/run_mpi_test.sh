@@ -4,13 +4,15 @@
 #
 # usage: run_mpi_test.sh -n NP -m exclusive|beside -c COMPONENT_DIR -d DEFAULT_COMPONENT_PATH
 #                        [-s SPLIT] [-g SEGMENT_SIZE] [-w EXPECTED_WARNINGS] [-r WARNING_REGEX]
-#                        -- PROGRAM [ARGS...]
+#                        [-x NAME=VALUE]... -- PROGRAM [ARGS...]
+# -x passes one more MCA parameter (--mca NAME VALUE); it may be repeated.
 #
 # Exit 0 iff mpirun exits 0, the output has exactly EXPECTED_WARNINGS (default 0)
 # lines containing "coll:hieragg: WARNING", and each of them matches WARNING_REGEX
 # (extended regex) when one is given.
 set -u
 np=1 mode=exclusive compdir= defpath= split= seg= want=0 regex=
+extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
     -n) np=$2; shift 2 ;;
@@ -21,6 +23,7 @@ while [ $# -gt 0 ]; do
     -g) seg=$2; shift 2 ;;
     -w) want=$2; shift 2 ;;
     -r) regex=$2; shift 2 ;;
+    -x) extra+=(--mca "${2%%=*}" "${2#*=}"); shift 2 ;;
     --) shift; break ;;
     *) echo "run_mpi_test.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -35,6 +38,7 @@ case "$mode" in
 esac
 [ -n "$split" ] && args+=(--mca coll_hieragg_split "$split")
 [ -n "$seg" ] && args+=(--mca coll_hieragg_segment_size "$seg")
+args+=("${extra[@]}")
 
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
@@ -58,5 +62,5 @@ if [ -n "$regex" ] && [ "$got" -gt 0 ]; then
     status=1
   fi
 fi
-[ "$status" -eq 0 ] && echo "run_mpi_test.sh: OK (np=$np mode=$mode split=${split:-default} segment=${seg:-default}, $got warning(s))"
+[ "$status" -eq 0 ] && echo "run_mpi_test.sh: OK (np=$np mode=$mode split=${split:-default} segment=${seg:-default}${extra[*]:+ ${extra[*]}}, $got warning(s))"
 exit $status
