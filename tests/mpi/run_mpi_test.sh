@@ -6,13 +6,14 @@
 #                        [-s SPLIT] [-g SEGMENT_SIZE] [-w EXPECTED_WARNINGS] [-r WARNING_REGEX]
 #                        [-x NAME=VALUE]... -- PROGRAM [ARGS...]
 # -x passes one more MCA parameter (--mca NAME VALUE); it may be repeated.
+# -M MIB: skip (exit 77, loudly) unless MemAvailable is at least MIB mebibytes.
 #
 # Exit 0 iff mpirun exits 0, the output has exactly EXPECTED_WARNINGS (default 0)
 # lines containing "coll:hieragg: WARNING", and each of them matches WARNING_REGEX
 # (extended regex) when one is given.
 set -u
 np=1 mode=exclusive compdir= defpath= split= seg= want=0 regex=
-extra=()
+extra=() minmem=
 while [ $# -gt 0 ]; do
   case "$1" in
     -n) np=$2; shift 2 ;;
@@ -23,6 +24,7 @@ while [ $# -gt 0 ]; do
     -g) seg=$2; shift 2 ;;
     -w) want=$2; shift 2 ;;
     -r) regex=$2; shift 2 ;;
+    -M) minmem=$2; shift 2 ;;
     -x) extra+=(--mca "${2%%=*}" "${2#*=}"); shift 2 ;;
     --) shift; break ;;
     *) echo "run_mpi_test.sh: unknown option $1" >&2; exit 2 ;;
@@ -39,6 +41,14 @@ esac
 [ -n "$split" ] && args+=(--mca coll_hieragg_split "$split")
 [ -n "$seg" ] && args+=(--mca coll_hieragg_segment_size "$seg")
 args+=("${extra[@]}")
+
+if [ -n "$minmem" ]; then
+  avail=$(awk '/^MemAvailable:/ {print int($2 / 1024)}' /proc/meminfo)
+  if [ "${avail:-0}" -lt "$minmem" ]; then
+    echo "run_mpi_test.sh: SKIPPED: this test needs ${minmem} MiB of available memory, the machine has ${avail:-unknown} MiB"
+    exit 77
+  fi
+fi
 
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
