@@ -92,6 +92,46 @@ struct Rounded {
     int exponent = 0;
 };
 
+// Rounds the magnitude `u` (bit 0 at absolute position `shift`) once to `precision`
+// bits with least position `minPos` (to nearest, ties to even).
+template <class Bits>
+Rounded roundBits(const Bits& u, int h, int shift, bool negative, int precision, int minPos) {
+    Rounded r;
+    r.negative = negative;
+    const int lowAbs = std::max(h + shift - (precision - 1), minPos);
+    const int low = lowAbs - shift;
+    const int width = h - low + 1;
+    uint64_t mant = width > 0 ? u.bits64(low) & ((width >= 64 ? ~0ull : (1ull << width) - 1)) : 0;
+    const bool roundBit = u.bit(low - 1);
+    const bool sticky = u.anyBelow(low - 1);
+    if (roundBit && (sticky || (mant & 1u))) ++mant;
+    if (mant == 0) return r;  // below half the least representable value
+    r.kind = Kind::Finite;
+    r.mantissa = mant;
+    r.exponent = lowAbs - 1074;
+    return r;
+}
+
+// A magnitude below 2^127 (the common case): the same reads on one 128-bit integer.
+struct Wide {
+    unsigned __int128 v;
+    uint64_t bits64(int pos) const {
+        if (pos >= 128) return 0;
+        return pos >= 0 ? static_cast<uint64_t>(v >> pos) : static_cast<uint64_t>(v << -pos);
+    }
+    bool bit(int pos) const { return pos >= 0 && pos < 128 && ((v >> pos) & 1u); }
+    bool anyBelow(int pos) const {
+        if (pos <= 0) return false;
+        if (pos >= 128) return v != 0;
+        return (v & ((static_cast<unsigned __int128>(1) << pos) - 1)) != 0;
+    }
+};
+
+int highestBit(unsigned __int128 v) {
+    const uint64_t hi = static_cast<uint64_t>(v >> 64);
+    return hi ? 127 - __builtin_clzll(hi) : 63 - __builtin_clzll(static_cast<uint64_t>(v));
+}
+
 // Rounds once to `precision` bits with least position `minPos` (to nearest, ties to even).
 Rounded roundTo(const Accumulator& a, int precision, int minPos) {
     Rounded r;
@@ -106,33 +146,23 @@ Rounded roundTo(const Accumulator& a, int precision, int minPos) {
         return r;
     }
     const bool zeroIsNegative = !(a.flags & kSawNotNegZero);
-    if (a.top == kEmpty) {
-        r.negative = zeroIsNegative;
-        return r;
+    r.negative = zeroIsNegative;
+    if (a.top == kEmpty) return r;
+    const int shift = kWindowBits * (a.top - (kBins - 1));  // absolute position of the lowest bin's bit 0
+    static_assert(kBins == 3, "the 128-bit path sums exactly three bins");
+    // sum = bin0*2^64 + bin1*2^32 + bin2 fits a signed 128-bit integer while |bin0| < 2^62.
+    if (a.bin[0] < (int64_t{1} << 62) && a.bin[0] > -(int64_t{1} << 62)) {
+        const __int128 sum = static_cast<__int128>(static_cast<unsigned __int128>(a.bin[0]) << 64) +
+                             (static_cast<__int128>(a.bin[1]) << 32) + a.bin[2];
+        if (sum == 0) return r;  // exact cancellation: +0.0 as IEEE's x + (-x)
+        const bool neg = sum < 0;
+        const Wide u{neg ? static_cast<unsigned __int128>(-sum) : static_cast<unsigned __int128>(sum)};
+        return roundBits(u, highestBit(u.v), shift, neg, precision, minPos);
     }
     const Magnitude m = magnitudeOf(a);
     const int h = m.highest();
-    if (h < 0) {  // exact cancellation: +0.0 as IEEE's x + (-x) (all -0.0 cannot get here)
-        r.negative = zeroIsNegative;
-        return r;
-    }
-    const int shift = 32 * m.base;  // absolute position of limb 0's bit 0
-    const int lowAbs = std::max(h + shift - (precision - 1), minPos);
-    const int low = lowAbs - shift;
-    const int width = h - low + 1;
-    uint64_t mant = width > 0 ? m.bits64(low) & ((width >= 64 ? ~0ull : (1ull << width) - 1)) : 0;
-    const bool roundBit = m.bit(low - 1);
-    const bool sticky = m.anyBelow(low - 1);
-    if (roundBit && (sticky || (mant & 1u))) ++mant;
-    r.negative = m.negative;
-    if (mant == 0) {  // below half the least representable value
-        r.negative = m.negative;
-        return r;
-    }
-    r.kind = Kind::Finite;
-    r.mantissa = mant;
-    r.exponent = lowAbs - 1074;
-    return r;
+    if (h < 0) return r;
+    return roundBits(m, h, shift, m.negative, precision, minPos);
 }
 
 }  // namespace
@@ -189,8 +219,24 @@ double toDouble(const Accumulator& acc) {
     case Kind::Zero: return r.negative ? -0.0 : 0.0;
     case Kind::Finite: break;
     }
-    const double v = std::ldexp(static_cast<double>(r.mantissa), r.exponent);  // exact or overflows to inf
-    return r.negative ? -v : v;
+    // Assemble the bits directly: value = mantissa * 2^exponent, mantissa <= 2^53.
+    uint64_t mant = r.mantissa;
+    int low = r.exponent + 1074;  // absolute position of the mantissa's bit 0
+    if (mant >> 53) {             // rounding carried out of 53 bits
+        mant >>= 1;
+        ++low;
+    }
+    uint64_t bits;
+    if (mant < (1ull << 52)) {
+        bits = mant;  // subnormal (low == 0)
+    } else {
+        const uint64_t e = static_cast<uint64_t>(low) + 1;
+        bits = e >= 0x7ff ? (0x7ffull << 52) : (e << 52 | (mant & ((1ull << 52) - 1)));
+    }
+    if (r.negative) bits |= 1ull << 63;
+    double v;
+    std::memcpy(&v, &bits, sizeof v);
+    return v;
 }
 
 float toFloat(const Accumulator& acc) {

@@ -58,6 +58,14 @@ static int t_reduce(void* op, const void* src, void* dst, size_t count, void* dt
     return OMPI_SUCCESS;
 }
 
+/* Overridable only to exercise the chunked path with small copies. */
+#ifndef HIERAGG_COPY_CHUNK_LIMIT
+#define HIERAGG_COPY_CHUNK_LIMIT INT_MAX
+#endif
+#ifndef HIERAGG_COPY_CHUNK_BYTES
+#define HIERAGG_COPY_CHUNK_BYTES ((size_t)1 << 30)
+#endif
+
 static size_t gcd_size(size_t a, size_t b) {
     while (b) {
         size_t t = a % b;
@@ -72,7 +80,7 @@ static size_t gcd_size(size_t a, size_t b) {
 static int t_copy(const void* src, size_t scount, void* stype, void* dst, size_t rcount, void* rtype) {
     ompi_datatype_t *st = (ompi_datatype_t*)stype, *rt = (ompi_datatype_t*)rtype;
     if (scount == 0 && rcount == 0) return OMPI_SUCCESS;
-    if (scount <= INT_MAX && rcount <= INT_MAX)
+    if (scount <= HIERAGG_COPY_CHUNK_LIMIT && rcount <= HIERAGG_COPY_CHUNK_LIMIT)
         return ompi_datatype_sndrcv(src, (int32_t)scount, st, dst, (int32_t)rcount, rt);
     size_t ssize = 0, rsize = 0;
     ptrdiff_t lb = 0, sext = 0, rext = 0;
@@ -85,7 +93,7 @@ static int t_copy(const void* src, size_t scount, void* stype, void* dst, size_t
     if (total > rcount * rsize) return MPI_ERR_TRUNCATE;
     const size_t unit = ssize / gcd_size(ssize, rsize) * rsize; /* both types end an element here */
     if (unit > (size_t)INT_MAX) return MPI_ERR_COUNT;
-    const size_t chunk = unit * (((size_t)1 << 30) / unit ? ((size_t)1 << 30) / unit : 1);
+    const size_t chunk = unit * (HIERAGG_COPY_CHUNK_BYTES / unit ? HIERAGG_COPY_CHUNK_BYTES / unit : 1);
     for (size_t done = 0; done < total;) {
         const size_t bytes = total - done < chunk ? total - done : chunk;
         int rc = ompi_datatype_sndrcv((const char*)src + (ptrdiff_t)(done / ssize) * sext,

@@ -233,3 +233,25 @@ TEST(ReproducibleSum, ArraysMergeInAnyOrder) {
     toFloats(fa.data(), n, fout.data());
     EXPECT_EQ(fout, f);
 }
+
+// Bins near their limit (2^31 contributions' worth) take the wide rounding path.
+TEST(ReproducibleSum, RoundsHugeBinsExactly) {
+    Accumulator a = emptyAccumulator();
+    a.flags = kSawNotNegZero;
+    a.top = 40;
+    const int unit = 32 * (a.top - 2) - 1074;  // exponent of the lowest bin's bit 0
+    a.bin[0] = (int64_t{1} << 62) + (int64_t{1} << 9);  // 2^126 + 2^73: a tie at 53 bits
+    a.bin[1] = 0;
+    a.bin[2] = 0;
+    EXPECT_EQ(toDouble(a), std::ldexp(1.0, 126 + unit));  // tie -> even
+    a.bin[2] = 1;                                          // just above the tie
+    EXPECT_EQ(toDouble(a), std::ldexp(1.0 + std::ldexp(1.0, -52), 126 + unit));
+    a.bin[0] = -a.bin[0];
+    a.bin[2] = -1;
+    EXPECT_EQ(toDouble(a), -std::ldexp(1.0 + std::ldexp(1.0, -52), 126 + unit));
+    a.bin[1] = int64_t{3} << 40;  // a positive middle bin borrows from the negative top one
+    a.bin[2] = 0;
+    const __int128 exact = -((static_cast<__int128>(1) << 126) + (static_cast<__int128>(1) << 73)) +
+                           (static_cast<__int128>(3) << 72);
+    EXPECT_EQ(toDouble(a), std::ldexp(static_cast<double>(exact), unit));  // one rounding of the exact value
+}
