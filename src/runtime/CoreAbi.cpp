@@ -63,7 +63,10 @@ bool strongReproducible(const Runtime& rt, const hieragg_comm& c, const hieragg_
 
 int startReproducible(Runtime& rt, hieragg_comm* c, const hieragg_coll_args* args, hieragg_complete_fn done,
                       void* ctx) {
-    if (!rt.transport().accumulatorType()) return HIERAGG_ERR_UNSUPPORTED;
+    if (!rt.transport().accumulatorType()) {  // the shim could not create it: keep the job running
+        rt.warnOnce("coll_hieragg_reproducible=strong: no accumulator datatype; reductions keep a fixed order only");
+        return startCall(c, args, rt.transport(), done, ctx);
+    }
     std::unique_ptr<ReproducibleCall> rc = ReproducibleCall::prepare(
         *args, c->rank, c->size, rt.transport(), rt.transport().accumulatorType(), done, ctx);
     if (!rc) return HIERAGG_ERR_NO_MEM;
