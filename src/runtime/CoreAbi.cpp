@@ -52,13 +52,19 @@ std::string cacheKey(const CollCall& c) {
 
 constexpr size_t kCacheLimit = 128;
 
+// seqOverride: a sequence number reserved earlier (chained calls), else the next one.
 int startCall(hieragg_comm* c, const hieragg_coll_args* args, Transport& tr, hieragg_complete_fn done,
-              void* ctx);
+              void* ctx, const uint32_t* seqOverride = nullptr);
 
 // coll_hieragg_reproducible=strong: MPI_SUM of doubles/floats runs on accumulators
 // (ReproducibleCall converts at entry and rounds once at completion).
 bool strongReproducible(const Runtime& rt, const hieragg_comm& c, const hieragg_coll_args& a) {
     return rt.config().reproducible == HIERAGG_REPRODUCIBLE_STRONG && ReproducibleCall::applies(a, c.inter);
+}
+
+int startAccumulatorChunk(void* comm, const hieragg_coll_args& a, Transport& tr, uint32_t seq,
+                          hieragg_complete_fn done, void* ctx) {
+    return startCall(static_cast<hieragg_comm*>(comm), &a, tr, done, ctx, &seq);
 }
 
 int startReproducible(Runtime& rt, hieragg_comm* c, const hieragg_coll_args* args, hieragg_complete_fn done,
@@ -67,12 +73,16 @@ int startReproducible(Runtime& rt, hieragg_comm* c, const hieragg_coll_args* arg
         rt.warnOnce("coll_hieragg_reproducible=strong: no accumulator datatype; reductions keep a fixed order only");
         return startCall(c, args, rt.transport(), done, ctx);
     }
-    std::unique_ptr<ReproducibleCall> rc = ReproducibleCall::prepare(
-        *args, c->rank, c->size, rt.transport(), rt.transport().accumulatorType(), done, ctx);
+    if (int rc = ensureDecomposition(*c)) return rc;
+    const size_t segment = rt.config().segment_size ? rt.config().segment_size : 64 * 1024;
+    std::unique_ptr<ReproducibleCall> rc = ReproducibleCall::create(
+        *args, c->rank, c->size, segment, rt.transport(), rt.transport().accumulatorType(), done, ctx);
     if (!rc) return HIERAGG_ERR_NO_MEM;
-    // On success the accumulator call owns rc until ReproducibleCall::complete.
-    const int status = startCall(c, &rc->args(), rc->transport(), ReproducibleCall::complete, rc.get());
-    if (status == 0) rc.release();
+    // Every rank reserves the same sequence numbers, one per chunk, now.
+    const uint32_t seqBase = c->seq;
+    c->seq += static_cast<uint32_t>(rc->chunks());
+    const int status = rc->run(startAccumulatorChunk, c, seqBase);
+    if (status == 0) rc.release();  // the chain owns itself until it completes the call
     return status;
 }
 
@@ -121,7 +131,7 @@ int hieragg_start(hieragg_comm* c, const hieragg_coll_args* args, hieragg_comple
 namespace {
 
 int startCall(hieragg_comm* c, const hieragg_coll_args* args, Transport& tr, hieragg_complete_fn done,
-              void* ctx) {
+              void* ctx, const uint32_t* seqOverride) {
     Runtime* rt = Runtime::instance();
     try {
         if (int rc = ensureDecomposition(*c)) return rc;
@@ -154,7 +164,7 @@ int startCall(hieragg_comm* c, const hieragg_coll_args* args, Transport& tr, hie
                 c->cache.emplace(key, sched);
             }
         }
-        const uint32_t seq = c->seq++;
+        const uint32_t seq = seqOverride ? *seqOverride : c->seq++;
         auto task = std::make_unique<Task>(
             sched, tr, bindCall(call, tr, c->comm, tagBase(seq, false), tagBase(seq, true)));
         if (int rc = task->start()) return rc;

@@ -1,5 +1,6 @@
 #include "ReproducibleCall.hpp"
 
+#include <algorithm>
 #include <new>
 
 namespace hieragg {
@@ -27,72 +28,157 @@ bool ReproducibleCall::applies(const hieragg_coll_args& a, bool inter) {
            (a.float_sum == HIERAGG_FLOAT_SUM_DOUBLE || a.float_sum == HIERAGG_FLOAT_SUM_FLOAT);
 }
 
-std::unique_ptr<ReproducibleCall> ReproducibleCall::prepare(const hieragg_coll_args& user, int rank, int size,
-                                                            Transport& base, void* accType,
-                                                            hieragg_complete_fn done, void* ctx) {
+namespace {
+// Accumulators one chunk may hold per buffer, in segments (1 MiB at the default 64 KiB).
+constexpr size_t kChunkBudgetSegments = 16;
+// Chunks per call at most: they take sequence numbers from a window of 65536.
+constexpr size_t kMaxChunks = 4096;
+}  // namespace
+
+std::unique_ptr<ReproducibleCall> ReproducibleCall::create(const hieragg_coll_args& user, int rank, int size,
+                                                           size_t segmentBytes, Transport& base, void* accType,
+                                                           hieragg_complete_fn done, void* ctx) {
     std::unique_ptr<ReproducibleCall> rc(new (std::nothrow) ReproducibleCall(base, accType));
     if (!rc) return nullptr;
-    rc->sumType_ = user.float_sum;
+    rc->user_ = user;
+    rc->rank_ = rank;
+    rc->size_ = size;
     rc->done_ = done;
     rc->ctx_ = ctx;
-
-    // Elements contributed and elements of this rank's result, per collective.
-    size_t inCount = user.scount, outCount = user.scount;
-    bool hasResult = true;
+    const bool blocked = user.kind == HIERAGG_REDUCE_SCATTER_BLOCK || user.kind == HIERAGG_REDUCE_SCATTER;
     switch (user.kind) {
-    case HIERAGG_REDUCE: hasResult = user.root == rank; break;
-    case HIERAGG_EXSCAN: hasResult = rank != 0; break;  // rank 0's result is undefined
-    case HIERAGG_REDUCE_SCATTER_BLOCK:
-        inCount = user.rcount * static_cast<size_t>(size);
-        outCount = user.rcount;
-        break;
-    case HIERAGG_REDUCE_SCATTER:
-        inCount = 0;
-        for (int r = 0; r < size; ++r) inCount += static_cast<size_t>(user.rcounts[r]);
-        outCount = static_cast<size_t>(user.rcounts[rank]);
-        break;
+    case HIERAGG_REDUCE: rc->hasResult_ = user.root == rank; break;
+    case HIERAGG_EXSCAN: rc->hasResult_ = rank != 0; break;  // rank 0's result is undefined
     default: break;
     }
-    const void* contribution = user.in_place ? user.rbuf : user.sbuf;
-    rc->in_ = allocate(inCount);
-    rc->out_ = allocate(outCount);
-    if (!rc->in_ || !rc->out_) return nullptr;
-    if (rc->sumType_ == HIERAGG_FLOAT_SUM_DOUBLE)
-        repro::fromDoubles(static_cast<const double*>(contribution), inCount, rc->in_.get());
-    else
-        repro::fromFloats(static_cast<const float*>(contribution), inCount, rc->in_.get());
-
-    hieragg_coll_args& a = rc->args_;
-    a = user;
-    a.sbuf = rc->in_.get();
-    a.in_place = 0;
-    // A reduce's non-root receive buffer is not significant: keep it absent.
-    a.rbuf = (user.kind == HIERAGG_REDUCE && !hasResult) ? nullptr : rc->out_.get();
-    a.stype = a.rtype = accType;
-    a.op = nullptr;  // AccumulatorTransport::reduce does not need one
-    a.op_commutative = 1;
-    a.float_sum = HIERAGG_FLOAT_SUM_NONE;
-    if (hasResult) {
-        rc->userOut_ = user.rbuf;
-        rc->outCount_ = outCount;
+    if (user.kind == HIERAGG_REDUCE_SCATTER_BLOCK) {
+        rc->total_ = user.rcount;
+    } else if (user.kind == HIERAGG_REDUCE_SCATTER) {
+        rc->blockStart_.resize(size);
+        rc->chunkCounts_.resize(size);
+        size_t at = 0;
+        for (int b = 0; b < size; ++b) {
+            rc->blockStart_[b] = static_cast<int>(at);
+            at += static_cast<size_t>(user.rcounts[b]);
+            rc->total_ = std::max(rc->total_, static_cast<size_t>(user.rcounts[b]));
+        }
+    } else {
+        rc->total_ = user.scount;
     }
+    // Input of one chunk: len elements of every block (one block unless reduce_scatter*).
+    const size_t budget = std::max<size_t>(1, kChunkBudgetSegments * segmentBytes / sizeof(repro::Accumulator));
+    const size_t blocks = blocked ? static_cast<size_t>(size) : 1;
+    rc->len_ = std::max<size_t>(1, budget / blocks);
+    rc->len_ = std::max(rc->len_, (rc->total_ + kMaxChunks - 1) / kMaxChunks);
+    rc->chunks_ = rc->total_ == 0 ? 1 : (rc->total_ + rc->len_ - 1) / rc->len_;
+    const size_t perChunk = std::min(rc->len_, std::max<size_t>(rc->total_, 1));
+    rc->in_ = allocate(perChunk * blocks);
+    rc->out_ = allocate(perChunk);
+    if (!rc->in_ || !rc->out_) return nullptr;
     return rc;
 }
 
-void ReproducibleCall::writeResult() {
-    if (!userOut_) return;
-    if (sumType_ == HIERAGG_FLOAT_SUM_DOUBLE)
-        repro::toDoubles(out_.get(), outCount_, static_cast<double*>(userOut_));
-    else
-        repro::toFloats(out_.get(), outCount_, static_cast<float*>(userOut_));
+// Converts chunk k of this rank's contribution and points args_ at it.
+void ReproducibleCall::prepareChunk(size_t k) {
+    const hieragg_coll_args& u = user_;
+    const void* contribution = u.in_place ? u.rbuf : u.sbuf;
+    const size_t first = k * len_;
+    const size_t len = total_ > first ? std::min(len_, total_ - first) : 0;
+    auto convert = [&](size_t from, size_t n, repro::Accumulator* to) {
+        if (u.float_sum == HIERAGG_FLOAT_SUM_DOUBLE)
+            repro::fromDoubles(static_cast<const double*>(contribution) + from, n, to);
+        else
+            repro::fromFloats(static_cast<const float*>(contribution) + from, n, to);
+    };
+    args_ = u;
+    if (u.kind == HIERAGG_REDUCE_SCATTER_BLOCK) {
+        for (int b = 0; b < size_; ++b) convert(b * u.rcount + first, len, in_.get() + b * len);
+        args_.rcount = args_.scount = len;
+    } else if (u.kind == HIERAGG_REDUCE_SCATTER) {
+        size_t at = 0;
+        for (int b = 0; b < size_; ++b) {
+            const size_t block = static_cast<size_t>(u.rcounts[b]);
+            const size_t n = block > first ? std::min(len_, block - first) : 0;
+            chunkCounts_[b] = static_cast<int>(n);
+            convert(static_cast<size_t>(blockStart_[b]) + first, n, in_.get() + at);
+            at += n;
+        }
+        args_.rcounts = chunkCounts_.data();
+    } else {
+        convert(first, len, in_.get());
+        args_.scount = args_.rcount = len;
+    }
+    args_.sbuf = in_.get();
+    args_.in_place = 0;
+    // A reduce's non-root receive buffer is not significant: keep it absent.
+    args_.rbuf = (u.kind == HIERAGG_REDUCE && !hasResult_) ? nullptr : out_.get();
+    args_.stype = args_.rtype = transport_.accumulatorType();
+    args_.op = nullptr;  // AccumulatorTransport::reduce does not need one
+    args_.op_commutative = 1;
+    args_.float_sum = HIERAGG_FLOAT_SUM_NONE;
 }
 
-void ReproducibleCall::complete(void* self, int status) {
-    std::unique_ptr<ReproducibleCall> rc(static_cast<ReproducibleCall*>(self));
-    if (status == 0) rc->writeResult();
-    const hieragg_complete_fn done = rc->done_;
-    void* ctx = rc->ctx_;
-    rc.reset();  // accumulators are released before the caller learns the call is over
+// Rounds chunk k's result into the caller's buffer (element k * len_ on).
+void ReproducibleCall::writeChunk(size_t k) {
+    if (!hasResult_ || !user_.rbuf) return;
+    const size_t first = k * len_;
+    size_t n;
+    if (user_.kind == HIERAGG_REDUCE_SCATTER) {
+        n = static_cast<size_t>(chunkCounts_[rank_]);
+    } else {
+        n = total_ > first ? std::min(len_, total_ - first) : 0;
+    }
+    if (user_.float_sum == HIERAGG_FLOAT_SUM_DOUBLE)
+        repro::toDoubles(out_.get(), n, static_cast<double*>(user_.rbuf) + first);
+    else
+        repro::toFloats(out_.get(), n, static_cast<float*>(user_.rbuf) + first);
+}
+
+int ReproducibleCall::startChunk(size_t k) {
+    prepareChunk(k);
+    syncDone_ = false;
+    starting_ = true;
+    const int rc = start_(comm_, args_, transport_, seqBase_ + static_cast<uint32_t>(k), chunkDone, this);
+    starting_ = false;
+    return rc;
+}
+
+int ReproducibleCall::run(AccumulatorStart start, void* comm, uint32_t seqBase) {
+    start_ = start;
+    comm_ = comm;
+    seqBase_ = seqBase;
+    next_ = 0;
+    if (int rc = startChunk(0)) return rc;
+    if (syncDone_) advance(syncStatus_);  // may complete the whole chain (and release this)
+    return 0;
+}
+
+void ReproducibleCall::chunkDone(void* self, int status) {
+    auto* rc = static_cast<ReproducibleCall*>(self);
+    if (rc->starting_) {  // finished inside its own start: the starter continues the chain
+        rc->syncDone_ = true;
+        rc->syncStatus_ = status;
+        return;
+    }
+    rc->advance(status);
+}
+
+// A loop, not recursion: chunks that finish inside their start continue here.
+void ReproducibleCall::advance(int status) {
+    for (;;) {
+        if (status != 0) return finish(status);
+        writeChunk(next_);
+        if (++next_ == chunks_) return finish(0);
+        if (int rc = startChunk(next_)) return finish(rc);
+        if (!syncDone_) return;
+        status = syncStatus_;
+    }
+}
+
+void ReproducibleCall::finish(int status) {
+    const hieragg_complete_fn done = done_;
+    void* ctx = ctx_;
+    delete this;  // accumulators are released before the caller learns the call is over
     done(ctx, status);
 }
 

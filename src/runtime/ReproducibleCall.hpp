@@ -7,7 +7,9 @@
 // caller's buffer. The combine is associative and commutative bit for bit, so
 // the result does not depend on the decomposition, tree, root or placement.
 #pragma once
+#include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "hieragg/ReproducibleSum.hpp"
 #include "hieragg/Transport.hpp"
@@ -36,37 +38,59 @@ public:
     hieragg_dtype_info typeInfo(void* type) override { return base_.typeInfo(type); }
     void* packedType() override { return base_.packedType(); }
     void progress() override { base_.progress(); }
+    void* accumulatorType() const { return accType_; }
 
 private:
     Transport& base_;
     void* accType_;
 };
 
+// Starts one accumulator call with an explicit sequence number (CoreAbi's startCall).
+using AccumulatorStart = int (*)(void* comm, const hieragg_coll_args& args, Transport& tr, uint32_t seq,
+                                 hieragg_complete_fn done, void* ctx);
+
+// Long vectors run as a chain of chunks, one accumulator call each, so the
+// conversion buffers stay bounded (kChunkBudgetSegments x segment size of
+// accumulators) like the schedules' own temporaries. Every rank cuts the call
+// into the same chunks and reserves their sequence numbers at the start.
 class ReproducibleCall {
 public:
     // True if strong mode applies: MPI_SUM on double/float of a reduction on an intracommunicator.
     static bool applies(const hieragg_coll_args& a, bool inter);
-    // Converts the caller's contributions; nullptr if memory ran out.
-    static std::unique_ptr<ReproducibleCall> prepare(const hieragg_coll_args& user, int rank, int size,
-                                                     Transport& base, void* accumulatorType,
-                                                     hieragg_complete_fn done, void* ctx);
-    // The call as the recipes run it: accumulators in, accumulators out.
-    const hieragg_coll_args& args() const { return args_; }
-    Transport& transport() { return transport_; }
-    // Completion callback of the accumulator call (ctx = the ReproducibleCall, released
-    // here): rounds the result into the caller's buffer, then completes the caller's call.
-    static void complete(void* self, int status);
+    // Plans the chunks and allocates one chunk's buffers; nullptr if memory ran out.
+    static std::unique_ptr<ReproducibleCall> create(const hieragg_coll_args& user, int rank, int size,
+                                                    size_t segmentBytes, Transport& base, void* accumulatorType,
+                                                    hieragg_complete_fn done, void* ctx);
+    size_t chunks() const { return chunks_; }
+    // Starts chunk 0 with sequence number seqBase (chunk k uses seqBase + k). Returns an error
+    // if chunk 0 could not start (then the caller still owns this object); otherwise the
+    // chain owns itself and completes the caller's call once.
+    int run(AccumulatorStart start, void* comm, uint32_t seqBase);
 
 private:
     ReproducibleCall(Transport& base, void* accType) : transport_(base, accType) {}
-    void writeResult();
+    void prepareChunk(size_t k);
+    void writeChunk(size_t k);
+    int startChunk(size_t k);
+    void advance(int status);  // chunk next_ finished
+    void finish(int status);   // completes the caller's call and releases this object
+    static void chunkDone(void* self, int status);
 
     AccumulatorTransport transport_;
-    hieragg_coll_args args_{};
-    int sumType_ = 0;             // HIERAGG_FLOAT_SUM_*
-    void* userOut_ = nullptr;     // where the rounded result goes (nullptr: nowhere)
-    size_t outCount_ = 0;
+    hieragg_coll_args user_{}, args_{};
+    int rank_ = 0, size_ = 1;
+    bool hasResult_ = true;
+    size_t total_ = 0;   // elements per block (reduce_scatter: the largest block)
+    size_t len_ = 1;     // elements per block and chunk
+    size_t chunks_ = 1;
+    size_t next_ = 0;    // chunk in flight
+    std::vector<int> chunkCounts_, blockStart_;  // reduce_scatter
     std::unique_ptr<repro::Accumulator[]> in_, out_;
+    AccumulatorStart start_ = nullptr;
+    void* comm_ = nullptr;
+    uint32_t seqBase_ = 0;
+    bool starting_ = false, syncDone_ = false;
+    int syncStatus_ = 0;
     hieragg_complete_fn done_ = nullptr;
     void* ctx_ = nullptr;
 };
