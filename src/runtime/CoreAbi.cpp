@@ -80,7 +80,7 @@ int startReproducible(Runtime& rt, hieragg_comm* c, const hieragg_coll_args* arg
     if (!rc) return HIERAGG_ERR_NO_MEM;
     // Every rank reserves the same sequence numbers, one per chunk, now.
     const uint32_t seqBase = c->seq;
-    c->seq += static_cast<uint32_t>(rc->chunks());
+    c->seq += static_cast<uint32_t>(rc->sequenceNumbers());
     const int status = rc->run(startAccumulatorChunk, c, seqBase);
     if (status == 0) rc.release();  // the chain owns itself until it completes the call
     return status;

@@ -65,6 +65,8 @@ std::unique_ptr<ReproducibleCall> ReproducibleCall::create(const hieragg_coll_ar
     } else {
         rc->total_ = user.scount;
     }
+    // Short allreduces stay one call: two would double the latency for little traffic saved.
+    rc->splitAllreduce_ = user.kind == HIERAGG_ALLREDUCE && rc->total_ * sizeof(repro::Accumulator) >= segmentBytes;
     // Input of one chunk: len elements of every block (one block unless reduce_scatter*).
     const size_t budget = std::max<size_t>(1, kChunkBudgetSegments * segmentBytes / sizeof(repro::Accumulator));
     const size_t blocks = blocked ? static_cast<size_t>(size) : 1;
@@ -134,11 +136,40 @@ void ReproducibleCall::writeChunk(size_t k) {
         repro::toFloats(out_.get(), n, static_cast<float*>(user_.rbuf) + first);
 }
 
-int ReproducibleCall::startChunk(size_t k) {
-    prepareChunk(k);
+// Allreduce runs each chunk as a reduce of accumulators to rank 0, which rounds,
+// then a broadcast of the rounded doubles/floats: a quarter (an eighth) of the
+// accumulator bytes on the way down, and one rounding pass instead of one per rank.
+void ReproducibleCall::prepareBroadcast(size_t k) {
+    const size_t first = k * len_;
+    const size_t len = total_ > first ? std::min(len_, total_ - first) : 0;
+    const size_t elem = user_.float_sum == HIERAGG_FLOAT_SUM_DOUBLE ? sizeof(double) : sizeof(float);
+    args_ = user_;
+    args_.kind = HIERAGG_BCAST;
+    args_.sbuf = nullptr;
+    args_.rbuf = static_cast<char*>(user_.rbuf) + first * elem;
+    args_.in_place = 0;
+    args_.scount = args_.rcount = len;
+    args_.stype = args_.rtype = user_.rtype;  // the caller's MPI_DOUBLE / MPI_FLOAT
+    args_.root = 0;
+    args_.op = nullptr;
+    args_.float_sum = HIERAGG_FLOAT_SUM_NONE;
+}
+
+int ReproducibleCall::startLink() {
+    if (broadcastPhase_) {
+        prepareBroadcast(next_);
+    } else {
+        prepareChunk(next_);
+        if (splitAllreduce_) {
+            args_.kind = HIERAGG_REDUCE;
+            args_.root = 0;
+            if (rank_ != 0) args_.rbuf = nullptr;
+        }
+    }
+    const uint32_t seq = seqBase_ + static_cast<uint32_t>(next_ * linksPerChunk() + (broadcastPhase_ ? 1 : 0));
     syncDone_ = false;
     starting_ = true;
-    const int rc = start_(comm_, args_, transport_, seqBase_ + static_cast<uint32_t>(k), chunkDone, this);
+    const int rc = start_(comm_, args_, transport_, seq, chunkDone, this);
     starting_ = false;
     return rc;
 }
@@ -148,7 +179,8 @@ int ReproducibleCall::run(AccumulatorStart start, void* comm, uint32_t seqBase) 
     comm_ = comm;
     seqBase_ = seqBase;
     next_ = 0;
-    if (int rc = startChunk(0)) return rc;
+    broadcastPhase_ = false;
+    if (int rc = startLink()) return rc;
     if (syncDone_) advance(syncStatus_);  // may complete the whole chain (and release this)
     return 0;
 }
@@ -163,13 +195,19 @@ void ReproducibleCall::chunkDone(void* self, int status) {
     rc->advance(status);
 }
 
-// A loop, not recursion: chunks that finish inside their start continue here.
+// A loop, not recursion: links that finish inside their start continue here.
 void ReproducibleCall::advance(int status) {
     for (;;) {
         if (status != 0) return finish(status);
-        writeChunk(next_);
-        if (++next_ == chunks_) return finish(0);
-        if (int rc = startChunk(next_)) return finish(rc);
+        if (splitAllreduce_ && !broadcastPhase_) {
+            if (rank_ == 0) writeChunk(next_);  // round once, then broadcast the result
+            broadcastPhase_ = true;
+        } else {
+            if (!splitAllreduce_) writeChunk(next_);
+            broadcastPhase_ = false;
+            if (++next_ == chunks_) return finish(0);
+        }
+        if (int rc = startLink()) return finish(rc);
         if (!syncDone_) return;
         status = syncStatus_;
     }

@@ -62,6 +62,8 @@ public:
                                                     size_t segmentBytes, Transport& base, void* accumulatorType,
                                                     hieragg_complete_fn done, void* ctx);
     size_t chunks() const { return chunks_; }
+    // Sequence numbers the whole call takes (allreduce: a reduce and a bcast per chunk).
+    size_t sequenceNumbers() const { return chunks_ * linksPerChunk(); }
     // Starts chunk 0 with sequence number seqBase (chunk k uses seqBase + k). Returns an error
     // if chunk 0 could not start (then the caller still owns this object); otherwise the
     // chain owns itself and completes the caller's call once.
@@ -71,7 +73,9 @@ private:
     ReproducibleCall(Transport& base, void* accType) : transport_(base, accType) {}
     void prepareChunk(size_t k);
     void writeChunk(size_t k);
-    int startChunk(size_t k);
+    void prepareBroadcast(size_t k);
+    int startLink();  // starts the current link (chunk next_, reduce or broadcast phase)
+    size_t linksPerChunk() const { return splitAllreduce_ ? 2 : 1; }
     void advance(int status);  // chunk next_ finished
     void finish(int status);   // completes the caller's call and releases this object
     static void chunkDone(void* self, int status);
@@ -80,6 +84,8 @@ private:
     hieragg_coll_args user_{}, args_{};
     int rank_ = 0, size_ = 1;
     bool hasResult_ = true;
+    bool splitAllreduce_ = false;  // allreduce: reduce to rank 0, round there, broadcast
+    bool broadcastPhase_ = false;
     size_t total_ = 0;   // elements per block (reduce_scatter: the largest block)
     size_t len_ = 1;     // elements per block and chunk
     size_t chunks_ = 1;
