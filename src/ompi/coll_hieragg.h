@@ -23,6 +23,7 @@ typedef struct mca_coll_hieragg_component_t {
     int hierarchy;
     int reproducible;     /* HIERAGG_REPRODUCIBLE_* */
     struct ompi_datatype_t* accumulator_type; /* for reproducible=strong, NULL until init_query */
+    size_t max_temp_bytes;
     int algorithm[HIERAGG_COLL_KIND_COUNT];
     int output;           /* opal_output stream for verbose messages */
     int core_ready;       /* hieragg_core_init succeeded */

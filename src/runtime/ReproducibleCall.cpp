@@ -31,7 +31,7 @@ bool ReproducibleCall::applies(const hieragg_coll_args& a, bool inter) {
 namespace {
 // Accumulators one chunk may hold per buffer, in segments (1 MiB at the default 64 KiB).
 constexpr size_t kChunkBudgetSegments = 16;
-// Chunks per call at most: they take sequence numbers from a window of 65536.
+// Chunks per call at most: their links take call numbers from a per-pair window of 65536.
 constexpr size_t kMaxChunks = 4096;
 }  // namespace
 
@@ -166,18 +166,16 @@ int ReproducibleCall::startLink() {
             if (rank_ != 0) args_.rbuf = nullptr;
         }
     }
-    const uint32_t seq = seqBase_ + static_cast<uint32_t>(next_ * linksPerChunk() + (broadcastPhase_ ? 1 : 0));
+    const size_t link = next_ * linksPerChunk() + (broadcastPhase_ ? 1 : 0);
     syncDone_ = false;
     starting_ = true;
-    const int rc = start_(comm_, args_, transport_, seq, chunkDone, this);
+    const int rc = start_(args_, transport_, link, chunkDone, this);
     starting_ = false;
     return rc;
 }
 
-int ReproducibleCall::run(AccumulatorStart start, void* comm, uint32_t seqBase) {
-    start_ = start;
-    comm_ = comm;
-    seqBase_ = seqBase;
+int ReproducibleCall::run(LinkStart start) {
+    start_ = std::move(start);
     next_ = 0;
     broadcastPhase_ = false;
     if (int rc = startLink()) return rc;

@@ -8,6 +8,7 @@
 // the result does not depend on the decomposition, tree, root or placement.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -45,14 +46,17 @@ private:
     void* accType_;
 };
 
-// Starts one accumulator call with an explicit sequence number (CoreAbi's startCall).
-using AccumulatorStart = int (*)(void* comm, const hieragg_coll_args& args, Transport& tr, uint32_t seq,
-                                 hieragg_complete_fn done, void* ctx);
+// Starts link `link` of the chain (0-based) on transport `tr` (CoreAbi's launchTask with
+// the numbers the chain reserved); returns an error without calling `done` if nothing started.
+using LinkStart = std::function<int(const hieragg_coll_args& args, Transport& tr, size_t link,
+                                    hieragg_complete_fn done, void* ctx)>;
 
-// Long vectors run as a chain of chunks, one accumulator call each, so the
-// conversion buffers stay bounded (kChunkBudgetSegments x segment size of
-// accumulators) like the schedules' own temporaries. Every rank cuts the call
-// into the same chunks and reserves their sequence numbers at the start.
+// Long vectors run as a chain of chunks, one accumulator call each (a link; an
+// allreduce chunk is two links), so the conversion buffers stay bounded
+// (kChunkBudgetSegments x segment size of accumulators) like the schedules' own
+// temporaries. Every rank cuts the call into the same chunks; the caller reserves
+// the links' call numbers when the chain is launched (CoreAbi.cpp), and each link
+// starts when the previous one completed here.
 class ReproducibleCall {
 public:
     // True if strong mode applies: MPI_SUM on double/float of a reduction on an intracommunicator.
@@ -62,12 +66,12 @@ public:
                                                     size_t segmentBytes, Transport& base, void* accumulatorType,
                                                     hieragg_complete_fn done, void* ctx);
     size_t chunks() const { return chunks_; }
-    // Sequence numbers the whole call takes (allreduce: a reduce and a bcast per chunk).
-    size_t sequenceNumbers() const { return chunks_ * linksPerChunk(); }
-    // Starts chunk 0 with sequence number seqBase (chunk k uses seqBase + k). Returns an error
-    // if chunk 0 could not start (then the caller still owns this object); otherwise the
-    // chain owns itself and completes the caller's call once.
-    int run(AccumulatorStart start, void* comm, uint32_t seqBase);
+    // Calls (links) the whole chain makes (allreduce: a reduce and a bcast per chunk).
+    size_t links() const { return chunks_ * linksPerChunk(); }
+    // Starts link 0 through `start` (link k later, from link k-1's completion). Returns an
+    // error if link 0 could not start (then the caller still owns this object); otherwise
+    // the chain owns itself and completes the caller's call once.
+    int run(LinkStart start);
 
 private:
     ReproducibleCall(Transport& base, void* accType) : transport_(base, accType) {}
@@ -92,9 +96,7 @@ private:
     size_t next_ = 0;    // chunk in flight
     std::vector<int> chunkCounts_, blockStart_;  // reduce_scatter
     std::unique_ptr<repro::Accumulator[]> in_, out_;
-    AccumulatorStart start_ = nullptr;
-    void* comm_ = nullptr;
-    uint32_t seqBase_ = 0;
+    LinkStart start_;
     bool starting_ = false, syncDone_ = false;
     int syncStatus_ = 0;
     hieragg_complete_fn done_ = nullptr;

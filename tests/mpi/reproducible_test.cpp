@@ -206,3 +206,69 @@ TEST_F(Reproducible, LongVectorAcrossSegments) {
     }
     MPI_Comm_free(&half);
 }
+
+// Strong chains keep the component's start semantics: on a fresh communicator rank 0
+// starts a long strong iallreduce (a chain of links), an ibcast, a short strong
+// iallreduce and a persistent strong allreduce initialised before any call, and only
+// then lets rank 1 start them. A start that waits for another rank (the identity
+// exchange) hangs here; a call started while a chain runs must not take the numbers
+// the chain reserved (its links start later, from the progress engine), or the
+// messages of the two mix up and the bits below differ.
+TEST_F(Reproducible, ChainStartsAreLocalOnFreshComm) {
+    const int np = worldSize();
+    if (np < 2) GTEST_SKIP() << "needs 2 ranks";
+    MPI_Comm c;
+    if (!chk.ok(MPI_Comm_dup(MPI_COMM_WORLD, &c), "MPI_Comm_dup")) return;
+    const long n = 20000, m = 40;
+    std::vector<double> s(n), r(n), shortR(m), pr(m);
+    for (long i = 0; i < n; ++i) s[i] = contribution(rank, i, np);
+    std::vector<int> b(5);
+    MPI_Request pq = MPI_REQUEST_NULL;
+    if (!chk.ok(MPIX_Allreduce_init(s.data(), pr.data(), m, MPI_DOUBLE, MPI_SUM, c, MPI_INFO_NULL, &pq),
+                "MPIX_Allreduce_init")) {
+        MPI_Comm_free(&c);
+        return;
+    }
+    // Round 2: no token; rank 0 drives the chain alone for a while before its next
+    // starts, so its later links start before the ibcast there and after it elsewhere.
+    for (int round = 0; round < 3; ++round) {
+        std::fill(r.begin(), r.end(), 7.0);
+        std::fill(shortR.begin(), shortR.end(), 7.0);
+        std::fill(pr.begin(), pr.end(), 7.0);
+        for (int i = 0; i < 5; ++i) b[i] = rank == 0 ? 100 * round + i : -1;
+        MPI_Request q[3];
+        auto start = [&] {
+            chk.ok(MPI_Iallreduce(s.data(), r.data(), n, MPI_DOUBLE, MPI_SUM, c, &q[0]), "MPI_Iallreduce long");
+            if (round == 2 && rank == 0) {
+                const double until = MPI_Wtime() + 0.2;
+                int done = 0;
+                while (!done && MPI_Wtime() < until) MPI_Test(&q[0], &done, MPI_STATUS_IGNORE);
+                if (done) q[0] = MPI_REQUEST_NULL;
+            }
+            chk.ok(MPI_Ibcast(b.data(), 5, MPI_INT, 0, c, &q[1]), "MPI_Ibcast");
+            chk.ok(MPI_Iallreduce(s.data(), shortR.data(), m, MPI_DOUBLE, MPI_SUM, c, &q[2]), "MPI_Iallreduce short");
+            chk.ok(MPI_Start(&pq), "MPI_Start");
+        };
+        int token = round;
+        if (round == 2) {
+            start();
+        } else if (rank == 0) {
+            start();
+            chk.ok(MPI_Send(&token, 1, MPI_INT, 1, 31300, MPI_COMM_WORLD), "MPI_Send");
+        } else if (rank == 1) {
+            chk.ok(MPI_Recv(&token, 1, MPI_INT, 0, 31300, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+            start();
+        } else {
+            start();
+        }
+        chk.ok(MPI_Waitall(3, q, MPI_STATUSES_IGNORE), "MPI_Waitall");
+        chk.ok(MPI_Wait(&pq, MPI_STATUS_IGNORE), "MPI_Wait persistent");
+        const std::string l = "round " + std::to_string(round) + ": ";
+        checkVector(chk, r, 0, 0, np - 1, np, asDouble, l + "long iallreduce");
+        checkVector(chk, shortR, 0, 0, np - 1, np, asDouble, l + "short iallreduce");
+        checkVector(chk, pr, 0, 0, np - 1, np, asDouble, l + "persistent allreduce");
+        for (int i = 0; i < 5; ++i) chk.eq(b[i], 100 * round + i, "ibcast", i);
+    }
+    MPI_Request_free(&pq);
+    MPI_Comm_free(&c);
+}

@@ -4,15 +4,16 @@
 #
 # usage: run_mpi_test.sh -n NP -m exclusive|beside -c COMPONENT_DIR -d DEFAULT_COMPONENT_PATH
 #                        [-s SPLIT] [-g SEGMENT_SIZE] [-w EXPECTED_WARNINGS] [-r WARNING_REGEX]
-#                        [-x NAME=VALUE]... -- PROGRAM [ARGS...]
-# -x passes one more MCA parameter (--mca NAME VALUE); it may be repeated.
-# -M MIB: skip (exit 77, loudly) unless MemAvailable is at least MIB mebibytes.
+#                        [-p NAME=VALUE]... [-f FIFO_PATH] [-M MIB] -- PROGRAM [ARGS...]
 #
+# -p passes one more MCA parameter (--mca NAME VALUE; the value may be empty; it may
+# be repeated); -f creates a FIFO at FIFO_PATH for the run (bad-input tests name it in
+# the split); -M MIB skips (exit 77, loudly) unless MemAvailable is at least MIB mebibytes.
 # Exit 0 iff mpirun exits 0, the output has exactly EXPECTED_WARNINGS (default 0)
-# lines containing "coll:hieragg: WARNING", and each of them matches WARNING_REGEX
-# (extended regex) when one is given.
+# lines containing "coll:hieragg: WARNING", each of them matches WARNING_REGEX
+# (extended regex) when one is given, and none holds a non-printable byte.
 set -u
-np=1 mode=exclusive compdir= defpath= split= seg= want=0 regex=
+np=1 mode=exclusive compdir= defpath= split= seg= want=0 regex= fifo=
 extra=() minmem=
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -25,7 +26,8 @@ while [ $# -gt 0 ]; do
     -w) want=$2; shift 2 ;;
     -r) regex=$2; shift 2 ;;
     -M) minmem=$2; shift 2 ;;
-    -x) extra+=(--mca "${2%%=*}" "${2#*=}"); shift 2 ;;
+    -p) extra+=(--mca "${2%%=*}" "${2#*=}"); shift 2 ;;
+    -f) fifo=$2; shift 2 ;;
     --) shift; break ;;
     *) echo "run_mpi_test.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -51,7 +53,11 @@ if [ -n "$minmem" ]; then
 fi
 
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+trap 'rm -f "$out" ${fifo:+"$fifo"}' EXIT
+if [ -n "$fifo" ]; then
+  rm -f "$fifo"
+  mkfifo "$fifo" || exit 2
+fi
 echo "+ mpirun ${args[*]} $*"
 mpirun "${args[@]}" "$@" 2>&1 | tee "$out"
 rc=${PIPESTATUS[0]}
@@ -71,6 +77,10 @@ if [ -n "$regex" ] && [ "$got" -gt 0 ]; then
     echo "run_mpi_test.sh: FAIL: $bad warning line(s) do not match /$regex/"
     status=1
   fi
+fi
+if grep 'coll:hieragg: WARNING' "$out" | LC_ALL=C grep -q '[^[:print:]]'; then
+  echo "run_mpi_test.sh: FAIL: a warning line holds non-printable bytes"
+  status=1
 fi
 [ "$status" -eq 0 ] && echo "run_mpi_test.sh: OK (np=$np mode=$mode split=${split:-default} segment=${seg:-default}${extra[*]:+ ${extra[*]}}, $got warning(s))"
 exit $status
