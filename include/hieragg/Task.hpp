@@ -50,6 +50,9 @@ private:
     int fire(StepId id);
     void complete(StepId id);
     void fail(int err);
+    // Tests at most a bounded number of posted messages; true if any completed.
+    bool sweep();
+    bool testAt(size_t i);
 
     std::shared_ptr<const Schedule> sched_;
     Transport& tr_;
@@ -59,7 +62,12 @@ private:
     std::vector<uint32_t> pending_;    // unmet dependencies per step
     std::vector<StepId> ready_;        // FIFO keeps the schedule's order of posting
     size_t readyHead_ = 0;
-    std::vector<std::pair<StepId, void*>> active_;  // posted messages
+    // Posted messages in posting order; a finished one becomes a hole (nullptr request)
+    // until the next compaction, so a completion costs O(1) however many are posted.
+    std::vector<std::pair<StepId, void*>> active_;
+    size_t activeHead_ = 0;   // no live message before this index
+    size_t activeHoles_ = 0;
+    size_t activeCursor_ = 0; // where the rotating part of the next sweep starts
     size_t completed_ = 0;
     bool finished_ = false;
     int status_ = 0;

@@ -13,7 +13,8 @@ Emitted ChainBcast::emit(ScheduleBuilder& b, const Group& g, int rootIdx, BufRef
     const int left = v == 0 ? -1 : g.ranks[(g.me - 1 + n) % n];
     const int right = v == n - 1 ? -1 : g.ranks[(g.me + 1) % n];
     const size_t total = type.count;
-    const size_t seg = segmentCount == 0 || segmentCount >= total ? (total ? total : 1) : segmentCount;
+    size_t seg = segmentCount == 0 || segmentCount >= total ? (total ? total : 1) : segmentCount;
+    seg = std::max(seg, (total + kMaxSegments - 1) / kMaxSegments);
     const size_t nseg = total == 0 ? 1 : (total + seg - 1) / seg;
     Deps ready, done;
     for (size_t s = 0; s < nseg; ++s) {

@@ -22,6 +22,8 @@ typedef struct mca_coll_hieragg_component_t {
     char* split;
     int segment_size;
     int hierarchy;
+    int reproducible;     /* HIERAGG_REPRODUCIBLE_* */
+    struct ompi_datatype_t* accumulator_type; /* for reproducible=strong, NULL until init_query */
     size_t max_temp_bytes;
     int algorithm[HIERAGG_COLL_KIND_COUNT];
     int output;           /* opal_output stream for verbose messages */

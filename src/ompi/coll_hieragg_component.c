@@ -12,6 +12,7 @@
 #include "opal/runtime/opal_progress.h"
 #include "opal/util/output.h"
 #include "opal/util/proc.h"
+#include "ompi/datatype/ompi_datatype.h"
 
 static int hieragg_register(void);
 static int hieragg_open(void);
@@ -36,6 +37,8 @@ mca_coll_hieragg_component_t mca_coll_hieragg_component = {
     .split = NULL,
     .segment_size = 64 * 1024,
     .hierarchy = 1,
+    .reproducible = HIERAGG_REPRODUCIBLE_ORDER,
+    .accumulator_type = NULL,
     .max_temp_bytes = 0,
     .output = -1,
 };
@@ -88,6 +91,24 @@ static int hieragg_register(void) {
         "1: run collectives over the decomposition when it splits the communicator; "
         "0: always run the flat algorithms",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &m->hierarchy);
+    {
+        static mca_base_var_enum_value_t repro_values[] = {
+            {HIERAGG_REPRODUCIBLE_NONE, "none"},
+            {HIERAGG_REPRODUCIBLE_ORDER, "order"},
+            {HIERAGG_REPRODUCIBLE_STRONG, "strong"},
+            {0, NULL}};
+        mca_base_var_enum_t* e = NULL;
+        (void)mca_base_var_enum_create("coll_hieragg_reproducible_modes", repro_values, &e);
+        (void)mca_base_component_var_register(c, "reproducible",
+            "Reproducibility of reductions: order = fixed combination order (the same bits for "
+            "the same communicator, decomposition and root); none = no promise (today the same "
+            "as order); strong = MPI_SUM of MPI_DOUBLE/MPI_FLOAT gives the same bits for the "
+            "same multiset of contributions whatever the decomposition, root, placement or "
+            "process count (exact binned accumulators, rounded once; see docs/reproducibility.md)",
+            MCA_BASE_VAR_TYPE_INT, e, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+            &m->reproducible);
+        if (e) OBJ_RELEASE(e);
+    }
     (void)mca_base_component_var_register(c, "max_temp_bytes",
         "Temporary memory one collective may allocate per process (0 = no limit). A call "
         "whose schedule needs more runs with smaller pulses or the flat algorithm; if none "
@@ -124,6 +145,7 @@ static int hieragg_close(void) {
         hieragg_core_fini();
         m->core_ready = 0;
     }
+    if (m->accumulator_type) ompi_datatype_destroy(&m->accumulator_type);
     if (m->output >= 0) opal_output_close(m->output);
     m->output = -1;
     return OMPI_SUCCESS;
@@ -164,6 +186,13 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
         m->hierarchy = 1;
     }
     cfg.hierarchy = m->hierarchy;
+    cfg.reproducible = m->reproducible;
+    /* Accumulators travel as opaque 32-byte elements (the same layout on every rank). */
+    if (HIERAGG_REPRODUCIBLE_STRONG == m->reproducible && NULL == m->accumulator_type &&
+        OMPI_SUCCESS == ompi_datatype_create_contiguous(HIERAGG_ACCUMULATOR_BYTES, &ompi_mpi_byte.dt,
+                                                        &m->accumulator_type))
+        ompi_datatype_commit(&m->accumulator_type);
+    t.accumulator_type = m->accumulator_type;
     cfg.max_temp_bytes = m->max_temp_bytes;
     for (int k = 0; k < HIERAGG_COLL_KIND_COUNT; ++k) cfg.algorithm[k] = m->algorithm[k];
     if (0 != hieragg_core_init(&t, &cfg)) return OMPI_ERR_OUT_OF_RESOURCE;

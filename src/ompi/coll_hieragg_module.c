@@ -180,9 +180,15 @@ static void in_place(hieragg_coll_args* a) {
     }
 }
 
+/* Call after the datatype is set: the core runs MPI_SUM on doubles and floats on
+ * reproducible accumulators when coll_hieragg_reproducible=strong. */
 static void set_op(hieragg_coll_args* a, ompi_op_t* op) {
     a->op = op;
     a->op_commutative = ompi_op_is_commute(op) ? 1 : 0;
+    if (op == &ompi_mpi_op_sum.op && a->stype == (void*)&ompi_mpi_double.dt)
+        a->float_sum = HIERAGG_FLOAT_SUM_DOUBLE;
+    else if (op == &ompi_mpi_op_sum.op && a->stype == (void*)&ompi_mpi_float.dt)
+        a->float_sum = HIERAGG_FLOAT_SUM_FLOAT;
 }
 
 /* Neighbor lists in the standard's order (cart: -1 then +1 shift per dimension). */

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "CommState.hpp"
+#include "ReproducibleCall.hpp"
 #include "Runtime.hpp"
 #include "hieragg/CallBinding.hpp"
 #include "hieragg/hier/Recipes.hpp"
@@ -106,21 +107,29 @@ void takePersistentTags(hieragg_comm& c, const Schedule& sched, PersistentTags& 
         tags.local.push_back(tagBase(c.localPersistPairSeq.at(p)++, TagSpace::Persistent, true));
 }
 
-// Builds (or finds) the schedule and starts its Task. Returns an error code without
-// calling `done` when nothing was started.
-int launch(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId, hieragg_complete_fn done,
-           void* ctx) {
+// Which tags a Task takes: the next per-pair call numbers, a persistent request's tags
+// of its init, or numbers a chain reserved earlier (one per link, on every pair).
+struct CallNumbers {
+    int64_t persistentId = -1;                        // >= 0: a persistent request
+    const std::vector<uint32_t>* reserved = nullptr;  // per peer: first number of a chain
+    uint32_t link = 0;                                // this Task's offset in the chain
+};
+
+// Builds (or finds) the schedule and starts its Task on `tr`. Returns an error code
+// without calling `done` when nothing was started.
+int launchTask(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, const CallNumbers& numbers,
+               hieragg_complete_fn done, void* ctx) {
     Runtime* rt = Runtime::instance();
     try {
         CollCall call;
         std::shared_ptr<const Schedule> sched;
         if (int rc = scheduleFor(c, args, call, sched)) return rc;
-        TaskBindings bind = bindCall(call, rt->transport(), c.comm, 0, 0);
-        if (persistentId >= 0) {
+        TaskBindings bind = bindCall(call, tr, c.comm, 0, 0);
+        if (numbers.persistentId >= 0) {
             // Every start of a persistent request uses the tags of its init: starts of one
             // request follow each other on every rank, and MPI's non-overtaking rule keeps
             // the messages of consecutive starts apart.
-            const auto id = static_cast<uint32_t>(persistentId);
+            const auto id = static_cast<uint32_t>(numbers.persistentId);
             auto it = c.persistentTags.find(id);
             if (it != c.persistentTags.end()) {
                 bind.peerTagBase = it->second.peer;
@@ -129,6 +138,12 @@ int launch(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId,
                 bind.tagBase = tagBase(id, TagSpace::Persistent, false);
                 bind.localTagBase = tagBase(id, TagSpace::Persistent, true);
             }
+        } else if (numbers.reserved) {
+            // Chains run on intracommunicators only (no local group).
+            if (!sched->localPeers.empty()) return HIERAGG_ERR_INTERNAL;
+            bind.peerTagBase.reserve(sched->peers.size());
+            for (int p : sched->peers)
+                bind.peerTagBase.push_back(tagBase(numbers.reserved->at(p) + numbers.link, TagSpace::Call, false));
         } else {
             if (c.pairSeq.empty()) c.pairSeq.assign(static_cast<size_t>(c.inter ? c.remoteSize : c.size), 0);
             if (c.inter && c.localPairSeq.empty()) c.localPairSeq.assign(static_cast<size_t>(c.size), 0);
@@ -139,7 +154,7 @@ int launch(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId,
                 bind.localPeerTagBase.push_back(tagBase(c.localPairSeq.at(p)++, TagSpace::Call, true));
         }
         bind.maxTempBytes = rt->config().max_temp_bytes;
-        auto task = std::make_unique<Task>(sched, rt->transport(), std::move(bind));
+        auto task = std::make_unique<Task>(sched, tr, std::move(bind));
         if (int rc = task->start()) return rc;
         rt->track(std::move(task), done, ctx);
         return 0;
@@ -149,6 +164,74 @@ int launch(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId,
         rt->warn(std::string("hieragg: ") + hieragg_coll_name(args.kind) + ": " + e.what());
         return HIERAGG_ERR_UNSUPPORTED;
     }
+}
+
+// coll_hieragg_reproducible=strong: MPI_SUM of doubles/floats runs on accumulators
+// (ReproducibleCall converts at entry and rounds once at completion).
+bool strongReproducible(const Runtime& rt, const hieragg_comm& c, const hieragg_coll_args& a) {
+    return rt.config().reproducible == HIERAGG_REPRODUCIBLE_STRONG && ReproducibleCall::applies(a, c.inter);
+}
+
+// Starts a strong reduction's chain of links (ReproducibleCall.hpp). It runs where any
+// call is launched (the decomposition exists, start order), so every rank reserves the
+// chain's numbers at the same point of its per-pair sequences: `links` consecutive
+// numbers on EVERY pair of the communicator, whatever each link's schedule touches.
+// That is consistent because strong mode serves intracommunicator reductions only,
+// which every rank calls (the count is the same everywhere). Later links start from
+// the progress engine with the numbers reserved here, so calls started meanwhile on
+// any rank never shift them. A persistent request's links all use its init's tags:
+// links follow each other on every rank, as consecutive starts do.
+int launchReproducible(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId,
+                       hieragg_complete_fn done, void* ctx) {
+    Runtime& rt = *Runtime::instance();
+    void* accType = rt.transport().accumulatorType();
+    if (!accType) {  // the shim could not create it: keep the job running
+        rt.warnOnce("coll_hieragg_reproducible=strong: no accumulator datatype; reductions keep a fixed order only");
+        CallNumbers numbers;
+        numbers.persistentId = persistentId;
+        return launchTask(c, args, rt.transport(), numbers, done, ctx);
+    }
+    try {
+        const size_t segment = rt.config().segment_size ? rt.config().segment_size : 64 * 1024;
+        std::unique_ptr<ReproducibleCall> chain =
+            ReproducibleCall::create(args, c.rank, c.size, segment, rt.transport(), accType, done, ctx);
+        if (!chain) return HIERAGG_ERR_NO_MEM;
+        std::vector<uint32_t> reserved;
+        if (persistentId < 0) {
+            if (c.pairSeq.empty()) c.pairSeq.assign(static_cast<size_t>(c.size), 0);
+            reserved = c.pairSeq;
+            for (uint32_t& n : c.pairSeq) n += static_cast<uint32_t>(chain->links());
+        }
+        hieragg_comm* comm = &c;
+        const int status = chain->run([comm, persistentId, reserved = std::move(reserved)](
+                                          const hieragg_coll_args& a, Transport& tr, size_t link,
+                                          hieragg_complete_fn linkDone, void* linkCtx) {
+            // Later links start from completion callbacks, outside the start's lock.
+            std::lock_guard<std::recursive_mutex> lock(comm->mutex);
+            CallNumbers numbers;
+            numbers.persistentId = persistentId;
+            if (persistentId < 0) {
+                numbers.reserved = &reserved;
+                numbers.link = static_cast<uint32_t>(link);
+            }
+            return launchTask(*comm, a, tr, numbers, linkDone, linkCtx);
+        });
+        if (status == 0) chain.release();  // the chain owns itself until it completes the call
+        return status;
+    } catch (const std::bad_alloc&) {
+        return HIERAGG_ERR_NO_MEM;
+    }
+}
+
+// Starts the call `args` (the decomposition exists). Returns an error code without
+// calling `done` when nothing was started.
+int launch(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId, hieragg_complete_fn done,
+           void* ctx) {
+    Runtime* rt = Runtime::instance();
+    if (strongReproducible(*rt, c, args)) return launchReproducible(c, args, persistentId, done, ctx);
+    CallNumbers numbers;
+    numbers.persistentId = persistentId;
+    return launchTask(c, args, rt->transport(), numbers, done, ctx);
 }
 
 // The decomposition exists: run the calls that waited for it, in start order. One that

@@ -4,11 +4,12 @@
 #
 # usage: run_mpi_test.sh -n NP -m exclusive|beside -c COMPONENT_DIR -d DEFAULT_COMPONENT_PATH
 #                        [-s SPLIT] [-g SEGMENT_SIZE] [-w EXPECTED_WARNINGS] [-r WARNING_REGEX]
-#                        [-p NAME=VALUE]... [-f FIFO_PATH] [-v VERBOSE] [-e 'REGEX=N']...
+#                        [-p NAME=VALUE]... [-f FIFO_PATH] [-M MIB] [-v VERBOSE] [-e 'REGEX=N']...
 #                        -- PROGRAM [ARGS...]
 #
-# -p passes one more MCA parameter (the value may be empty); -f creates a FIFO at
-# FIFO_PATH for the run (bad-input tests name it in the split).
+# -p passes one more MCA parameter (--mca NAME VALUE; the value may be empty; it may
+# be repeated); -f creates a FIFO at FIFO_PATH for the run (bad-input tests name it in
+# the split); -M MIB skips (exit 77, loudly) unless MemAvailable is at least MIB mebibytes.
 # Exit 0 iff mpirun exits 0, the output has exactly EXPECTED_WARNINGS (default 0)
 # lines containing "coll:hieragg: WARNING", each of them matches WARNING_REGEX
 # (extended regex) when one is given, none holds a non-printable byte, and exactly
@@ -16,7 +17,7 @@
 # communicators hieragg served).
 set -u
 np=1 mode=exclusive compdir= defpath= split= seg= want=0 regex= fifo= verbose=
-extra=() expects=()
+extra=() expects=() minmem=
 while [ $# -gt 0 ]; do
   case "$1" in
     -n) np=$2; shift 2 ;;
@@ -27,6 +28,7 @@ while [ $# -gt 0 ]; do
     -g) seg=$2; shift 2 ;;
     -w) want=$2; shift 2 ;;
     -r) regex=$2; shift 2 ;;
+    -M) minmem=$2; shift 2 ;;
     -p) extra+=(--mca "${2%%=*}" "${2#*=}"); shift 2 ;;
     -f) fifo=$2; shift 2 ;;
     -v) verbose=$2; shift 2 ;;
@@ -51,6 +53,14 @@ args+=("${extra[@]}")
 # Open MPI 5's PMIx reads mca_base_component_path too and complains about every
 # file in our directory that is not a PMIx plugin; it has no plugin of ours to load.
 export PMIX_MCA_mca_base_component_show_load_errors=0
+
+if [ -n "$minmem" ]; then
+  avail=$(awk '/^MemAvailable:/ {print int($2 / 1024)}' /proc/meminfo)
+  if [ "${avail:-0}" -lt "$minmem" ]; then
+    echo "run_mpi_test.sh: SKIPPED: this test needs ${minmem} MiB of available memory, the machine has ${avail:-unknown} MiB"
+    exit 77
+  fi
+fi
 
 out=$(mktemp)
 trap 'rm -f "$out" ${fifo:+"$fifo"}' EXIT
@@ -89,5 +99,5 @@ for e in "${expects[@]}"; do
     status=1
   fi
 done
-[ "$status" -eq 0 ] && echo "run_mpi_test.sh: OK (np=$np mode=$mode split=${split:-default} segment=${seg:-default}, $got warning(s))"
+[ "$status" -eq 0 ] && echo "run_mpi_test.sh: OK (np=$np mode=$mode split=${split:-default} segment=${seg:-default}${extra[*]:+ ${extra[*]}}, $got warning(s))"
 exit $status

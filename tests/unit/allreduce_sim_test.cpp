@@ -159,13 +159,13 @@ TEST(AllreduceSim, TemporaryMemoryStaysBoundedForHugeCounts) {
     for (int r = 0; r < p; ++r) {
         size_t bytes[2];
         int i = 0;
-        for (size_t count : {size_t{1} << 12, size_t{1} << 25}) {
+        for (size_t count : {size_t{1} << 16, size_t{1} << 25}) {
             CollCall c = reductionCall(HIERAGG_ALLREDUCE, r, p, &h, sumOp(), count, 8192);
             describeTypes(c, net.transport(r));
             bytes[i++] = recipes::buildSchedule(c).tempBytes();
         }
         EXPECT_EQ(bytes[0], bytes[1]) << "rank " << r;
-        // window 2 x (children summed over the stages this rank roots, at most 4 here) x segment.
-        EXPECT_LE(bytes[1], 2u * 4 * 8192) << "rank " << r;
+        // window 8 x (children summed over the stages this rank roots, at most 4 here) x segment.
+        EXPECT_LE(bytes[1], 8u * 4 * 8192) << "rank " << r;
     }
 }
