@@ -11,6 +11,7 @@
 #include "hieragg/algorithms/TreeBcast.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
 #include "hieragg/hier/HierarchyAdapter.hpp"
+#include "recipes/ReductionPulses.hpp"
 
 namespace hieragg::hier {
 
@@ -55,6 +56,17 @@ double packetUs(const LinkCost& l, const Load& ld, double bytes) {
     return l.theta_us + bytes * l.beta_us_per_byte + (reduces ? bytes * l.gamma_us_per_byte : 0.0);
 }
 
+// A pulsed reduction whose single pulse takes `single`: further pulses stream through the
+// busiest node (d packets of b each), but at most kPulseWindow pulses are in flight per
+// rank, and a rank learns that a pulse left only when its receiver took it, so every
+// window costs at least a round trip (2a) on each edge.
+double pulsedUs(double single, const Load& ld, double a, double b, double d) {
+    const double streamed = single + (ld.pulses - 1) * d * b;
+    const double windows = std::ceil(ld.pulses / static_cast<double>(recipes::kPulseWindow));
+    const double windowed = single + (windows - 1) * (2 * a + recipes::kPulseWindow * d * b);
+    return std::max(streamed, windowed);
+}
+
 // The tree model (SPEC 3.2's T = r l + h k (theta + S beta + S* gamma), per edge): a
 // parent serves its children one after the other, largest subtree first, each costing b,
 // and a message takes `a` to arrive; the stage ends at the latest arrival. Reductions
@@ -77,7 +89,7 @@ double exactTreeUs(const MemberTree& t, const Load& ld, double a, double b) {
         }
     }
     if (ld.shape == Shape::Reduce || ld.shape == Shape::Allreduce)
-        worst += (ld.pulses - 1) * static_cast<double>(busiest) * b;
+        worst = pulsedUs(worst, ld, a, b, static_cast<double>(std::max<size_t>(busiest, 1)));
     if (ld.shape == Shape::Allreduce || ld.shape == Shape::Barrier) worst *= 2;
     return worst;
 }
@@ -146,7 +158,7 @@ StageChoice predict(const AlgorithmInfo& a, const Load& ld, const LinkCost& l, i
                     " bw=" + fmt("%.4g", bw) + " B/us";
         } else {
             const double b = packetUs(l, ld, unit);
-            s.predUs = (ld.pulses + n - 2) * (alpha + b) * (ld.shape == Shape::Allreduce ? 2 : 1);
+            s.predUs = pulsedUs((n - 1) * (alpha + b), ld, alpha, b, 1.0) * (ld.shape == Shape::Allreduce ? 2 : 1);
             s.why = fmt("%.0f", ld.pulses) + " pulses down a chain of " + std::to_string(n);
         }
         return s;
@@ -193,7 +205,7 @@ double wholeTreeUs(const aggtree::Tree& t, const Hierarchy& h, const std::vector
         }
     }
     if (ld.shape == Shape::Reduce || ld.shape == Shape::Allreduce)
-        worst += (ld.pulses - 1) * k * packetUs(p.link[links.back()], ld, unit);
+        worst = pulsedUs(worst, ld, p.link[links.back()].alpha_us, packetUs(p.link[links.back()], ld, unit), k);
     if (ld.shape == Shape::Allreduce || ld.shape == Shape::Barrier) worst *= 2;
     return worst;
 }

@@ -367,3 +367,19 @@ TEST(Registry, PlanIgnoresRootAndInPlace) {
                     }
             }
 }
+
+// Pulsed reductions: at most 2 pulses in flight per rank (kPulseWindow), and each window
+// costs an edge's round trip, so on a high-latency link 64 pulses cost >= 31 extra round
+// trips whatever the tree (found on the emulated cluster: the streaming-only model was 10x low).
+TEST(Registry, PulseWindowBoundsReductionPredictions) {
+    hier::CostParams params = hier::CostParams::defaults();
+    params.link[hier::kLinkNode] = {100.0, 0.0001, 0.0, 0.0};
+    for (const char* name : {"knomial", "chain", "kary"}) {
+        CollCall c = reductionCall(HIERAGG_REDUCE, 0, 4, nullptr, sumOp(), 64 * 128, 1024);  // 64 pulses of 1 KiB
+        c.rtype = c.stype = {8, 0, 8, 0, 8};
+        c.algorithm = valueOf(*hier::algorithmByName(HIERAGG_REDUCE, name));
+        const hier::Plan plan = hier::choosePlan(c, params);
+        EXPECT_GE(plan.predUs, 31 * 2 * 100.0) << name;
+        EXPECT_LE(plan.predUs, 40 * 2 * 100.0 + 3 * 100.0) << name;  // and not much more
+    }
+}
