@@ -383,3 +383,33 @@ TEST(Registry, PulseWindowBoundsReductionPredictions) {
         EXPECT_LE(plan.predUs, 40 * 2 * 100.0 + 3 * 100.0) << name;  // and not much more
     }
 }
+
+// Segmented broadcasts cut the packed byte stream: ranks whose datatypes differ (same
+// signature: the root sends 8 pairs of int64, the others receive 16 int64) agree on the
+// segment boundaries. Cutting by elements gave the MPI suite truncation errors.
+TEST(Registry, SegmentedBcastWithDifferentDatatypesPerRank) {
+    static sim::SimType pair{16, "int64x2"};
+    for (const char* name : {"chain", "knomial", "hier_knomial"})
+        for (int p : {3, 5}) {
+            hier::Hierarchy h = roundRobin(p, 2);
+            const int root = p - 1;
+            sim::SimNetwork net(p);
+            std::vector<std::vector<int64_t>> buf(p, std::vector<int64_t>(16, -1));
+            for (int i = 0; i < 16; ++i) buf[root][i] = 7 * i + 1;
+            std::vector<CollCall> calls;
+            for (int r = 0; r < p; ++r) {
+                CollCall c = baseCall(HIERAGG_BCAST, r, p, &h);
+                c.args.rbuf = buf[r].data();
+                c.args.rcount = r == root ? 8 : 16;
+                c.args.root = root;
+                c.args.stype = c.args.rtype = r == root ? &pair : &int64Type();
+                c.segmentBytes = 24;  // caps every chunk: 128 B in 6 segments, not a multiple of 16
+                c.algorithm = valueOf(*hier::algorithmByName(HIERAGG_BCAST, name));
+                calls.push_back(c);
+            }
+            auto res = sim::runOne(net, calls, recipeBuilder());
+            ASSERT_TRUE(res.ok) << name << " p=" << p << ": " << res.error;
+            for (int r = 0; r < p; ++r)
+                for (int i = 0; i < 16; ++i) ASSERT_EQ(buf[r][i], 7 * i + 1) << name << " rank " << r;
+        }
+}
