@@ -19,6 +19,13 @@ struct TaskBindings {
     void* comm = nullptr;
     int tagBase = -1;       // tag of channel c = tagBase - c
     int localTagBase = -1;  // the same for messages inside an intercommunicator's local group
+    // When set, per peer instead (aligned with Schedule::peers / localPeers): the runtime
+    // numbers calls per pair of ranks, so a rank that skips a call it has no message in
+    // (Open MPI's MPI layer returns early on count 0) stays in step with the others.
+    std::vector<int> peerTagBase, localPeerTagBase;
+    // Temporaries the task may allocate (0 = no limit): more fails start() with
+    // HIERAGG_ERR_NO_MEM before any message is posted, like a failed allocation.
+    size_t maxTempBytes = 0;
 };
 
 class Task {

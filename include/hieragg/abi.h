@@ -127,6 +127,7 @@ typedef struct hieragg_config {
     int algorithm[HIERAGG_COLL_KIND_COUNT]; /* per-collective override, 0 = auto */
     int hierarchy;                  /* 0 = never decompose, 1 = decompose when useful */
     hieragg_link_cost link_cost[HIERAGG_LINK_CLASS_COUNT]; /* see hieragg_link_cost */
+    size_t max_temp_bytes;          /* temporaries one call may allocate per rank, 0 = no limit */
 } hieragg_config;
 
 typedef struct hieragg_comm hieragg_comm;
@@ -137,15 +138,25 @@ typedef void (*hieragg_complete_fn)(void* ctx, int status);
 int hieragg_core_init(const hieragg_transport* transport, const hieragg_config* config);
 void hieragg_core_fini(void);
 
-/* Per-communicator state; decomposition happens lazily on first use. */
+/* Per-communicator state; the decomposition is built on first use, without blocking. */
 hieragg_comm* hieragg_comm_create(void* comm, int rank, int size, int is_inter, int remote_size,
                                   int world_rank);
 void hieragg_comm_destroy(hieragg_comm* comm);
 
 /* Start a collective. On success the completion callback runs exactly once,
- * possibly before hieragg_start returns. Returns 0 or an error code. */
+ * possibly before hieragg_start returns. Returns 0 or an error code. Never waits for
+ * another rank: the first call on a communicator starts the identity exchange and
+ * runs once it has finished (inside hieragg_progress). */
 int hieragg_start(hieragg_comm* comm, const hieragg_coll_args* args, hieragg_complete_fn done,
                   void* ctx);
+
+/* Persistent collectives (MPI-4) are matched in the order of their init calls: the
+ * init takes an id (local, no communication) and every start of the request runs in
+ * that id's own tag space. Free releases what the init kept. */
+int hieragg_persistent_init(hieragg_comm* comm, const hieragg_coll_args* args, uint32_t* id);
+void hieragg_persistent_free(hieragg_comm* comm, uint32_t id);
+int hieragg_start_persistent(hieragg_comm* comm, const hieragg_coll_args* args, uint32_t id,
+                             hieragg_complete_fn done, void* ctx);
 
 /* Progress every active collective; returns how many completed. Safe to re-enter. */
 int hieragg_progress(void);

@@ -24,6 +24,10 @@ int Task::start() {
     origins_.assign(kFirstTemp + s.temps.size(), nullptr);
     origins_[kSendBuf] = const_cast<char*>(static_cast<const char*>(bind_.sbuf));
     origins_[kRecvBuf] = static_cast<char*>(bind_.rbuf);
+    if (bind_.maxTempBytes != 0 && s.tempBytes() > bind_.maxTempBytes) {
+        fail(kErrNoMem);
+        return kErrNoMem;
+    }
     tempStore_.reserve(s.temps.size());
     for (size_t i = 0; i < s.temps.size(); ++i) {
         std::unique_ptr<char[]> mem(new (std::nothrow) char[s.temps[i].bytes ? s.temps[i].bytes : 1]);
@@ -50,7 +54,10 @@ int Task::fire(StepId id) {
     switch (st.kind) {
     case StepKind::Send:
     case StepKind::Recv: {
-        const int tag = (st.localComm ? bind_.localTagBase : bind_.tagBase) - static_cast<int>(st.channel);
+        const std::vector<int>& perPeer = st.localComm ? bind_.localPeerTagBase : bind_.peerTagBase;
+        const int base = !perPeer.empty() ? perPeer[st.peerSlot]
+                                          : (st.localComm ? bind_.localTagBase : bind_.tagBase);
+        const int tag = base - static_cast<int>(st.channel);
         void* req = nullptr;
         int rc = st.kind == StepKind::Send
                      ? tr_.isend(bind_.comm, st.localComm, address(st.src), st.srcType.count,

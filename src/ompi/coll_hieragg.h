@@ -21,6 +21,7 @@ typedef struct mca_coll_hieragg_component_t {
     char* split;
     int segment_size;
     int hierarchy;
+    size_t max_temp_bytes;
     int algorithm[HIERAGG_COLL_KIND_COUNT];
     hieragg_link_cost link_cost[HIERAGG_LINK_CLASS_COUNT]; /* coll_hieragg_cost_<link>_<param> */
     int output;           /* opal_output stream for verbose messages */

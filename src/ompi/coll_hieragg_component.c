@@ -36,6 +36,7 @@ mca_coll_hieragg_component_t mca_coll_hieragg_component = {
     .split = NULL,
     .segment_size = 64 * 1024,
     .hierarchy = 1,
+    .max_temp_bytes = 0,
     .output = -1,
 };
 
@@ -87,6 +88,12 @@ static int hieragg_register(void) {
         "1: run collectives over the decomposition when it splits the communicator; "
         "0: always run the flat algorithms",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &m->hierarchy);
+    (void)mca_base_component_var_register(c, "max_temp_bytes",
+        "Temporary memory one collective may allocate per process (0 = no limit). A call "
+        "whose schedule needs more runs with smaller pulses or the flat algorithm; if none "
+        "fits, it fails with MPI_ERR_NO_MEM on every process (nothing is sent)",
+        MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &m->max_temp_bytes);
     for (int k = 0; k < HIERAGG_COLL_KIND_COUNT; ++k) {
         char name[96], help[640];
         mca_base_var_enum_t* e = algorithm_enum((hieragg_coll_kind)k);
@@ -152,7 +159,8 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
     hieragg_config cfg;
     memset(&cfg, 0, sizeof cfg);
     mca_coll_hieragg_transport(&t);
-    cfg.split = m->split ? m->split : "node";
+    /* An empty value reaches the core as "" so that it warns and falls back like any bad value. */
+    cfg.split = m->split ? m->split : "";
     cfg.verbose = m->verbose;
     if (m->segment_size < 64) {
         /* Every process reads the same value: only the first one says so. */
@@ -162,7 +170,14 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
         m->segment_size = 64 * 1024;
     }
     cfg.segment_size = (size_t)m->segment_size;
+    if (m->hierarchy != 0 && m->hierarchy != 1) {
+        if (0 == opal_proc_local_get()->proc_name.vpid)
+            opal_output(0, "coll:hieragg: WARNING: coll_hieragg_hierarchy=%d is not 0 or 1; using 1",
+                        m->hierarchy);
+        m->hierarchy = 1;
+    }
     cfg.hierarchy = m->hierarchy;
+    cfg.max_temp_bytes = m->max_temp_bytes;
     for (int k = 0; k < HIERAGG_COLL_KIND_COUNT; ++k) cfg.algorithm[k] = m->algorithm[k];
     for (int l = 0; l < HIERAGG_LINK_CLASS_COUNT; ++l) cfg.link_cost[l] = m->link_cost[l];
     if (0 != hieragg_core_init(&t, &cfg)) return OMPI_ERR_OUT_OF_RESOURCE;

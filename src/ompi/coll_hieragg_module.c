@@ -27,6 +27,7 @@ typedef struct mca_coll_hieragg_request_t {
     ompi_coll_base_nbc_request_t super;
     int* neighbors;             /* neighbor lists of a neighborhood collective, owned */
     hieragg_coll_args args;     /* persistent requests start these again */
+    uint32_t persistent_id;     /* from hieragg_persistent_init: matches starts in init order */
     mca_coll_hieragg_module_t* module;
 } mca_coll_hieragg_request_t;
 static OBJ_CLASS_INSTANCE(mca_coll_hieragg_request_t, ompi_coll_base_nbc_request_t, NULL, NULL);
@@ -34,7 +35,7 @@ static OBJ_CLASS_INSTANCE(mca_coll_hieragg_request_t, ompi_coll_base_nbc_request
 static int map_status(int status) {
     switch (status) {
     case 0: return OMPI_SUCCESS;
-    case HIERAGG_ERR_NO_MEM: return OMPI_ERR_OUT_OF_RESOURCE;
+    case HIERAGG_ERR_NO_MEM: return MPI_ERR_NO_MEM; /* an MPI error class the caller can test */
     case HIERAGG_ERR_UNSUPPORTED: return MPI_ERR_UNSUPPORTED_OPERATION;
     case HIERAGG_ERR_INTERNAL: return MPI_ERR_INTERN;
     default: return status;
@@ -44,6 +45,8 @@ static int map_status(int status) {
 static int request_free(ompi_request_t** req) {
     mca_coll_hieragg_request_t* h = (mca_coll_hieragg_request_t*)*req;
     if (!REQUEST_COMPLETE(&h->super.super)) return MPI_ERR_REQUEST; /* still running */
+    if (h->super.super.req_persistent && NULL != h->module)
+        hieragg_persistent_free(h->module->state, h->persistent_id);
     free(h->neighbors);
     h->neighbors = NULL;
     OMPI_REQUEST_FINI(&h->super.super);
@@ -102,7 +105,8 @@ static int persistent_start(size_t count, ompi_request_t** requests) {
         h->super.super.req_complete = REQUEST_PENDING;
         h->super.super.req_state = OMPI_REQUEST_ACTIVE;
         h->super.super.req_status.MPI_ERROR = MPI_SUCCESS;
-        int rc = hieragg_start(h->module->state, &h->args, nonblocking_done, h);
+        int rc = hieragg_start_persistent(h->module->state, &h->args, h->persistent_id,
+                                          nonblocking_done, h);
         if (rc != 0) {
             h->super.super.req_complete = REQUEST_COMPLETED;
             h->super.super.req_state = OMPI_REQUEST_INACTIVE;
@@ -121,10 +125,12 @@ static int run(hieragg_coll_args* a, ompi_communicator_t* comm, mca_coll_base_mo
     if (RUN_BLOCKING == mode) {
         blocking_wait w = {0, 0};
         int rc = hieragg_start(m->state, a, blocking_done, &w);
+        /* The call may wait for the communicator's decomposition: `a` (and the neighbor
+         * lists it points to) must stay valid until it completes. */
+        if (rc == 0)
+            while (!w.done) opal_progress();
         free(neighbors);
-        if (rc != 0) return map_status(rc);
-        while (!w.done) opal_progress();
-        return map_status(w.status);
+        return map_status(rc != 0 ? rc : w.status);
     }
     mca_coll_hieragg_request_t* h = new_request(comm, RUN_PERSISTENT == mode);
     if (NULL == h) {
@@ -137,7 +143,14 @@ static int run(hieragg_coll_args* a, ompi_communicator_t* comm, mca_coll_base_mo
     *request = &h->super.super;
     if (RUN_PERSISTENT == mode) {
         h->super.super.req_start = persistent_start;
-        return OMPI_SUCCESS;
+        int rc = hieragg_persistent_init(m->state, a, &h->persistent_id);
+        if (rc != 0) {
+            h->module = NULL; /* nothing to release in the core */
+            h->super.super.req_complete = REQUEST_COMPLETED;
+            request_free(request);
+            *request = MPI_REQUEST_NULL;
+        }
+        return map_status(rc);
     }
     int rc = hieragg_start(m->state, a, nonblocking_done, h);
     if (rc != 0) {

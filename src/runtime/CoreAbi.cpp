@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <stdexcept>
 
 #include "CommState.hpp"
@@ -10,6 +11,7 @@
 #include "hieragg/hier/AlgorithmRegistry.hpp"
 #include "hieragg/hier/Recipes.hpp"
 #include "hieragg/hier/Selection.hpp"
+#include "hieragg/hier/TempLimit.hpp"
 
 using namespace hieragg;
 
@@ -78,6 +80,153 @@ void refuseUnfit(CollCall& call, const hieragg_comm& c, Runtime& rt) {
     call.algorithm = 0;
 }
 
+// Builds (or finds in the cache) the schedule of `args` on `c`; fills `call`. Returns an
+// error code (and no schedule) when none can run. Throws what building throws.
+int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
+                std::shared_ptr<const Schedule>& sched) {
+    Runtime* rt = Runtime::instance();
+    call.args = args;
+    call.rank = c.rank;
+    call.size = c.size;
+    call.inter = c.inter;
+    call.remoteSize = c.remoteSize;
+    call.hierarchy = c.hierarchy.get();
+    call.segmentBytes = rt->config().segment_size ? rt->config().segment_size : 64 * 1024;
+    call.algorithm = rt->config().algorithm[args.kind];
+    describeTypes(call, rt->transport());
+    refuseUnfit(call, c, *rt);
+    call.costs = &rt->costs();
+    call.stageLinks = c.stageLinks.empty() ? nullptr : &c.stageLinks;
+    bool newPlan = false;
+    if (hier::modelDriven(args.kind)) {
+        const std::string pk = planKey(call);
+        auto it = c.plans.find(pk);
+        if (it == c.plans.end()) {
+            if (c.plans.size() >= kCacheLimit) c.plans.clear();
+            it = c.plans.emplace(pk, std::make_shared<const hier::Plan>(hier::choosePlan(call, rt->costs()))).first;
+            newPlan = true;
+        }
+        call.plan = it->second;
+    }
+
+    std::string key;
+    if (cacheable(args.kind)) {
+        key = cacheKey(call);
+        auto it = c.cache.find(key);
+        if (it != c.cache.end()) sched = it->second;
+    }
+    if (!sched) {
+        std::optional<Schedule> built = recipes::scheduleWithinTempLimit(call, rt->config().max_temp_bytes);
+        if (!built) {
+            // Every rank comes to the same verdict (TempLimit.hpp): nobody sends, nobody waits.
+            if (c.rank == 0 || c.inter)
+                rt->verbose(1, std::string("hieragg: ") + hieragg_coll_name(args.kind) +
+                                   ": no schedule fits coll_hieragg_max_temp_bytes=" +
+                                   std::to_string(rt->config().max_temp_bytes));
+            return HIERAGG_ERR_NO_MEM;
+        }
+        sched = std::make_shared<const Schedule>(std::move(*built));
+        if (sched->channels > kMaxChannels) return HIERAGG_ERR_INTERNAL;
+        if (c.rank == 0 || c.inter) {
+            // Once per communicator and signature class: the plan, stage by stage (the
+            // schedule that runs may differ from it under coll_hieragg_max_temp_bytes).
+            std::string msg = std::string("hieragg: ") + hieragg_coll_name(args.kind) + " on " +
+                              std::to_string(c.size) + " ranks: " + sched->algorithm;
+            if (newPlan) {
+                char pred[64];
+                std::snprintf(pred, sizeof pred, "%.2f", call.plan->predUs);
+                msg += " [" + std::to_string(hier::modelBytes(call)) + " B, pred=" + pred + " us]\n" +
+                       call.plan->describe();
+            }
+            if (newPlan || !hier::modelDriven(args.kind)) rt->verbose(2, msg);
+        }
+        if (!key.empty()) {
+            if (c.cache.size() >= kCacheLimit) c.cache.clear();
+            c.cache.emplace(key, sched);
+        }
+    }
+    return 0;
+}
+
+// Per-peer tag bases of an intercommunicator's persistent request, taken at its init.
+void takePersistentTags(hieragg_comm& c, const Schedule& sched, PersistentTags& tags) {
+    if (c.persistPairSeq.empty()) c.persistPairSeq.assign(static_cast<size_t>(c.remoteSize), 0);
+    if (c.localPersistPairSeq.empty()) c.localPersistPairSeq.assign(static_cast<size_t>(c.size), 0);
+    for (int p : sched.peers) tags.peer.push_back(tagBase(c.persistPairSeq.at(p)++, TagSpace::Persistent, false));
+    for (int p : sched.localPeers)
+        tags.local.push_back(tagBase(c.localPersistPairSeq.at(p)++, TagSpace::Persistent, true));
+}
+
+// Builds (or finds) the schedule and starts its Task. Returns an error code without
+// calling `done` when nothing was started.
+int launch(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId, hieragg_complete_fn done,
+           void* ctx) {
+    Runtime* rt = Runtime::instance();
+    try {
+        CollCall call;
+        std::shared_ptr<const Schedule> sched;
+        if (int rc = scheduleFor(c, args, call, sched)) return rc;
+        TaskBindings bind = bindCall(call, rt->transport(), c.comm, 0, 0);
+        if (persistentId >= 0) {
+            // Every start of a persistent request uses the tags of its init: starts of one
+            // request follow each other on every rank, and MPI's non-overtaking rule keeps
+            // the messages of consecutive starts apart.
+            const auto id = static_cast<uint32_t>(persistentId);
+            auto it = c.persistentTags.find(id);
+            if (it != c.persistentTags.end()) {
+                bind.peerTagBase = it->second.peer;
+                bind.localPeerTagBase = it->second.local;
+            } else {
+                bind.tagBase = tagBase(id, TagSpace::Persistent, false);
+                bind.localTagBase = tagBase(id, TagSpace::Persistent, true);
+            }
+        } else {
+            if (c.pairSeq.empty()) c.pairSeq.assign(static_cast<size_t>(c.inter ? c.remoteSize : c.size), 0);
+            if (c.inter && c.localPairSeq.empty()) c.localPairSeq.assign(static_cast<size_t>(c.size), 0);
+            bind.peerTagBase.reserve(sched->peers.size());
+            for (int p : sched->peers) bind.peerTagBase.push_back(tagBase(c.pairSeq.at(p)++, TagSpace::Call, false));
+            bind.localPeerTagBase.reserve(sched->localPeers.size());
+            for (int p : sched->localPeers)
+                bind.localPeerTagBase.push_back(tagBase(c.localPairSeq.at(p)++, TagSpace::Call, true));
+        }
+        bind.maxTempBytes = rt->config().max_temp_bytes;
+        auto task = std::make_unique<Task>(sched, rt->transport(), std::move(bind));
+        if (int rc = task->start()) return rc;
+        rt->track(std::move(task), done, ctx);
+        return 0;
+    } catch (const std::bad_alloc&) {
+        return HIERAGG_ERR_NO_MEM;
+    } catch (const std::exception& e) {
+        rt->warn(std::string("hieragg: ") + hieragg_coll_name(args.kind) + ": " + e.what());
+        return HIERAGG_ERR_UNSUPPORTED;
+    }
+}
+
+// The decomposition exists: run the calls that waited for it, in start order. One that
+// cannot start completes with its error (its caller has already returned).
+void runPending(hieragg_comm& c, int status) {
+    std::vector<PendingStart> pending;
+    pending.swap(c.pending);
+    for (const PendingStart& p : pending) {
+        const int rc = status != 0 ? status : launch(c, p.args, p.persistentId, p.done, p.ctx);
+        if (rc != 0) p.done(p.ctx, rc);
+    }
+}
+
+int startCall(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId, hieragg_complete_fn done,
+              void* ctx) {
+    if (!Runtime::instance()) return HIERAGG_ERR_INTERNAL;
+    std::lock_guard<std::recursive_mutex> lock(c.mutex);
+    if (c.decomp == hieragg_comm::Decomp::Ready) return launch(c, args, persistentId, done, ctx);
+    try {
+        c.pending.push_back({args, done, ctx, persistentId});
+    } catch (const std::bad_alloc&) {
+        return HIERAGG_ERR_NO_MEM;
+    }
+    beginDecomposition(c, runPending);  // may run the pending calls at once
+    return 0;
+}
+
 }  // namespace
 
 extern "C" {
@@ -105,79 +254,50 @@ hieragg_comm* hieragg_comm_create(void* comm, int rank, int size, int is_inter, 
     return c;
 }
 
-void hieragg_comm_destroy(hieragg_comm* comm) { delete comm; }
+void hieragg_comm_destroy(hieragg_comm* comm) {
+    // A communicator freed while its identity exchange still runs (no collective of it
+    // ever completed here): the exchange must not call back into freed state.
+    if (comm && comm->decomp == hieragg_comm::Decomp::Exchanging)
+        if (Runtime* rt = Runtime::instance()) rt->forget(comm);
+    delete comm;
+}
 
 int hieragg_start(hieragg_comm* c, const hieragg_coll_args* args, hieragg_complete_fn done, void* ctx) {
-    Runtime* rt = Runtime::instance();
-    if (!rt) return HIERAGG_ERR_INTERNAL;
-    try {
-        if (int rc = ensureDecomposition(*c)) return rc;
-        CollCall call;
-        call.args = *args;
-        call.rank = c->rank;
-        call.size = c->size;
-        call.inter = c->inter;
-        call.remoteSize = c->remoteSize;
-        call.hierarchy = c->hierarchy.get();
-        call.segmentBytes = rt->config().segment_size ? rt->config().segment_size : 64 * 1024;
-        call.algorithm = rt->config().algorithm[args->kind];
-        describeTypes(call, rt->transport());
-        refuseUnfit(call, *c, *rt);
-        call.costs = &rt->costs();
-        call.stageLinks = c->stageLinks.empty() ? nullptr : &c->stageLinks;
-        bool newPlan = false;
-        if (hier::modelDriven(args->kind)) {
-            const std::string pk = planKey(call);
-            auto it = c->plans.find(pk);
-            if (it == c->plans.end()) {
-                if (c->plans.size() >= kCacheLimit) c->plans.clear();
-                it = c->plans.emplace(pk, std::make_shared<const hier::Plan>(hier::choosePlan(call, rt->costs())))
-                         .first;
-                newPlan = true;
-            }
-            call.plan = it->second;
-        }
+    return startCall(*c, *args, -1, done, ctx);
+}
 
+int hieragg_persistent_init(hieragg_comm* c, const hieragg_coll_args* args, uint32_t* id) {
+    if (!Runtime::instance()) return HIERAGG_ERR_INTERNAL;
+    std::lock_guard<std::recursive_mutex> lock(c->mutex);
+    *id = c->persistentCount++;
+    if (!c->inter) return 0;
+    // Intercommunicators: Open MPI skips some inits on ranks whose count is 0 (e.g.
+    // MPIX_Reduce_init at MPI_PROC_NULL), so a per-communicator number would drift there;
+    // number per pair instead, from the schedule (no decomposition needed), as calls do.
+    try {
+        CollCall call;
         std::shared_ptr<const Schedule> sched;
-        std::string key;
-        if (cacheable(args->kind)) {
-            key = cacheKey(call);
-            auto it = c->cache.find(key);
-            if (it != c->cache.end()) sched = it->second;
-        }
-        if (!sched) {
-            sched = std::make_shared<const Schedule>(recipes::buildSchedule(call));
-            if (sched->channels > kMaxChannels) return HIERAGG_ERR_INTERNAL;
-            if (c->rank == 0 || c->inter) {
-                // Once per communicator and signature class: the plan, stage by stage.
-                std::string msg = std::string("hieragg: ") + hieragg_coll_name(args->kind) + " on " +
-                                  std::to_string(c->size) + " ranks: " + sched->algorithm;
-                if (newPlan) {
-                    char pred[64];
-                    std::snprintf(pred, sizeof pred, "%.2f", call.plan->predUs);
-                    msg += " [" + std::to_string(hier::modelBytes(call)) + " B, pred=" + pred + " us]\n" +
-                           call.plan->describe();
-                }
-                if (newPlan || !hier::modelDriven(args->kind)) rt->verbose(2, msg);
-            }
-            if (!key.empty()) {
-                if (c->cache.size() >= kCacheLimit) c->cache.clear();
-                c->cache.emplace(key, sched);
-            }
-        }
-        const uint32_t seq = c->seq++;
-        auto task = std::make_unique<Task>(
-            sched, rt->transport(),
-            bindCall(call, rt->transport(), c->comm, tagBase(seq, false), tagBase(seq, true)));
-        if (int rc = task->start()) return rc;
-        rt->track(std::move(task), done, ctx);
+        if (int rc = scheduleFor(*c, *args, call, sched)) return rc;
+        PersistentTags tags;
+        takePersistentTags(*c, *sched, tags);
+        c->persistentTags[*id] = std::move(tags);
         return 0;
     } catch (const std::bad_alloc&) {
         return HIERAGG_ERR_NO_MEM;
     } catch (const std::exception& e) {
-        rt->warn(std::string("hieragg: ") + hieragg_coll_name(args->kind) + ": " + e.what());
+        Runtime::instance()->warn(std::string("hieragg: ") + hieragg_coll_name(args->kind) + ": " + e.what());
         return HIERAGG_ERR_UNSUPPORTED;
     }
+}
+
+void hieragg_persistent_free(hieragg_comm* c, uint32_t id) {
+    std::lock_guard<std::recursive_mutex> lock(c->mutex);
+    c->persistentTags.erase(id);
+}
+
+int hieragg_start_persistent(hieragg_comm* c, const hieragg_coll_args* args, uint32_t id,
+                             hieragg_complete_fn done, void* ctx) {
+    return startCall(*c, *args, id, done, ctx);
 }
 
 int hieragg_progress(void) {

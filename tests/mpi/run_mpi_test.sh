@@ -4,14 +4,15 @@
 #
 # usage: run_mpi_test.sh -n NP -m exclusive|beside -c COMPONENT_DIR -d DEFAULT_COMPONENT_PATH
 #                        [-s SPLIT] [-g SEGMENT_SIZE] [-w EXPECTED_WARNINGS] [-r WARNING_REGEX]
-#                        [-p NAME=VALUE]... -- PROGRAM [ARGS...]
-# (-p: any further MCA parameter, e.g. -p coll_hieragg_allreduce_algorithm=kary)
+#                        [-p NAME=VALUE]... [-f FIFO_PATH] -- PROGRAM [ARGS...]
 #
+# -p passes one more MCA parameter (the value may be empty); -f creates a FIFO at
+# FIFO_PATH for the run (bad-input tests name it in the split).
 # Exit 0 iff mpirun exits 0, the output has exactly EXPECTED_WARNINGS (default 0)
-# lines containing "coll:hieragg: WARNING", and each of them matches WARNING_REGEX
-# (extended regex) when one is given.
+# lines containing "coll:hieragg: WARNING", each of them matches WARNING_REGEX
+# (extended regex) when one is given, and none holds a non-printable byte.
 set -u
-np=1 mode=exclusive compdir= defpath= split= seg= want=0 regex=
+np=1 mode=exclusive compdir= defpath= split= seg= want=0 regex= fifo=
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -24,6 +25,7 @@ while [ $# -gt 0 ]; do
     -w) want=$2; shift 2 ;;
     -r) regex=$2; shift 2 ;;
     -p) extra+=(--mca "${2%%=*}" "${2#*=}"); shift 2 ;;
+    -f) fifo=$2; shift 2 ;;
     --) shift; break ;;
     *) echo "run_mpi_test.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -41,7 +43,11 @@ esac
 args+=("${extra[@]}")
 
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+trap 'rm -f "$out" ${fifo:+"$fifo"}' EXIT
+if [ -n "$fifo" ]; then
+  rm -f "$fifo"
+  mkfifo "$fifo" || exit 2
+fi
 echo "+ mpirun ${args[*]} $*"
 mpirun "${args[@]}" "$@" 2>&1 | tee "$out"
 rc=${PIPESTATUS[0]}
@@ -61,6 +67,10 @@ if [ -n "$regex" ] && [ "$got" -gt 0 ]; then
     echo "run_mpi_test.sh: FAIL: $bad warning line(s) do not match /$regex/"
     status=1
   fi
+fi
+if grep 'coll:hieragg: WARNING' "$out" | LC_ALL=C grep -q '[^[:print:]]'; then
+  echo "run_mpi_test.sh: FAIL: a warning line holds non-printable bytes"
+  status=1
 fi
 [ "$status" -eq 0 ] && echo "run_mpi_test.sh: OK (np=$np mode=$mode split=${split:-default} segment=${seg:-default}, $got warning(s))"
 exit $status
