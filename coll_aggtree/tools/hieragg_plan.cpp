@@ -21,6 +21,7 @@
 #include "hieragg/aggtree/TrafficModel.hpp"
 #include "hieragg/aggtree/TypeTwoTree.hpp"
 #include "hieragg/aggtree/WidthCurve.hpp"
+#include "SelectCommand.hpp"
 
 using namespace hieragg::aggtree;
 using nlohmann::json;
@@ -325,9 +326,26 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     repro->add_option("--out", outDir, "output directory")->capture_default_str();
 
+    hieragg::tools::SelectOptions so;
+    auto* sel = app.add_subcommand("select", "the component's choice for one call (algorithm, tree, k, chunk, "
+                                             "predicted time) with the same cost parameters");
+    sel->add_option("--coll", so.coll, "bcast|reduce|allreduce|barrier|gather|scatter|...")->capture_default_str();
+    sel->add_option("-P,--processes", so.processes, "communicator size")->capture_default_str();
+    sel->add_option("--ranks-per-node", so.ranksPerNode, "synthetic nodes of consecutive ranks")->capture_default_str();
+    sel->add_option("--split", so.split, "coll_hieragg_split value")->capture_default_str();
+    sel->add_option("--size", so.bytes, "message bytes per rank")->capture_default_str();
+    sel->add_option("--element-size", so.elementBytes, "bytes per element")->capture_default_str();
+    sel->add_option("--root", so.root, "root rank")->capture_default_str();
+    sel->add_option("--algorithm", so.algorithm, "force a registry row (as coll_hieragg_<coll>_algorithm)")
+        ->capture_default_str();
+    sel->add_option("--params", so.params, "file of coll_hieragg_cost_* = value lines (hieragg-calibrate output)");
+    sel->add_option("--segment", so.segmentBytes, "coll_hieragg_segment_size")->capture_default_str();
+    sel->add_flag("!--non-commutative", so.commutative, "the reduction's op does not commute");
+
     CLI11_PARSE(app, argc, argv);
     try {
         if (*plan) return runPlan(o);
+        if (*sel) return hieragg::tools::runSelect(so);
         std::filesystem::create_directories(outDir);
         if (figure == "fig6" || figure == "all") reproduceFig6(outDir);
         if (figure == "fig16" || figure == "all") reproduceFig16Files(outDir);

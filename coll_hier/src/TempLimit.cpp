@@ -4,25 +4,27 @@
 #include <cstring>
 #include <string>
 
+#include "hieragg/hier/AlgorithmRegistry.hpp"
 #include "hieragg/hier/Recipes.hpp"
+#include "hieragg/hier/Selection.hpp"
 
 namespace hieragg::recipes {
 
 namespace {
 constexpr size_t kMinSegment = 64;
 
-// Index of `name` in the override names of `kind` (0 = auto if absent).
+// Override value of the registry row `name` of `kind` (0 = auto if absent).
 int algorithmIndex(hieragg_coll_kind kind, const std::string& name) {
-    const std::string names = recipeFor(kind).algorithms;
-    int index = 0;
-    size_t start = 0;
-    while (start <= names.size()) {
-        const size_t comma = std::min(names.find(',', start), names.size());
-        if (names.compare(start, comma - start, name) == 0) return index;
-        ++index;
-        start = comma + 1;
-    }
-    return 0;
+    const hier::AlgorithmInfo* a = hier::algorithmByName(kind, name);
+    return a ? hier::algorithmValue(*a) : 0;
+}
+
+// `call` changed (segment or algorithm): its plan must be chosen again, the same way on
+// every rank (the model reads only what all ranks share), once for all ranks' schedules.
+void replan(CollCall& call) {
+    call.plan.reset();
+    if (!hier::modelDriven(call.args.kind)) return;
+    call.plan = hier::planOf(call);
 }
 }  // namespace
 
@@ -64,7 +66,10 @@ std::optional<Schedule> scheduleWithinTempLimit(const CollCall& call, size_t max
             if (flat == 0 || call.algorithm == flat) break;
             smaller.algorithm = flat;
         }
-        for (;;) {
+        for (bool first = true;; first = false) {
+            // The plan caps pipeline segments and pulses by segmentBytes: halving it
+            // shrinks them, once the plan is made again.
+            if (!first || attempt == 1) replan(smaller);
             if (worstTempBytes(smaller) <= maxTempBytes) return buildSchedule(smaller);
             if (smaller.segmentBytes <= kMinSegment) break;
             smaller.segmentBytes = std::max(kMinSegment, smaller.segmentBytes / 2);

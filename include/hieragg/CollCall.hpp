@@ -3,6 +3,7 @@
 // of the datatypes. Recipes turn a CollCall into this rank's Schedule.
 #pragma once
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 #include "hieragg/abi.h"
@@ -10,6 +11,8 @@
 namespace hieragg {
 namespace hier {
 class Hierarchy;
+struct Plan;
+struct CostParams;
 }
 
 struct CollCall {
@@ -23,6 +26,12 @@ struct CollCall {
     const hier::Hierarchy* hierarchy = nullptr;     // nullptr or trivial: run flat
     size_t segmentBytes = 64 * 1024;                // pipeline segment / pulse size
     int algorithm = 0;                              // per-collective override, 0 = auto
+    // Selection (coll_hier Selection.hpp): the plan the runtime chose for this signature;
+    // null: the recipe asks the model itself, with `costs` (null: defaults) and
+    // `stageLinks` (link class of each stage of the hierarchy; null: inferred).
+    std::shared_ptr<const hier::Plan> plan;
+    const hier::CostParams* costs = nullptr;
+    const std::vector<int>* stageLinks = nullptr;
 
     // Bytes a buffer of `count` elements of `t` spans (what a temporary must hold), and the
     // bias that puts element 0 at the temporary's origin.

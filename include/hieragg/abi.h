@@ -121,6 +121,18 @@ typedef struct hieragg_transport {
     void (*output)(int level, const char* msg);
 } hieragg_transport;
 
+/* Cost of one kind of link for the selection's model (coll_hieragg_cost_<link>_<param>).
+ * Link classes: 0 inside a NUMA domain, 1 inside a node, 2 between nodes, 3 between
+ * switches. A negative field, or a class whose fields are all zero, means the built-in
+ * default (docs/selection.md). */
+#define HIERAGG_LINK_CLASS_COUNT 4
+typedef struct hieragg_link_cost {
+    double alpha_us;          /* start-up of one message [us] */
+    double beta_ns_per_byte;  /* transfer [ns/byte] */
+    double theta_us;          /* processing of one message at the receiver [us] */
+    double gamma_ns_per_byte; /* reduction [ns/byte] */
+} hieragg_link_cost;
+
 /* Component configuration (from MCA parameters). */
 typedef struct hieragg_config {
     const char* split;              /* coll_hieragg_split */
@@ -129,6 +141,7 @@ typedef struct hieragg_config {
     int algorithm[HIERAGG_COLL_KIND_COUNT]; /* per-collective override, 0 = auto */
     int hierarchy;                  /* 0 = never decompose, 1 = decompose when useful */
     int reproducible;               /* HIERAGG_REPRODUCIBLE_*; 0 (none) behaves as order */
+    hieragg_link_cost link_cost[HIERAGG_LINK_CLASS_COUNT]; /* see hieragg_link_cost */
     size_t max_temp_bytes;          /* temporaries one call may allocate per rank, 0 = no limit */
 } hieragg_config;
 
@@ -165,8 +178,13 @@ int hieragg_progress(void);
 
 /* Names for parameters and messages. */
 const char* hieragg_coll_name(hieragg_coll_kind kind);
-/* Comma-separated algorithm names accepted by the override of `kind` (index = value). */
+/* Comma-separated algorithm names accepted by the override of `kind` (index = value),
+ * generated from the algorithm registry (coll_hier/src/AlgorithmTable.cpp). */
 const char* hieragg_algorithm_names(hieragg_coll_kind kind);
+/* Built-in default of the cost model's parameters for link class `link` (0..3). */
+hieragg_link_cost hieragg_default_link_cost(int link);
+/* Name of link class `link`: "numa", "node", "network", "switch". */
+const char* hieragg_link_class_name(int link);
 
 #ifdef __cplusplus
 }

@@ -128,6 +128,27 @@ static int hieragg_register(void) {
                                               &m->algorithm[k]);
         if (e) OBJ_RELEASE(e);
     }
+    /* The selection's cost model, per link class (docs/selection.md; hieragg-calibrate
+     * measures them and prints these lines). */
+    for (int l = 0; l < HIERAGG_LINK_CLASS_COUNT; ++l) {
+        static const char* what[4] = {
+            "start-up of one message [us]", "transfer time [ns per byte]",
+            "processing of one message at the receiver [us]", "reduction time [ns per byte]"};
+        static const char* param[4] = {"alpha", "beta", "theta", "gamma"};
+        static const char* where[HIERAGG_LINK_CLASS_COUNT] = {
+            "inside a NUMA domain", "inside a node", "between nodes", "between switches"};
+        hieragg_link_cost* lc = &m->link_cost[l];
+        double* field[4] = {&lc->alpha_us, &lc->beta_ns_per_byte, &lc->theta_us, &lc->gamma_ns_per_byte};
+        *lc = hieragg_default_link_cost(l);
+        for (int f = 0; f < 4; ++f) {
+            char name[96], help[256];
+            snprintf(name, sizeof name, "cost_%s_%s", hieragg_link_class_name(l), param[f]);
+            snprintf(help, sizeof help, "Cost model (selection of algorithm, radix and chunk): %s %s; "
+                     "negative = built-in default", what[f], where[l]);
+            (void)mca_base_component_var_register(c, name, help, MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0,
+                                                  OPAL_INFO_LVL_7, MCA_BASE_VAR_SCOPE_READONLY, field[f]);
+        }
+    }
     return OMPI_SUCCESS;
 }
 
@@ -195,6 +216,7 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
     t.accumulator_type = m->accumulator_type;
     cfg.max_temp_bytes = m->max_temp_bytes;
     for (int k = 0; k < HIERAGG_COLL_KIND_COUNT; ++k) cfg.algorithm[k] = m->algorithm[k];
+    for (int l = 0; l < HIERAGG_LINK_CLASS_COUNT; ++l) cfg.link_cost[l] = m->link_cost[l];
     if (0 != hieragg_core_init(&t, &cfg)) return OMPI_ERR_OUT_OF_RESOURCE;
     opal_progress_register(hieragg_progress);
     m->core_ready = 1;

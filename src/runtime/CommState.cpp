@@ -111,7 +111,10 @@ void applyDecomposition(hieragg_comm& c, const std::vector<hier::RankIdentity>& 
     if (c.rank == 0) rt.verbose(1, "hieragg: communicator of " + std::to_string(c.size) + " ranks (world rank " +
                       std::to_string(c.worldRank) + " is rank " + std::to_string(c.rank) + "): split=" +
                       d.applied.text() + "; " + d.hierarchy.describe(d.levelNames));
-    if (!d.hierarchy.isTrivial()) c.hierarchy = std::make_unique<hier::Hierarchy>(std::move(d.hierarchy));
+    if (!d.hierarchy.isTrivial()) {
+        c.stageLinks = hier::stageLinks(d.levelNames, d.hierarchy.levels());
+        c.hierarchy = std::make_unique<hier::Hierarchy>(std::move(d.hierarchy));
+    }
 }
 
 void becomeReady(hieragg_comm& c, int status) {

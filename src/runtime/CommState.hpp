@@ -14,6 +14,7 @@
 #include "hieragg/Schedule.hpp"
 #include "hieragg/abi.h"
 #include "hieragg/hier/Hierarchy.hpp"
+#include "hieragg/hier/Selection.hpp"
 
 namespace hieragg {
 // A call started before the decomposition exists; it runs, in start order, once it does.
@@ -50,6 +51,10 @@ struct hieragg_comm {
     void (*onReady)(hieragg_comm&, int) = nullptr;  // what beginDecomposition was given
     std::unique_ptr<hieragg::hier::Hierarchy> hierarchy;  // null: run flat
     std::unordered_map<std::string, std::shared_ptr<const hieragg::Schedule>> cache;
+    // Selection: link class of each stage of the hierarchy, and the plans chosen so far
+    // (per call signature class, hier::sizeClass), so the model runs once per class.
+    std::vector<int> stageLinks;
+    std::unordered_map<std::string, std::shared_ptr<const hieragg::hier::Plan>> plans;
     // Starts on this communicator come from one thread at a time (MPI orders them), but the
     // exchange completes from whichever thread drives progress.
     std::recursive_mutex mutex;

@@ -1,4 +1,5 @@
 // The C ABI (include/hieragg/abi.h) over the C++ core.
+#include <cstdio>
 #include <cstring>
 #include <new>
 #include <optional>
@@ -8,7 +9,9 @@
 #include "ReproducibleCall.hpp"
 #include "Runtime.hpp"
 #include "hieragg/CallBinding.hpp"
+#include "hieragg/hier/AlgorithmRegistry.hpp"
 #include "hieragg/hier/Recipes.hpp"
+#include "hieragg/hier/Selection.hpp"
 #include "hieragg/hier/TempLimit.hpp"
 
 using namespace hieragg;
@@ -54,6 +57,30 @@ std::string cacheKey(const CollCall& c) {
 
 constexpr size_t kCacheLimit = 128;
 
+// What a Plan depends on besides the communicator: the collective, the size class of its
+// message, the op's commutativity and the override; only what every rank of the call
+// shares (not in-place, which MPI lets the root alone set), so every rank picks the same
+// plan. Roots and exact counts of a class share it (choosePlan ignores the root).
+std::string planKey(const CollCall& c) {
+    struct Key {
+        int kind, sizeClass, commutative, algorithm;
+    } k{c.args.kind, hier::sizeClass(hier::modelBytes(c)), c.args.op_commutative, c.algorithm};
+    return std::string(reinterpret_cast<const char*>(&k), sizeof k);
+}
+
+// A forced algorithm whose needs fail is refused once (world rank 0 speaks for the job,
+// as for the decomposition's warnings) and the model's choice runs.
+void refuseUnfit(CollCall& call, const hieragg_comm& c, Runtime& rt) {
+    if (call.algorithm == 0) return;
+    std::string why;
+    if (hier::forcedAlgorithm(call, &why)) return;
+    const hier::AlgorithmInfo* a = hier::algorithmByValue(call.args.kind, call.algorithm);
+    if (c.worldRank == 0 && a)
+        rt.warnOnce(std::string("coll_hieragg_") + hieragg_coll_name(call.args.kind) + "_algorithm=" + a->name +
+                    " refused: it " + why + "; the cost model's choice runs instead");
+    call.algorithm = 0;
+}
+
 // Builds (or finds in the cache) the schedule of `args` on `c`; fills `call`. Returns an
 // error code (and no schedule) when none can run. Throws what building throws.
 int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
@@ -68,6 +95,20 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
     call.segmentBytes = rt->config().segment_size ? rt->config().segment_size : 64 * 1024;
     call.algorithm = rt->config().algorithm[args.kind];
     describeTypes(call, rt->transport());
+    refuseUnfit(call, c, *rt);
+    call.costs = &rt->costs();
+    call.stageLinks = c.stageLinks.empty() ? nullptr : &c.stageLinks;
+    bool newPlan = false;
+    if (hier::modelDriven(args.kind)) {
+        const std::string pk = planKey(call);
+        auto it = c.plans.find(pk);
+        if (it == c.plans.end()) {
+            if (c.plans.size() >= kCacheLimit) c.plans.clear();
+            it = c.plans.emplace(pk, std::make_shared<const hier::Plan>(hier::choosePlan(call, rt->costs()))).first;
+            newPlan = true;
+        }
+        call.plan = it->second;
+    }
 
     std::string key;
     if (cacheable(args.kind)) {
@@ -87,9 +128,19 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
         }
         sched = std::make_shared<const Schedule>(std::move(*built));
         if (sched->channels > kMaxChannels) return HIERAGG_ERR_INTERNAL;
-        if (c.rank == 0 || c.inter)
-            rt->verbose(2, std::string("hieragg: ") + hieragg_coll_name(args.kind) + " on " +
-                               std::to_string(c.size) + " ranks: " + sched->algorithm);
+        if (c.rank == 0 || c.inter) {
+            // Once per communicator and signature class: the plan, stage by stage (the
+            // schedule that runs may differ from it under coll_hieragg_max_temp_bytes).
+            std::string msg = std::string("hieragg: ") + hieragg_coll_name(args.kind) + " on " +
+                              std::to_string(c.size) + " ranks: " + sched->algorithm;
+            if (newPlan) {
+                char pred[64];
+                std::snprintf(pred, sizeof pred, "%.2f", call.plan->predUs);
+                msg += " [" + std::to_string(hier::modelBytes(call)) + " B, pred=" + pred + " us]\n" +
+                       call.plan->describe();
+            }
+            if (newPlan || !hier::modelDriven(args.kind)) rt->verbose(2, msg);
+        }
         if (!key.empty()) {
             if (c.cache.size() >= kCacheLimit) c.cache.clear();
             c.cache.emplace(key, sched);
@@ -347,7 +398,11 @@ const char* hieragg_coll_name(hieragg_coll_kind kind) {
 }
 
 const char* hieragg_algorithm_names(hieragg_coll_kind kind) {
-    return recipes::recipeFor(kind).algorithms;
+    return hier::algorithmNames(kind);
 }
+
+hieragg_link_cost hieragg_default_link_cost(int link) { return hier::defaultLinkCost(link); }
+
+const char* hieragg_link_class_name(int link) { return hier::linkClassName(link); }
 
 }  // extern "C"

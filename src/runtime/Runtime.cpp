@@ -11,6 +11,7 @@ Runtime* Runtime::instance() { return gRuntime; }
 Runtime::Runtime(const hieragg_transport& tr, const hieragg_config& cfg)
     : transport_(tr), config_(cfg), split_(cfg.split ? cfg.split : "") {
     config_.split = split_.c_str();
+    costs_ = hier::costParamsFrom(cfg.link_cost);
 }
 
 int Runtime::init(const hieragg_transport& tr, const hieragg_config& cfg) {

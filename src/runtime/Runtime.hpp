@@ -11,6 +11,7 @@
 #include "PmlTransport.hpp"
 #include "hieragg/Task.hpp"
 #include "hieragg/abi.h"
+#include "hieragg/hier/CostParams.hpp"
 
 namespace hieragg {
 
@@ -23,6 +24,8 @@ public:
     PmlTransport& transport() { return transport_; }
     const hieragg_config& config() const { return config_; }
     const std::string& split() const { return split_; }
+    // The selection's cost model parameters (coll_hieragg_cost_*, defaults filled in).
+    const hier::CostParams& costs() const { return costs_; }
 
     // Takes a started task; completes it now if it is already done.
     void track(std::unique_ptr<Task> task, hieragg_complete_fn done, void* ctx);
@@ -49,6 +52,7 @@ private:
     PmlTransport transport_;
     hieragg_config config_;
     std::string split_;
+    hier::CostParams costs_;
     std::vector<Active> active_;
     bool inProgress_ = false;
     // MPI_THREAD_MULTIPLE: threads may start collectives on different communicators

@@ -164,8 +164,9 @@ TEST(AllreduceSim, TemporaryMemoryStaysBoundedForHugeCounts) {
             describeTypes(c, net.transport(r));
             bytes[i++] = recipes::buildSchedule(c).tempBytes();
         }
-        EXPECT_EQ(bytes[0], bytes[1]) << "rank " << r;
-        // window 8 x (children summed over the stages this rank roots, at most 4 here) x segment.
-        EXPECT_LE(bytes[1], 8u * 4 * 8192) << "rank " << r;
+        // window kPulseWindow (8) x (children summed over the stages this rank roots) x segment,
+        // whatever the count: the model may pick another radix per size, but never more than
+        // p - 1 children.
+        for (size_t b : bytes) EXPECT_LE(b, 8u * (p - 1) * 8192) << "rank " << r;
     }
 }

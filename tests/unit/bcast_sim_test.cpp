@@ -88,10 +88,10 @@ TEST(BcastSim, OnlyOneMessageCrossesEachNodeBoundary) {
 }
 
 // Defect 6: a 2.46 GB bcast posted ~37500 segments per rank. The chain now uses at most
-// ChainBcast::kMaxSegments, whatever the size (schedules only: no buffers are touched).
+// TreeBcast::kMaxSegments, whatever the size (schedules only: no buffers are touched).
 TEST(BcastSim, ChainSegmentsStayFewForHugeMessages) {
-    const int p = 4;
-    hier::Hierarchy h = virtualNodes(p, 2);
+    const int p = 8;  // chains of 4 inside the virtual nodes (a 2-member chain is not segmented)
+    hier::Hierarchy h = virtualNodes(p, 4);
     sim::SimNetwork net(p);
     for (int r = 0; r < p; ++r) {
         CollCall c = baseCall(HIERAGG_BCAST, r, p, &h);

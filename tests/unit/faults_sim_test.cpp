@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <optional>
 
 #include "ReductionFixture.hpp"
 #include "hieragg/CallBinding.hpp"
 #include "hieragg/Task.hpp"
+#include "hieragg/hier/AlgorithmRegistry.hpp"
+#include "hieragg/hier/Selection.hpp"
 #include "hieragg/hier/TempLimit.hpp"
 
 using namespace hieragg;
@@ -134,5 +137,30 @@ TEST(FaultsSim, TempLimitRefusesOnEveryRankWhenNothingFits) {
         c.stype = c.rtype = {8, 0, 8, 0, 8};
         EXPECT_FALSE(recipes::scheduleWithinTempLimit(c, 8192).has_value()) << "rank " << r;
         EXPECT_TRUE(recipes::scheduleWithinTempLimit(c, 0).has_value()) << "no limit: rank " << r;
+    }
+}
+
+// As the runtime calls it: the plan of the signature class is attached. A chain bcast
+// of a non-contiguous type packs the whole message into a temporary on every rank
+// whatever the segment, so only the flat registry row (one unsegmented tree) fits: the
+// limit must replace the attached plan, not keep running it, the same way on every rank.
+TEST(FaultsSim, TempLimitFallsBackToTheFlatRowOverAnAttachedPlan) {
+    const int p = 4;
+    const size_t n = 1024, limit = 4096;
+    hier::Hierarchy h = virtualNodes(p, 2);
+    const int chain = hier::algorithmValue(*hier::algorithmByName(HIERAGG_BCAST, "chain"));
+    for (int r = 0; r < p; ++r) {
+        CollCall c = baseCall(HIERAGG_BCAST, r, p, &h);
+        c.args.rcount = n;
+        c.args.root = 1;
+        c.rtype = {8, 0, 16, 0, 8};  // one int64 every 16 bytes
+        c.segmentBytes = 1024;
+        c.algorithm = chain;
+        c.plan = std::make_shared<const hier::Plan>(hier::choosePlan(c, hier::CostParams::defaults()));
+        ASSERT_GT(recipes::buildSchedule(c).tempBytes(), limit) << "the case must need the fallback";
+        std::optional<Schedule> s = recipes::scheduleWithinTempLimit(c, limit);
+        ASSERT_TRUE(s.has_value()) << "rank " << r;
+        EXPECT_LE(s->tempBytes(), limit) << "rank " << r;
+        EXPECT_EQ(s->algorithm.rfind("flat-", 0), 0u) << "rank " << r << ": " << s->algorithm;
     }
 }

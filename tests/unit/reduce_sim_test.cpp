@@ -118,10 +118,11 @@ TEST(ReduceSim, NonCommutativeRoundRobinFallsBackToFlatInOrder) {
     CollCall c = reductionCall(HIERAGG_REDUCE, 0, 6, &h, matmulOp(), 4, 1 << 16);
     sim::SimNetwork net(6);
     describeTypes(c, net.transport(0));
-    EXPECT_EQ(recipes::buildSchedule(c).algorithm, "flat-ordered-binomial");
+    EXPECT_EQ(recipes::buildSchedule(c).algorithm.rfind("flat-ordered-", 0), 0u) << recipes::buildSchedule(c).algorithm;
     c.args.op = &sumOp();
     c.args.op_commutative = 1;
-    EXPECT_EQ(recipes::buildSchedule(c).algorithm, "hier-binomial");
+    const std::string hierName = recipes::buildSchedule(c).algorithm;
+    EXPECT_TRUE(hierName.rfind("hier-", 0) == 0 || hierName.rfind("hier_knomial", 0) == 0) << hierName;
 }
 
 TEST(ReduceSim, TemporaryMemoryStaysBoundedForHugeCounts) {

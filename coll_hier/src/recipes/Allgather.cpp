@@ -5,13 +5,12 @@
 // block with every remote rank, in a rotated order to spread the load.
 #include "DataMovement.hpp"
 #include "hieragg/algorithms/RingAllgather.hpp"
+#include "hieragg/hier/Selection.hpp"
 #include "hieragg/hier/Recipes.hpp"
 
 namespace hieragg::recipes {
 
 namespace {
-enum Algo { Auto = 0, Ring = 1, Hierarchical = 2 };
-
 Schedule interAllgather(const CollCall& c) {
     const auto& a = c.args;
     ScheduleBuilder b("inter-linear");
@@ -33,7 +32,8 @@ Schedule allgather(const CollCall& c) {
     const Block mine = a.in_place ? Block{{kRecvBuf, c.rank * rblock}, {kRecvType, a.rcount}}
                                   : Block{{kSendBuf, 0}, {kSendType, a.scount}};
     dm::Levels lv(c);
-    if (c.algorithm == Ring) lv.flat = true;
+    // Ring over everyone or through the leaders: the plan's choice (Selection.cpp, exchangePlan).
+    if (hier::planOf(c)->mode == hier::Plan::Mode::Flat) lv.flat = true;
     if (lv.flat) {
         ScheduleBuilder b("flat-ring");
         if (a.rcount * c.rtype.size == 0) return b.finish();

@@ -4,13 +4,12 @@
 // per-rank block sizes, unpacked at the displacements (never touching gaps).
 #include "DataMovement.hpp"
 #include "hieragg/algorithms/RingAllgather.hpp"
+#include "hieragg/hier/AlgorithmRegistry.hpp"
 #include "hieragg/hier/Recipes.hpp"
 
 namespace hieragg::recipes {
 
 namespace {
-enum Algo { Auto = 0, Ring = 1, Hierarchical = 2 };
-
 Schedule interAllgatherv(const CollCall& c) {
     const auto& a = c.args;
     ScheduleBuilder b("inter-linear");
@@ -33,7 +32,8 @@ Schedule allgatherv(const CollCall& c) {
     };
     const Block mine = a.in_place ? blockOf(c.rank) : Block{{kSendBuf, 0}, {kSendType, a.scount}};
     dm::Levels lv(c);
-    if (c.algorithm == Ring) lv.flat = true;
+    const hier::AlgorithmInfo* forced = hier::forcedAlgorithm(c);
+    if (forced && forced->emitter == hier::Emitter::Ring) lv.flat = true;
     if (lv.flat) {
         ScheduleBuilder b("flat-ring");
         StepId own = a.in_place ? kNoStep : b.copy(mine.buf, mine.type, blockOf(c.rank).buf, blockOf(c.rank).type);

@@ -8,8 +8,6 @@
 namespace hieragg::recipes {
 
 namespace {
-enum Algo { Auto = 0, Binomial = 1, Flat = 2 };
-
 // Intercommunicator: each group reduces its own data to local rank 0, the two
 // rank 0s swap their products, and each broadcasts the other group's product
 // inside its own group (MPI: every rank gets the reduction of the remote group).
@@ -53,9 +51,10 @@ Schedule allreduce(const CollCall& c) {
     const auto& a = c.args;
     ScheduleBuilder b;
     const PulsePlan plan = PulsePlan::of(c, a.rcount);
-    const bool hierarchical = reduceHierarchically(c, c.algorithm == Flat);
+    const std::shared_ptr<const hier::Plan> sel = hier::planOf(c);
+    const bool hierarchical = reduceHierarchically(*sel);
     const int root = 0;
-    PulsedReduce red(b, c, root, hierarchical, 0, plan);
+    PulsedReduce red(b, c, root, hierarchical, 0, plan, sel.get());
     b.appendAlgorithm(red.name() + "+bcast");
     const BufRef input = reductionInput(c);
     std::vector<StepId> pulseDone;

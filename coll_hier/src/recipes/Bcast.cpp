@@ -1,27 +1,34 @@
 // Broadcast (one-to-all): root -> leaders over the leader space, then each
-// leader -> its subspace, all subspaces at once; nested levels top-down.
+// leader -> its subspace, all subspaces at once; nested levels top-down. The
+// plan (Selection.hpp) picks each stage's tree (k-nomial with the model's k,
+// k-ary, or the pipelined chain of SPEC 3.5 with its chunk), or one
+// minimum-height tree over the whole hierarchy, or one flat tree.
 #include <algorithm>
 #include <string>
 
-#include "hieragg/algorithms/ChainBcast.hpp"
-#include "hieragg/algorithms/KnomialBcast.hpp"
+#include "hieragg/aggtree/HierarchicalKnomialTree.hpp"
+#include "hieragg/algorithms/TreeBcast.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
+#include "hieragg/hier/HierarchyAdapter.hpp"
 #include "hieragg/hier/Recipes.hpp"
+#include "hieragg/hier/Selection.hpp"
 #include "hieragg/hier/SpaceGroup.hpp"
 
 namespace hieragg::recipes {
 
 namespace {
-enum Algo { Auto = 0, Knomial = 1, Chain = 2, Flat = 3 };
+std::string stageName(const hier::StageChoice& s) {
+    std::string n = s.shape.name();
+    if (s.shape.kind != TreeShape::Kind::Chain) n += "(k=" + std::to_string(s.shape.k) + ")";
+    return n;
 }
+}  // namespace
 
 Schedule bcast(const CollCall& c) {
     const auto& a = c.args;
     ScheduleBuilder b;
     BufRef buf{kRecvBuf, 0};
     TypeRef type{kRecvType, a.rcount};
-    const size_t bytes = a.rcount * c.rtype.size;
-    const size_t segCount = c.rtype.size ? std::max<size_t>(1, c.segmentBytes / c.rtype.size) : 0;
 
     if (c.inter) {
         // Root sends to remote rank 0, which broadcasts inside its local group.
@@ -31,41 +38,73 @@ Schedule bcast(const CollCall& c) {
         } else if (a.root >= 0) {
             StepId got = c.rank == 0 ? b.recv(a.root, buf, type) : kNoStep;
             b.setLocalComm(true);
-            KnomialBcast{2, 0}.emit(b, Group::whole(c.size, c.rank), 0, buf, type, c.rtype.extent, got, stageChannel(1));
+            const MemberTree t = TreeShape::knomial(2).build(c.size, 0);
+            TreeBcast{t}.emit(b, Group::whole(c.size, c.rank), buf, type, c.rtype.extent, got, {},
+                              stageChannel(1));
         }
         return b.finish();
     }
 
-    // Chain pipelines long messages inside a space (SPEC 3.5); k-nomial elsewhere.
-    auto algoFor = [&](int level, int levels) {
-        if (c.algorithm == Knomial || c.algorithm == Flat) return Knomial;
-        if (c.algorithm == Chain) return level < levels ? Chain : Knomial;
-        return (bytes >= 4 * c.segmentBytes && level < levels) ? Chain : Knomial;
-    };
-    if (!useHierarchy(c) || c.algorithm == Flat) {
-        bool chain = c.algorithm == Chain;
-        b.appendAlgorithm(chain ? "flat-chain" : "flat-knomial");
-        Group g = Group::whole(c.size, c.rank);
-        if (chain) ChainBcast{segCount}.emit(b, g, a.root, buf, type, c.rtype.extent, kNoStep, 0);
-        else KnomialBcast{2, 0}.emit(b, g, a.root, buf, type, c.rtype.extent, kNoStep, 0);
+    const std::shared_ptr<const hier::Plan> plan = hier::planOf(c);
+    const Group whole = Group::whole(c.size, c.rank);
+
+    // Segments are cut from the packed byte stream, the only thing ranks with different
+    // datatypes (same signature) agree on: contiguous buffers are their own stream, others
+    // pack into a temporary on the root and unpack at the end.
+    const size_t totalBytes = a.rcount * c.rtype.size;
+    bool segmented = false;
+    for (const auto& s : plan->stages) segmented |= s.algo && s.segmentBytes && s.segmentBytes < totalBytes;
+    StepId ready = kNoStep;
+    const bool contiguous = c.rtype.extent == static_cast<ptrdiff_t>(c.rtype.size) && c.rtype.true_lb == 0 &&
+                            c.rtype.true_extent == static_cast<ptrdiff_t>(c.rtype.size);
+    ptrdiff_t extent = c.rtype.extent;
+    if (segmented) {
+        if (!contiguous) {
+            BufRef stream = b.temp(totalBytes);
+            if (c.rank == a.root) ready = b.copy(buf, type, stream, {kPackedType, totalBytes});
+            buf = stream;
+        }
+        type = {kPackedType, totalBytes};
+        extent = 1;
+    }
+    // Segment of a stage in elements of `type` (packed bytes once segmented).
+    auto segCount = [&](const hier::StageChoice& s) -> size_t { return segmented ? s.segmentBytes : 0; };
+    auto finish = [&] {
+        if (segmented && !contiguous && c.rank != a.root)
+            b.copy(buf, type, BufRef{kRecvBuf, 0}, TypeRef{kRecvType, a.rcount}, ready);
         return b.finish();
+    };
+
+    if (plan->mode == hier::Plan::Mode::Flat) {
+        const hier::StageChoice& s = plan->stages.at(0);
+        b.appendAlgorithm("flat-" + stageName(s));
+        if (s.algo)
+            ready = TreeBcast{s.shape.build(c.size, a.root), segCount(s)}
+                        .emit(b, whole, buf, type, extent, ready, {}, 0)
+                        .ready;
+        return finish();
     }
     const hier::Hierarchy& h = *c.hierarchy;
-    StepId ready = kNoStep;
+    if (plan->mode == hier::Plan::Mode::Whole) {
+        const hier::StageChoice& s = plan->stages.at(0);
+        b.appendAlgorithm("hier_knomial(k=" + std::to_string(s.shape.k) + ")");
+        const MemberTree t =
+            MemberTree::of(aggtree::buildHierarchicalKnomialTree(hier::toProcessHierarchy(h), s.shape.k, a.root));
+        ready = TreeBcast{t, segCount(s)}.emit(b, whole, buf, type, extent, ready, {}, 0).ready;
+        return finish();
+    }
     for (int level = h.levels(); level >= 0; --level) {
         hier::SpaceGroup sg = hier::spaceGroup(h, level, c.rank, a.root);
-        if (sg.group.size() <= 1) continue;
-        Algo algo = algoFor(level, h.levels());
+        const hier::StageChoice& s = plan->stages.at(level);
+        if (sg.group.size() <= 1 || !s.algo) continue;
         b.appendAlgorithm(std::string(level == h.levels() ? "leaders:" : "L" + std::to_string(level) + ":") +
-                          (algo == Chain ? "chain" : "knomial"));
-        Emitted e = algo == Chain
-                        ? ChainBcast{segCount}.emit(b, sg.group, sg.rootIdx, buf, type, c.rtype.extent, ready,
-                                                    stageChannel(static_cast<uint32_t>(level)))
-                        : KnomialBcast{2, 0}.emit(b, sg.group, sg.rootIdx, buf, type, c.rtype.extent,
-                                                  ready, stageChannel(static_cast<uint32_t>(level)));
-        ready = e.ready;
+                          stageName(s));
+        const MemberTree t = s.shape.build(sg.group.size(), sg.rootIdx);
+        ready = TreeBcast{t, segCount(s)}
+                    .emit(b, sg.group, buf, type, extent, ready, {}, stageChannel(static_cast<uint32_t>(level)))
+                    .ready;
     }
-    return b.finish();
+    return finish();
 }
 
 }  // namespace hieragg::recipes

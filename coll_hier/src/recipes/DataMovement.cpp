@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "hieragg/algorithms/BinomialGather.hpp"
-#include "hieragg/algorithms/KnomialBcast.hpp"
+#include "hieragg/algorithms/TreeBcast.hpp"
+#include "hieragg/algorithms/TreeGather.hpp"
 #include "hieragg/algorithms/RingAllgather.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
 #include "hieragg/hier/Recipes.hpp"
@@ -142,17 +142,20 @@ void emitHierAllgather(ScheduleBuilder& b, const Levels& lv, const std::vector<s
     }
     // An outermost leader gathers straight into its segment; inner leaders use a temp.
     BufRef work = all.at(static_cast<ptrdiff_t>(myOffset));
+    // Allgather is not model-driven (yet): binomial trees, as the registry's entry says.
+    std::vector<MemberTree> trees;
+    for (const auto& s : stages) trees.push_back(TreeShape::knomial(2).build(s.group.size(), s.rootIdx));
     if (!outerLeader) {
         size_t workBytes = 0;
-        for (const auto& s : stages)
-            workBytes = std::max(workBytes, BinomialGather::workBytes(s.group, s.rootIdx, s.memberBytes));
+        for (size_t i = 0; i < stages.size(); ++i)
+            workBytes = std::max(workBytes, TreeGather{trees[i]}.workBytes(stages[i].group, stages[i].memberBytes));
         if (workBytes) work = b.temp(workBytes);
     }
     StepId ready = kNoStep;
     for (size_t i = 0; i < stages.size(); ++i) {
         const Stage& s = stages[i];
-        ready = BinomialGather{}.emit(b, s.group, s.rootIdx, s.memberBytes, own, i > 0, work, ready,
-                                      stageChannel(static_cast<uint32_t>(s.level))).ready;
+        ready = TreeGather{trees[i]}.emit(b, s.group, s.memberBytes, own, i > 0, work, ready,
+                                          stageChannel(static_cast<uint32_t>(s.level))).ready;
     }
     if (outerLeader && stages.empty())  // a leader alone in its subspace
         ready = b.copy(own.buf, own.type, work, {kPackedType, rankBytes[c.rank]});
@@ -164,8 +167,9 @@ void emitHierAllgather(ScheduleBuilder& b, const Levels& lv, const std::vector<s
         int rootIdx = 0;
         Group g = lv.space(level, c.rank, -1, &rootIdx);
         if (g.size() <= 1 || g.me < 0) continue;
-        ready = KnomialBcast{2, segmentBytes}.emit(b, g, rootIdx, all, {kPackedType, totalBytes}, 1, ready,
-                                                   stageChannel(static_cast<uint32_t>(top + 1 + level))).ready;
+        const MemberTree t = TreeShape::knomial(2).build(g.size(), rootIdx);
+        ready = TreeBcast{t, segmentBytes}.emit(b, g, all, {kPackedType, totalBytes}, 1, ready, {},
+                                                stageChannel(static_cast<uint32_t>(top + 1 + level))).ready;
     }
     // Every rank knows the layout: concatenate the leaders' collection orders.
     std::vector<int> order;

@@ -1,5 +1,6 @@
 // Gather (all-to-one, SPEC 3.1): bottom-up, every space gathers to its root
-// (the collective's root if inside, else its leader) over a binomial tree, so
+// (the collective's root if inside, else its leader) over a k-nomial tree (k
+// from the plan, Selection.hpp), so
 // leaders hold their subspace's blocks as packed bytes (recvcount/recvtype mean
 // nothing off the root) and each non-root leader sends exactly one message over
 // the leader space. The root finally converts packed -> recvtype, merging runs
@@ -8,14 +9,13 @@
 #include <string>
 
 #include "DataMovement.hpp"
-#include "hieragg/algorithms/BinomialGather.hpp"
+#include "hieragg/algorithms/TreeGather.hpp"
 #include "hieragg/hier/Recipes.hpp"
+#include "hieragg/hier/Selection.hpp"
 
 namespace hieragg::recipes {
 
 namespace {
-enum Algo { Auto = 0, Binomial = 1, Flat = 2 };
-
 // Intercommunicator: the remote root receives one message from every rank of this group.
 Schedule interGather(const CollCall& c) {
     const auto& a = c.args;
@@ -38,17 +38,21 @@ Schedule gather(const CollCall& c) {
     const bool inPlace = isRoot && a.in_place;
     // Every rank sends the same signature, so all agree on the block size.
     const size_t blockBytes = inPlace ? a.rcount * c.rtype.size : a.scount * c.stype.size;
+    const std::shared_ptr<const hier::Plan> plan = hier::planOf(c);
     dm::Levels lv(c);
-    if (c.algorithm == Flat) lv.flat = true;
-    ScheduleBuilder b(lv.flat ? "flat-binomial" : "hier-binomial");
+    if (plan->mode == hier::Plan::Mode::Flat) lv.flat = true;
+    ScheduleBuilder b(lv.flat ? "flat-knomial" : "hier-knomial");
     const ptrdiff_t rblock = static_cast<ptrdiff_t>(a.rcount) * c.rtype.extent;
     if (blockBytes == 0) return b.finish();
 
     const std::vector<size_t> rankBytes(static_cast<size_t>(c.size), blockBytes);
     std::vector<dm::Stage> stages = dm::stagesOf(lv, c.rank, a.root, lv.top(), rankBytes);
+    std::vector<MemberTree> trees;
     size_t workBytes = 0;
-    for (const auto& s : stages)
-        workBytes = std::max(workBytes, BinomialGather::workBytes(s.group, s.rootIdx, s.memberBytes));
+    for (const auto& s : stages) {
+        trees.push_back(plan->stages.at(s.level).shape.build(s.group.size(), s.rootIdx));
+        workBytes = std::max(workBytes, TreeGather{trees.back()}.workBytes(s.group, s.memberBytes));
+    }
     BufRef work = workBytes ? b.temp(workBytes) : BufRef{};
 
     StepId ready = kNoStep;
@@ -57,8 +61,8 @@ Schedule gather(const CollCall& c) {
         const dm::Stage& s = stages[i];
         // The root's own block goes straight from sbuf to rbuf: its slot stays empty.
         const bool inWork = i > 0 || isRoot;
-        ready = BinomialGather{}.emit(b, s.group, s.rootIdx, s.memberBytes, own, inWork, work, ready,
-                                      stageChannel(static_cast<uint32_t>(s.level))).ready;
+        ready = TreeGather{trees[i]}.emit(b, s.group, s.memberBytes, own, inWork, work, ready,
+                                          stageChannel(static_cast<uint32_t>(s.level))).ready;
     }
     if (!isRoot) return b.finish();
 

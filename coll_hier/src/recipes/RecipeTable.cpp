@@ -1,5 +1,5 @@
-// The algorithm set as data: which recipe serves each collective and which
-// algorithm names its override parameter accepts.
+// Which recipe serves each collective (the algorithms each recipe may run are
+// the registry's rows: AlgorithmTable.cpp).
 #include <stdexcept>
 #include <string>
 
@@ -13,28 +13,28 @@ RecipeInfo table[HIERAGG_COLL_KIND_COUNT] = {};
 
 struct TableInit {
     TableInit() {
-        table[HIERAGG_BCAST] = {&bcast, "auto,knomial,chain,flat"};
-        table[HIERAGG_GATHER] = {&gather, "auto,binomial,flat"};
-        table[HIERAGG_SCATTER] = {&scatter, "auto,binomial,flat"};
-        table[HIERAGG_ALLGATHER] = {&allgather, "auto,ring,hierarchical"};
-        table[HIERAGG_ALLGATHERV] = {&allgatherv, "auto,ring,hierarchical"};
-        table[HIERAGG_GATHERV] = {&gatherv, "auto,linear"};
-        table[HIERAGG_SCATTERV] = {&scatterv, "auto,linear"};
-        table[HIERAGG_ALLTOALL] = {&alltoall, "auto,pairwise,hierarchical"};
-        table[HIERAGG_ALLTOALLV] = {&alltoallv, "auto,pairwise"};
-        table[HIERAGG_ALLTOALLW] = {&alltoallw, "auto,pairwise"};
-        table[HIERAGG_NEIGHBOR_ALLGATHER] = {&neighborAllgather, "auto,linear"};
-        table[HIERAGG_NEIGHBOR_ALLGATHERV] = {&neighborAllgatherv, "auto,linear"};
-        table[HIERAGG_NEIGHBOR_ALLTOALL] = {&neighborAlltoall, "auto,linear"};
-        table[HIERAGG_NEIGHBOR_ALLTOALLV] = {&neighborAlltoallv, "auto,linear"};
-        table[HIERAGG_NEIGHBOR_ALLTOALLW] = {&neighborAlltoallw, "auto,linear"};
-        table[HIERAGG_BARRIER] = {&barrier, "auto,dissemination,flat"};
-        table[HIERAGG_REDUCE] = {&reduce, "auto,binomial,flat"};
-        table[HIERAGG_ALLREDUCE] = {&allreduce, "auto,binomial,flat"};
-        table[HIERAGG_SCAN] = {&scan, "auto,recursive_doubling"};
-        table[HIERAGG_EXSCAN] = {&exscan, "auto,recursive_doubling"};
-        table[HIERAGG_REDUCE_SCATTER] = {&reduceScatter, "auto,binomial,flat"};
-        table[HIERAGG_REDUCE_SCATTER_BLOCK] = {&reduceScatterBlock, "auto,binomial,flat"};
+        table[HIERAGG_BCAST] = {&bcast};
+        table[HIERAGG_GATHER] = {&gather};
+        table[HIERAGG_SCATTER] = {&scatter};
+        table[HIERAGG_ALLGATHER] = {&allgather};
+        table[HIERAGG_ALLGATHERV] = {&allgatherv};
+        table[HIERAGG_GATHERV] = {&gatherv};
+        table[HIERAGG_SCATTERV] = {&scatterv};
+        table[HIERAGG_ALLTOALL] = {&alltoall};
+        table[HIERAGG_ALLTOALLV] = {&alltoallv};
+        table[HIERAGG_ALLTOALLW] = {&alltoallw};
+        table[HIERAGG_NEIGHBOR_ALLGATHER] = {&neighborAllgather};
+        table[HIERAGG_NEIGHBOR_ALLGATHERV] = {&neighborAllgatherv};
+        table[HIERAGG_NEIGHBOR_ALLTOALL] = {&neighborAlltoall};
+        table[HIERAGG_NEIGHBOR_ALLTOALLV] = {&neighborAlltoallv};
+        table[HIERAGG_NEIGHBOR_ALLTOALLW] = {&neighborAlltoallw};
+        table[HIERAGG_BARRIER] = {&barrier};
+        table[HIERAGG_REDUCE] = {&reduce};
+        table[HIERAGG_ALLREDUCE] = {&allreduce};
+        table[HIERAGG_SCAN] = {&scan};
+        table[HIERAGG_EXSCAN] = {&exscan};
+        table[HIERAGG_REDUCE_SCATTER] = {&reduceScatter};
+        table[HIERAGG_REDUCE_SCATTER_BLOCK] = {&reduceScatterBlock};
     }
 } tableInit;
 }  // namespace

@@ -8,8 +8,6 @@
 namespace hieragg::recipes {
 
 namespace {
-enum Algo { Auto = 0, Binomial = 1, Flat = 2 };
-
 // Intercommunicator: the non-root group reduces to its local rank 0 (in local
 // rank order), which sends each pulse to the root in the other group.
 Schedule interReduce(const CollCall& c) {
@@ -54,8 +52,9 @@ Schedule reduce(const CollCall& c) {
     const auto& a = c.args;
     ScheduleBuilder b;
     const PulsePlan plan = PulsePlan::of(c, a.rcount);
-    const bool hierarchical = reduceHierarchically(c, c.algorithm == Flat);
-    PulsedReduce red(b, c, a.root, hierarchical, 0, plan);
+    const std::shared_ptr<const hier::Plan> sel = hier::planOf(c);
+    const bool hierarchical = reduceHierarchically(*sel);
+    PulsedReduce red(b, c, a.root, hierarchical, 0, plan, sel.get());
     b.appendAlgorithm(red.name());
     const bool isRoot = c.rank == a.root;
     // MPI_IN_PLACE is meaningful only at the root, whose input is then in rbuf.

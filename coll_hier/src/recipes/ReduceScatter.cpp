@@ -8,8 +8,6 @@
 namespace hieragg::recipes {
 
 namespace {
-enum Algo { Auto = 0, Binomial = 1, Flat = 2 };
-
 // Rank 0's part of one pulse: send each owner the slice of [first, first+count) in its
 // block (copy its own); owners receive into their rbuf. Returns my steps.
 Deps scatterPulse(ScheduleBuilder& b, const CollCall& c, size_t first, size_t count, BufRef at, StepId ready,
@@ -101,8 +99,9 @@ Schedule reduceThenScatter(const CollCall& c, const std::vector<size_t>& counts,
     }
 
     const PulsePlan plan = PulsePlan::of(c, recvTotal);
-    const bool hierarchical = reduceHierarchically(c, c.algorithm == Flat);
-    PulsedReduce red(b, c, 0, hierarchical, 0, plan);
+    const std::shared_ptr<const hier::Plan> sel = hier::planOf(c);
+    const bool hierarchical = reduceHierarchically(*sel);
+    PulsedReduce red(b, c, 0, hierarchical, 0, plan, sel.get());
     b.appendAlgorithm(red.name() + "+scatter");
     const BufRef input = reductionInput(c);
     std::vector<StepId> pulseDone;

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
-#include "hieragg/algorithms/GatedBinomialBcast.hpp"
+#include "hieragg/aggtree/HierarchicalKnomialTree.hpp"
+#include "hieragg/algorithms/TreeBcast.hpp"
+#include "hieragg/hier/HierarchyAdapter.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
 #include "hieragg/hier/Recipes.hpp"
 #include "hieragg/hier/SpaceGroup.hpp"
@@ -20,60 +22,70 @@ PulsePlan PulsePlan::of(const CollCall& c, size_t count) {
     return p;
 }
 
-bool groupsAreContiguous(const CollCall& c) {
-    const hier::Hierarchy& h = *c.hierarchy;
-    for (int l = 0; l < h.levels(); ++l)
-        for (int g = 0; g < h.groupCount(l); ++g) {
-            const std::vector<int>& m = h.groupMembers(l, g);
-            if (!m.empty() && m.back() - m.front() + 1 != static_cast<int>(m.size())) return false;
-        }
-    return true;
-}
-
-bool reduceHierarchically(const CollCall& c, bool flatForced) {
-    if (flatForced || !useHierarchy(c)) return false;
-    return c.args.op_commutative || groupsAreContiguous(c);
-}
-
 PulsedReduce::PulsedReduce(ScheduleBuilder& b, const CollCall& c, int root, bool hierarchical,
-                           uint32_t firstStage, const PulsePlan& plan)
+                           uint32_t firstStage, const PulsePlan& plan, const hier::Plan* selection)
     : b_(b), c_(c) {
-    tree_.rankOrder = !c.args.op_commutative;
-    const char* order = tree_.rankOrder ? "ordered-binomial" : "binomial";
-    if (!hierarchical) {
+    const bool rankOrder = !c.args.op_commutative;
+    auto treeOf = [&](size_t stage) {
+        OrderedTreeReduce t;
+        t.rankOrder = rankOrder;
+        if (selection && stage < selection->stages.size() && selection->stages[stage].algo)
+            t.shape = selection->stages[stage].shape;
+        return t;
+    };
+    auto shapeName = [](const OrderedTreeReduce& t) {
+        return t.shape.name() + (t.shape.kind == TreeShape::Kind::Chain ? "" : "(k=" + std::to_string(t.shape.k) + ")");
+    };
+    const char* order = rankOrder ? "ordered-" : "";
+    if (selection && selection->mode == hier::Plan::Mode::Whole) {
+        // One minimum-height tree over every level (commutative ops only: registry needs).
         Stage s;
         s.group = Group::whole(c.size, c.rank);
         s.rootIdx = root;
         s.channel = stageChannel(firstStage);
+        s.tree = treeOf(0);
+        s.whole = std::make_shared<const MemberTree>(MemberTree::of(aggtree::buildHierarchicalKnomialTree(
+            hier::toProcessHierarchy(*c.hierarchy), s.tree.shape.k, root)));
+        s.tree.tree = s.whole.get();
+        name_ = "hier_knomial(k=" + std::to_string(s.tree.shape.k) + ")";
         stages_.push_back(std::move(s));
-        name_ = std::string("flat-") + order;
+    } else if (!hierarchical) {
+        Stage s;
+        s.group = Group::whole(c.size, c.rank);
+        s.rootIdx = root;
+        s.channel = stageChannel(firstStage);
+        s.tree = treeOf(0);
+        name_ = std::string("flat-") + order + shapeName(s.tree);
+        stages_.push_back(std::move(s));
     } else {
         const hier::Hierarchy& h = *c.hierarchy;
         stageCount_ = static_cast<uint32_t>(h.levels() + 1);
+        name_ = std::string("hier-") + order;
         for (int level = 0; level <= h.levels(); ++level) {
             hier::SpaceGroup sg = hier::spaceGroup(h, level, c.rank, root);
             Stage s;
             s.group = std::move(sg.group);
             s.rootIdx = sg.rootIdx;
             s.channel = stageChannel(firstStage + static_cast<uint32_t>(level));
+            s.tree = treeOf(static_cast<size_t>(level));
+            name_ += (level ? "," : "") + shapeName(s.tree);
             stages_.push_back(std::move(s));
         }
-        name_ = std::string("hier-") + order;
     }
     const size_t bytes = CollCall::span(c.rtype, plan.perPulse);
     const size_t slots = std::min(kPulseWindow, std::max<size_t>(plan.pulses, 1));
     for (Stage& s : stages_) {
-        const int need = s.group.me < 0 ? 0 : tree_.scratchCount(s.group, s.rootIdx);
+        const int need = s.group.me < 0 ? 0 : s.tree.scratchCount(s.group, s.rootIdx);
         s.scratch.resize(slots);
         for (auto& slot : s.scratch)
             for (int i = 0; i < need; ++i) slot.push_back(b.temp(bytes, CollCall::bias(c.rtype)));
     }
 }
 
-OrderedBinomialReduce::Result PulsedReduce::emitPulse(size_t pulse, BufRef input, StepId inputReady,
+OrderedTreeReduce::Result PulsedReduce::emitPulse(size_t pulse, BufRef input, StepId inputReady,
                                                       TypeRef type, const BufRef* out, const Deps& gate,
                                                       const Deps& outFree) {
-    OrderedBinomialReduce::Result r;
+    OrderedTreeReduce::Result r;
     r.at = input;
     r.ready = inputReady;
     Deps done{inputReady};
@@ -83,7 +95,7 @@ OrderedBinomialReduce::Result PulsedReduce::emitPulse(size_t pulse, BufRef input
         if (s.group.me < 0) break;  // my product left at the previous stage
         if (s.group.size() <= 1) continue;
         const bool last = i + 1 == stages_.size() || stages_[i + 1].group.me < 0;
-        OrderedBinomialReduce::Pulse p;
+        OrderedTreeReduce::Pulse p;
         p.input = r.at;
         p.inputReady = r.ready;
         p.type = type;
@@ -95,7 +107,7 @@ OrderedBinomialReduce::Result PulsedReduce::emitPulse(size_t pulse, BufRef input
             delivered = out != nullptr;
         }
         p.channel = segmentChannel(s.channel, pulse);
-        OrderedBinomialReduce::Result sr = tree_.emit(b_, s.group, s.rootIdx, p);
+        OrderedTreeReduce::Result sr = s.tree.emit(b_, s.group, s.rootIdx, p);
         done.add(sr.done);
         if (s.group.me != s.rootIdx) {
             r.ready = kNoStep;  // not a root of this space: nothing further on this rank
@@ -125,7 +137,8 @@ Emitted PulsedReduce::emitBcast(size_t pulse, BufRef buf, TypeRef type, StepId h
         const Stage& s = stages_[i];
         if (s.group.me < 0 || s.group.size() <= 1) continue;
         const uint32_t ch = segmentChannel(stageChannel(firstStage + static_cast<uint32_t>(i)), pulse);
-        Emitted st = GatedBinomialBcast{}.emit(b_, s.group, s.rootIdx, buf, type, e.ready, gate, ch);
+        const MemberTree owned = s.whole ? MemberTree{} : s.tree.shape.build(s.group.size(), s.rootIdx);
+        Emitted st = TreeBcast{s.whole ? *s.whole : owned}.emit(b_, s.group, buf, type, 0, e.ready, gate, ch);
         e.ready = st.ready;
         done.add(st.done);
     }

@@ -1,6 +1,8 @@
 // Shared machinery of the reduction recipes: a reduction to one root runs as
 // pulses of segmentBytes (SPEC 3.3) through the spaces of the decomposition,
-// innermost first (SPEC 3.1), each space an OrderedBinomialReduce. At most
+// innermost first (SPEC 3.1), each space an OrderedTreeReduce over the tree the
+// plan chose for its stage (or one minimum-height tree over the whole hierarchy,
+// Selection.hpp). At most
 // kPulseWindow pulses are in flight per rank, and their scratch buffers are
 // reused round-robin, so temporary memory is O(segment x tree degree x window)
 // whatever the message size.
@@ -12,7 +14,8 @@
 #include "hieragg/CollCall.hpp"
 #include "hieragg/ScheduleBuilder.hpp"
 #include "hieragg/algorithms/Emitted.hpp"
-#include "hieragg/algorithms/OrderedBinomialReduce.hpp"
+#include "hieragg/algorithms/OrderedTreeReduce.hpp"
+#include "hieragg/hier/Selection.hpp"
 
 namespace hieragg::recipes {
 
@@ -28,18 +31,16 @@ struct PulsePlan {
     size_t countOf(size_t p) const { return std::min(perPulse, count - first(p)); }
 };
 
-// True if every group of every level is a contiguous rank range: then reducing
-// space by space, members in ascending order, is still the rank-order product.
-bool groupsAreContiguous(const CollCall& c);
-// Whether a reduction over this call may follow the decomposition: the op is
-// commutative or the groups keep rank order; otherwise a flat in-order tree.
-bool reduceHierarchically(const CollCall& c, bool flatForced);
+// Whether a reduction follows the decomposition: the plan says so unless it is Flat
+// (Selection.cpp runs non-commutative ops over non-contiguous groups flat: rank order).
+inline bool reduceHierarchically(const hier::Plan& plan) { return plan.mode != hier::Plan::Mode::Flat; }
 
 class PulsedReduce {
 public:
-    // Stages use channels stageChannel(firstStage + i), i < stageCount().
+    // Stages use channels stageChannel(firstStage + i), i < stageCount(). `selection`: the
+    // trees of every stage (null: binomial trees, flat or level by level as `hierarchical` says).
     PulsedReduce(ScheduleBuilder& b, const CollCall& c, int root, bool hierarchical, uint32_t firstStage,
-                 const PulsePlan& plan);
+                 const PulsePlan& plan, const hier::Plan* selection = nullptr);
     uint32_t stageCount() const { return stageCount_; }
     const std::string& name() const { return name_; }
 
@@ -47,7 +48,7 @@ public:
     // type.count elements). The root's product lands in *out, or (out == nullptr) stays in
     // this object's scratch until the pulse's window slot is reused. `gate`: steps that
     // must finish before this pulse may reuse its scratch (the pulse kPulseWindow earlier).
-    OrderedBinomialReduce::Result emitPulse(size_t pulse, BufRef input, StepId inputReady, TypeRef type,
+    OrderedTreeReduce::Result emitPulse(size_t pulse, BufRef input, StepId inputReady, TypeRef type,
                                             const BufRef* out, const Deps& gate, const Deps& outFree);
 
     // Broadcast a pulse from the root down the same spaces (allreduce): receives wait for `gate`.
@@ -59,11 +60,12 @@ private:
         Group group;
         int rootIdx = 0;
         uint32_t channel = 0;
+        OrderedTreeReduce tree;
+        std::shared_ptr<const MemberTree> whole;  // the hierarchical tree (Whole plans)
         std::vector<std::vector<BufRef>> scratch;  // [window slot][i]
     };
     ScheduleBuilder& b_;
     const CollCall& c_;
-    OrderedBinomialReduce tree_;
     std::vector<Stage> stages_;  // innermost first; a stage with group.me < 0 is skipped
     uint32_t stageCount_ = 1;
     std::string name_;

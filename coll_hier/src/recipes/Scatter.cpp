@@ -1,19 +1,19 @@
 // Scatter (one-to-all, SPEC 3.1), the mirror of gather: the root packs sendbuf
 // in the order of the decomposition's tree (runs of consecutive ranks in one
-// copy), then top-down every space scatters over a binomial tree; leaders keep
+// copy), then top-down every space scatters over a k-nomial tree (k from the
+// plan, Selection.hpp); leaders keep
 // their subspace's blocks packed and only the final owner converts to recvtype.
 #include <algorithm>
 #include <string>
 
 #include "DataMovement.hpp"
-#include "hieragg/algorithms/BinomialScatter.hpp"
+#include "hieragg/algorithms/TreeScatter.hpp"
 #include "hieragg/hier/Recipes.hpp"
+#include "hieragg/hier/Selection.hpp"
 
 namespace hieragg::recipes {
 
 namespace {
-enum Algo { Auto = 0, Binomial = 1, Flat = 2 };
-
 Schedule interScatter(const CollCall& c) {
     const auto& a = c.args;
     ScheduleBuilder b("inter-linear");
@@ -34,19 +34,22 @@ Schedule scatter(const CollCall& c) {
     const bool isRoot = c.rank == a.root;
     const bool inPlace = isRoot && a.in_place;
     const size_t blockBytes = isRoot ? a.scount * c.stype.size : a.rcount * c.rtype.size;
+    const std::shared_ptr<const hier::Plan> plan = hier::planOf(c);
     dm::Levels lv(c);
-    if (c.algorithm == Flat) lv.flat = true;
-    ScheduleBuilder b(lv.flat ? "flat-binomial" : "hier-binomial");
+    if (plan->mode == hier::Plan::Mode::Flat) lv.flat = true;
+    ScheduleBuilder b(lv.flat ? "flat-knomial" : "hier-knomial");
     if (blockBytes == 0) return b.finish();
     const ptrdiff_t sblock = static_cast<ptrdiff_t>(a.scount) * c.stype.extent;
 
     const std::vector<size_t> rankBytes(static_cast<size_t>(c.size), blockBytes);
     std::vector<dm::Stage> stages = dm::stagesOf(lv, c.rank, a.root, lv.top(), rankBytes);
     // Top-down; this rank's piece stays packed until its lowest stage.
+    std::vector<MemberTree> trees;
     size_t workBytes = 0;
-    for (size_t i = 0; i < stages.size(); ++i)
-        workBytes = std::max(workBytes, BinomialScatter::workBytes(stages[i].group, stages[i].rootIdx,
-                                                                   stages[i].memberBytes, i > 0));
+    for (size_t i = 0; i < stages.size(); ++i) {
+        trees.push_back(plan->stages.at(stages[i].level).shape.build(stages[i].group.size(), stages[i].rootIdx));
+        workBytes = std::max(workBytes, TreeScatter{trees.back()}.workBytes(stages[i].group, stages[i].memberBytes, i > 0));
+    }
     BufRef work = workBytes ? b.temp(workBytes) : BufRef{};
 
     StepId ready = kNoStep;
@@ -65,8 +68,8 @@ Schedule scatter(const CollCall& c) {
     const Block own{{kRecvBuf, 0}, {kRecvType, a.rcount}};
     for (size_t i = stages.size(); i-- > 0;) {
         const dm::Stage& s = stages[i];
-        Emitted e = BinomialScatter{}.emit(b, s.group, s.rootIdx, s.memberBytes, own, i > 0 || isRoot, work,
-                                           ready, stageChannel(static_cast<uint32_t>(s.level)));
+        Emitted e = TreeScatter{trees[i]}.emit(b, s.group, s.memberBytes, own, i > 0 || isRoot, work, ready,
+                                               stageChannel(static_cast<uint32_t>(s.level)));
         ready = e.ready;
         done.add(e.done);
     }

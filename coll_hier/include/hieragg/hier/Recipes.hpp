@@ -11,8 +11,6 @@ using RecipeFn = Schedule (*)(const CollCall&);
 
 struct RecipeInfo {
     RecipeFn build = nullptr;
-    // Names accepted by coll_hieragg_<coll>_algorithm, index = value; [0] is "auto".
-    const char* algorithms = "auto";
 };
 
 // The recipe of a collective kind (build == nullptr: not provided).

@@ -1,56 +1,46 @@
-#include "hieragg/algorithms/OrderedBinomialReduce.hpp"
+#include "hieragg/algorithms/OrderedTreeReduce.hpp"
 
 namespace hieragg {
 
-BinomialTree BinomialTree::of(int n, int me, int treeRootIdx) {
-    BinomialTree t;
-    const int v = (me - treeRootIdx + n) % n;
-    int mask = 1;
-    for (; mask < n; mask <<= 1) {
-        if (v & mask) {
-            t.parent = ((v - mask) + treeRootIdx) % n;
-            break;
-        }
-        if (v + mask < n) t.children.push_back((v + mask + treeRootIdx) % n);
-    }
-    return t;
-}
-
 namespace {
 // The tree this member works in. Rank order: the members left of the root and those
-// right of it each form an in-order binomial tree over their index range, whose top
-// sends to the root; otherwise one binomial tree rooted at the root.
+// right of it each form an in-order tree over their index range, whose top sends to
+// the root; otherwise one tree rooted at the root.
 struct Placement {
-    BinomialTree tree;  // group indices
-    int sendTo = -1;    // where my subtree's product goes (-1: I am the root)
+    int parent = -1;            // group index (-1: the top of my range's tree)
+    std::vector<int> children;  // group indices, combine order
+    int sendTo = -1;            // where my subtree's product goes (-1: I am the root)
 };
-Placement place(int n, int me, int rootIdx, bool rankOrder) {
+Placement place(const OrderedTreeReduce& red, int n, int me, int rootIdx) {
     Placement p;
-    if (me == rootIdx) return p;
-    if (!rankOrder) {
-        p.tree = BinomialTree::of(n, me, rootIdx);
-        p.sendTo = p.tree.parent;
+    if (!red.rankOrder) {
+        const MemberTree owned = red.tree ? MemberTree{} : red.shape.build(n, rootIdx);
+        const MemberTree& t = red.tree ? *red.tree : owned;
+        p.parent = t.parent[me];
+        p.children = t.children[me];
+        p.sendTo = p.parent;
         return p;
     }
+    if (me == rootIdx) return p;
     const int lo = me < rootIdx ? 0 : rootIdx + 1;
     const int hi = me < rootIdx ? rootIdx : n;
-    p.tree = BinomialTree::of(hi - lo, me - lo, 0);
-    for (int& c : p.tree.children) c += lo;
-    p.sendTo = p.tree.parent >= 0 ? p.tree.parent + lo : rootIdx;
+    const MemberTree t = red.shape.build(hi - lo, 0);
+    for (int c : t.children[me - lo]) p.children.push_back(c + lo);
+    p.parent = t.parent[me - lo] >= 0 ? t.parent[me - lo] + lo : -1;
+    p.sendTo = p.parent >= 0 ? p.parent : rootIdx;
     return p;
 }
 }  // namespace
 
-int OrderedBinomialReduce::scratchCount(const Group& g, int rootIdx) const {
+int OrderedTreeReduce::scratchCount(const Group& g, int rootIdx) const {
     const int n = g.size();
     if (g.me < 0 || n <= 1) return 0;
-    if (g.me != rootIdx) return static_cast<int>(place(n, g.me, rootIdx, rankOrder).tree.children.size());
-    if (!rankOrder) return static_cast<int>(BinomialTree::of(n, g.me, rootIdx).children.size());
+    if (g.me != rootIdx || !rankOrder) return static_cast<int>(place(*this, n, g.me, rootIdx).children.size());
     // Left product, right product; with no right part a_root needs a writable copy.
     return rootIdx > 0 ? 2 : 1;
 }
 
-OrderedBinomialReduce::Result OrderedBinomialReduce::emit(ScheduleBuilder& b, const Group& g, int rootIdx,
+OrderedTreeReduce::Result OrderedTreeReduce::emit(ScheduleBuilder& b, const Group& g, int rootIdx,
                                                           const Pulse& p) const {
     Result r;
     const int n = g.size();
@@ -77,12 +67,12 @@ OrderedBinomialReduce::Result OrderedBinomialReduce::emit(ScheduleBuilder& b, co
     }
 
     if (g.me != rootIdx) {
-        const Placement pl = place(n, g.me, rootIdx, rankOrder);
+        const Placement pl = place(*this, n, g.me, rootIdx);
         BufRef acc = p.input;
         StepId accReady = p.inputReady;
-        for (size_t i = 0; i < pl.tree.children.size(); ++i) {
+        for (size_t i = 0; i < pl.children.size(); ++i) {
             BufRef into = p.scratch.at(i);
-            StepId got = b.recv(g.ranks[pl.tree.children[i]], into, p.type, p.scratchFree, p.channel);
+            StepId got = b.recv(g.ranks[pl.children[i]], into, p.type, p.scratchFree, p.channel);
             // dst = src op dst: the child's block (higher indices) is the right operand.
             accReady = b.reduce(acc, into, p.type, {accReady, got});
             acc = into;
@@ -94,7 +84,7 @@ OrderedBinomialReduce::Result OrderedBinomialReduce::emit(ScheduleBuilder& b, co
     }
 
     if (!rankOrder) {
-        const BinomialTree t = BinomialTree::of(n, g.me, rootIdx);
+        const Placement t = place(*this, n, g.me, rootIdx);
         BufRef acc = p.input;
         StepId accReady = p.inputReady;
         for (size_t i = 0; i < t.children.size(); ++i) {

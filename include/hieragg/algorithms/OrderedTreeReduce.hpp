@@ -1,29 +1,25 @@
-// One pulse of a binomial-tree reduction over a Group, combining in a fixed
-// order (never arrival order), so results are bitwise reproducible (SPEC 3.3).
+// One pulse of a tree reduction over a Group, combining in a fixed order (never
+// arrival order), so results are bitwise reproducible (SPEC 3.3).
 // rankOrder (non-commutative ops): the members left of the root and those right
-// of it each form an in-order binomial tree over their index range (every node
-// combines own op child(+1) op child(+2) op child(+4)..., the product of its
-// index range in order); both tops send to the root, which computes
-// left op own op right. Otherwise one binomial tree rooted at the root, the
-// same fixed combine order on rotated indices. Either way every non-root member
-// sends exactly one message per pulse.
+// of it each form an in-order tree of `shape` over their index range (every node
+// combines own op child op child... in ascending order, the product of its index
+// range in order); both tops send to the root, which computes left op own op
+// right. Otherwise one tree rooted at the root (`tree` if given: e.g. the
+// hierarchical minimum-height tree), the same fixed combine order on rotated
+// indices. Either way every non-root member sends exactly one message per pulse.
 #pragma once
 #include <vector>
 
 #include "hieragg/Group.hpp"
 #include "hieragg/ScheduleBuilder.hpp"
+#include "hieragg/algorithms/MemberTree.hpp"
 
 namespace hieragg {
 
-// Binomial tree over n members: parent/children as group indices.
-struct BinomialTree {
-    int parent = -1;            // -1: this member is the tree's root
-    std::vector<int> children;  // smallest subtree first = combine order
-    static BinomialTree of(int n, int me, int treeRootIdx);
-};
-
-struct OrderedBinomialReduce {
-    bool rankOrder = false;
+struct OrderedTreeReduce {
+    bool rankOrder = false;        // needs an in-order shape (TreeShape::inOrder)
+    TreeShape shape = TreeShape::knomial(2);
+    const MemberTree* tree = nullptr;  // whole-group tree overriding shape (not with rankOrder)
 
     struct Pulse {
         BufRef input;          // this member's contribution (read only)

@@ -1,0 +1,90 @@
+#include "SelectCommand.hpp"
+
+#include <iostream>
+#include <stdexcept>
+
+#include "hieragg/CollCall.hpp"
+#include "hieragg/hier/AlgorithmRegistry.hpp"
+#include "hieragg/hier/CostParams.hpp"
+#include "hieragg/hier/Decomposition.hpp"
+#include "hieragg/hier/Selection.hpp"
+#include "hieragg/hier/SpaceGroup.hpp"
+
+namespace hieragg::tools {
+
+namespace {
+hieragg_coll_kind kindOf(const std::string& name) {
+    for (const hier::AlgorithmInfo& a : hier::allAlgorithms()) {
+        static const char* names[] = {"allgather", "allgatherv", "allreduce", "alltoall", "alltoallv", "alltoallw",
+                                      "barrier", "bcast", "exscan", "gather", "gatherv", "reduce",
+                                      "reduce_scatter", "reduce_scatter_block", "scan", "scatter", "scatterv"};
+        if (a.coll < static_cast<int>(sizeof names / sizeof *names) && name == names[a.coll]) return a.coll;
+    }
+    throw std::invalid_argument("unknown collective '" + name + "'");
+}
+}  // namespace
+
+int runSelect(const SelectOptions& o) {
+    hier::CostParams params = hier::CostParams::defaults();
+    if (!o.params.empty()) {
+        const std::string problems = hier::readCostParams(params, o.params);
+        if (!problems.empty()) std::cerr << problems;
+    }
+    std::vector<hier::RankIdentity> ids(o.processes);
+    for (int r = 0; r < o.processes; ++r) ids[r] = {r, "node" + std::to_string(r / std::max(1, o.ranksPerNode)), -1};
+    hier::DecompositionResult d = hier::decomposeValue(o.split, ids);
+    if (d.fellBack()) std::cerr << "warning: " << d.warning << "\n";
+    std::vector<int> links = hier::stageLinks(d.levelNames, d.hierarchy.levels());
+
+    CollCall c;
+    c.args.kind = kindOf(o.coll);
+    c.size = o.processes;
+    c.rank = o.root;
+    c.args.root = o.root;
+    c.args.op_commutative = o.commutative ? 1 : 0;
+    const size_t count = static_cast<size_t>(o.bytes / std::max(1, o.elementBytes));
+    c.args.rcount = c.args.scount = count;
+    c.rtype = c.stype = {static_cast<size_t>(o.elementBytes), 0, o.elementBytes, 0, o.elementBytes};
+    c.hierarchy = d.hierarchy.isTrivial() ? nullptr : &d.hierarchy;
+    c.stageLinks = c.hierarchy ? &links : nullptr;
+    c.segmentBytes = o.segmentBytes;
+    if (o.algorithm != "auto") {
+        const hier::AlgorithmInfo* a = hier::algorithmByName(c.args.kind, o.algorithm);
+        if (!a) throw std::invalid_argument("no algorithm '" + o.algorithm + "' for " + o.coll + " (" +
+                                            hier::algorithmNames(c.args.kind) + ")");
+        c.algorithm = hier::algorithmValue(*a);
+        std::string why;
+        if (!hier::forcedAlgorithm(c, &why))
+            std::cout << "coll_hieragg_" << o.coll << "_algorithm=" << o.algorithm << " would be refused: it " << why
+                      << "\n";
+    }
+    std::cout << "split=" << d.applied.text() << ": " << d.hierarchy.describe(d.levelNames) << "\n";
+    if (!hier::modelDriven(c.args.kind)) {
+        std::cout << o.coll << " is not chosen by the model (registry rows: " << hier::algorithmNames(c.args.kind)
+                  << ")\n";
+        return 0;
+    }
+    const hier::Plan plan = hier::choosePlan(c, params);
+    std::cout << o.coll << " " << o.bytes << " B on " << o.processes << " ranks: pred=" << plan.predUs << " us\n"
+              << plan.describe() << "\n";
+    // The composite tree of a rooted one-to-all / all-to-one collective: each rank's parent in
+    // the first stage where it is not the space's root (Levels), or the one tree.
+    if (plan.mode == hier::Plan::Mode::Levels) {
+        std::cout << "parent of each rank:";
+        for (int r = 0; r < o.processes; ++r) {
+            int parent = -1;
+            for (int level = 0; level <= d.hierarchy.levels() && parent < 0; ++level) {
+                hier::SpaceGroup sg = hier::spaceGroup(d.hierarchy, level, r, o.root);
+                if (sg.group.me < 0) break;
+                if (sg.group.size() <= 1 || sg.group.me == sg.rootIdx) continue;
+                const MemberTree t = plan.stages[level].shape.build(sg.group.size(), sg.rootIdx);
+                parent = sg.group.ranks[t.parent[sg.group.me]];
+            }
+            std::cout << " " << r << "<-" << parent;
+        }
+        std::cout << "\n";
+    }
+    return 0;
+}
+
+}  // namespace hieragg::tools

@@ -1,0 +1,26 @@
+// hieragg-plan select: the plan the component would choose for one call
+// (Selection.hpp) on a synthetic communicator, with the same cost parameters
+// (a file of coll_hieragg_cost_* lines, e.g. hieragg-calibrate's output), and
+// the tree every rank would send along.
+#pragma once
+#include <string>
+
+namespace hieragg::tools {
+
+struct SelectOptions {
+    std::string coll = "bcast";
+    int processes = 8;
+    int ranksPerNode = 4;          // synthetic host names: rank / ranksPerNode
+    std::string split = "node";    // coll_hieragg_split
+    double bytes = 8;
+    int elementBytes = 8;
+    int root = 0;
+    std::string algorithm = "auto";
+    std::string params;            // file of MCA lines
+    size_t segmentBytes = 65536;   // coll_hieragg_segment_size
+    bool commutative = true;
+};
+
+int runSelect(const SelectOptions& o);
+
+}  // namespace hieragg::tools

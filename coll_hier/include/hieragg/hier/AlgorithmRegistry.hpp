@@ -1,0 +1,89 @@
+// The algorithm set as data (one table: coll_hier/src/AlgorithmTable.cpp). Every
+// entry names one algorithm of one collective, the levels of the decomposition
+// it may serve, what the call must satisfy for it to be correct, and which
+// knobs the cost model tunes for it. The coll_hieragg_<coll>_algorithm enums,
+// the forced-algorithm check and the selection (Selection.hpp) all read it.
+// Adding an algorithm = one emitter file + one entry here.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "hieragg/CollCall.hpp"
+#include "hieragg/algorithms/MemberTree.hpp"
+
+namespace hieragg::hier {
+
+// Where an algorithm may run (bit set).
+enum Serves : unsigned {
+    kServesFlat = 1u << 0,      // the whole communicator, ignoring the decomposition
+    kServesSubspace = 1u << 1,  // inside one subspace (levels 0 .. levels()-1)
+    kServesLeaders = 1u << 2,   // the leader space
+    kServesWhole = 1u << 3,     // one schedule over the whole hierarchy at once
+    kServesAnyLevel = kServesFlat | kServesSubspace | kServesLeaders,
+};
+
+// What the call must satisfy (bit set); unmetNeed() says which one fails. Only properties
+// every rank of the call sees alike: MPI_IN_PLACE is per rank (the root alone, in rooted
+// collectives), so a need on it would let ranks choose differently and deadlock; in-place
+// support is each emitter's job instead.
+enum Needs : unsigned {
+    kNeedsIntracomm = 1u << 0,
+    kNeedsCommutativeOp = 1u << 1,
+    kNeedsContiguousGroups = 1u << 2,  // every group a contiguous rank range (or a commutative op)
+    kNeedsEqualGroups = 1u << 3,       // all groups of a level the same size
+    kNeedsPowerOfTwo = 1u << 4,        // communicator size a power of two
+    kNeedsDecomposition = 1u << 5,     // a decomposition that splits the communicator
+};
+
+// What the model chooses for it (bit set).
+enum Tunes : unsigned {
+    kTunesRadix = 1u << 0,    // k of a k-nomial / k-ary tree
+    kTunesSegment = 1u << 1,  // pipeline segment (chain chunk, SPEC 3.5)
+    kTunesWindow = 1u << 2,   // pulses in flight (reductions)
+};
+
+// The emitter family a recipe runs for an entry.
+enum class Emitter {
+    Tree,               // TreeBcast / OrderedTreeReduce / TreeGather / TreeScatter over `shape`
+    HierarchicalTree,   // one minimum-height k-nomial tree over the decomposition (SPEC 3.2 alg. 2-4)
+    FlatComposition,    // no decomposition: the model picks the tree for the whole communicator
+    Dissemination,      // barrier
+    Ring,               // allgather(v)
+    Pairwise,           // alltoall(v,w)
+    HierarchicalGatherRingBcast,  // allgather(v) over leaders
+    HierarchicalLeaders,          // alltoall through leaders
+    Linear,             // v-variants and neighborhood collectives
+    RecursiveDoubling,  // scan, exscan
+};
+
+struct AlgorithmInfo {
+    hieragg_coll_kind coll;
+    const char* name;   // the value of coll_hieragg_<coll>_algorithm
+    unsigned serves;    // Serves bits
+    unsigned needs;     // Needs bits
+    unsigned tunes;     // Tunes bits
+    Emitter emitter;
+    TreeShape::Kind shape;  // Emitter::Tree only
+    const char* summary;
+};
+
+// Every entry of the table, in table order.
+const std::vector<AlgorithmInfo>& allAlgorithms();
+// The entries of one collective; enum value i + 1 of coll_hieragg_<coll>_algorithm is entry i
+// (0 is "auto").
+const std::vector<const AlgorithmInfo*>& algorithmsOf(hieragg_coll_kind coll);
+// "auto,name1,name2,..." (index = enum value).
+const char* algorithmNames(hieragg_coll_kind coll);
+// Entry for an override value (0 or out of range: nullptr = auto).
+const AlgorithmInfo* algorithmByValue(hieragg_coll_kind coll, int value);
+const AlgorithmInfo* algorithmByName(hieragg_coll_kind coll, const std::string& name);
+// The override value of an entry (inverse of algorithmByValue).
+int algorithmValue(const AlgorithmInfo& a);
+
+// Empty if `call` satisfies every need of `a`, else what fails ("needs a commutative op").
+std::string unmetNeed(const AlgorithmInfo& a, const CollCall& call);
+// The forced algorithm of `call` (call.algorithm), or nullptr for auto or when its needs
+// fail; then *refusal (if given) says why.
+const AlgorithmInfo* forcedAlgorithm(const CollCall& call, std::string* refusal = nullptr);
+
+}  // namespace hieragg::hier

@@ -1,0 +1,49 @@
+// Per-level parameters of the selection's cost model (SPEC 3.2/3.4): for each
+// kind of link a message of a stage crosses, the start-up alpha, the per-byte
+// transfer beta, the per-message processing theta of the receiving process and
+// the per-byte reduction gamma. They come from coll_hieragg_cost_<link>_<param>
+// (see docs/selection.md; hieragg-calibrate measures them).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "hieragg/abi.h"
+
+namespace hieragg::hier {
+
+enum LinkClass : int { kLinkNuma = 0, kLinkNode = 1, kLinkNetwork = 2, kLinkSwitch = 3, kLinkClassCount = 4 };
+const char* linkClassName(int link);  // "numa", "node", "network", "switch"
+
+struct LinkCost {
+    double alpha_us = 1.0;           // start-up of one message [µs]
+    double beta_us_per_byte = 0.0;   // transfer [µs/byte]
+    double theta_us = 0.0;           // matching/processing per message at the receiver [µs]
+    double gamma_us_per_byte = 0.0;  // reduction [µs/byte]
+};
+
+struct CostParams {
+    LinkCost link[kLinkClassCount];
+    double epsilon_us = 0.1;  // width band of SPEC 3.2: k within epsilon of F(k*)
+    static CostParams defaults();
+};
+
+// From the component's configuration (units of hieragg_link_cost; negative fields and
+// all-zero classes take the defaults).
+CostParams costParamsFrom(const hieragg_link_cost (&links)[HIERAGG_LINK_CLASS_COUNT]);
+// The defaults in the component's units.
+hieragg_link_cost defaultLinkCost(int link);
+
+// Sets one parameter by its MCA name (coll_hieragg_cost_<link>_<alpha|beta|theta|gamma>,
+// MCA units); false if the name is not one of them.
+bool setCostParam(CostParams& p, const std::string& mcaName, double value);
+// Reads MCA lines ("name = value", as in openmpi-mca-params.conf and as hieragg-calibrate
+// prints them; '#' comments; other parameters ignored). Returns the problems found.
+std::string readCostParams(CostParams& p, const std::string& path);
+
+// Link class of every stage of a decomposition (index = level; levels() = the leader
+// space) from the names of its levels ("numa", "node", "virtual:4", "topology", ...):
+// a stage inside a level-l group crosses the links inside that kind of group, the
+// leader space crosses the next kind out. Empty names: node inside, network between.
+std::vector<int> stageLinks(const std::vector<std::string>& levelNames, int levels);
+
+}  // namespace hieragg::hier

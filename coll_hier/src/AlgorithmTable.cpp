@@ -1,0 +1,176 @@
+// THE algorithm table: one row per algorithm (see AlgorithmRegistry.hpp).
+// Rows of one collective keep their order (it is the MCA enum's value order);
+// append new rows after the existing ones of their collective.
+#include <map>
+#include <mutex>
+
+#include "hieragg/hier/AlgorithmRegistry.hpp"
+#include "hieragg/hier/Hierarchy.hpp"
+
+namespace hieragg::hier {
+
+namespace {
+using K = TreeShape::Kind;
+constexpr unsigned kAny = kServesAnyLevel;
+constexpr unsigned kTree = kTunesRadix | kTunesSegment;
+constexpr unsigned kPulsed = kTunesRadix | kTunesSegment | kTunesWindow;
+
+#define REDUCTION_ROWS(COLL)                                                                                  \
+    {COLL, "knomial", kAny, 0, kPulsed, Emitter::Tree, K::Knomial,                                            \
+     "k-nomial tree per space, k from the model; rank order for non-commutative ops"},                        \
+    {COLL, "flat", kServesFlat, 0, kPulsed, Emitter::FlatComposition, K::Knomial,                             \
+     "one tree over the whole communicator, ignoring the decomposition"},                                     \
+    {COLL, "kary", kAny, kNeedsCommutativeOp, kPulsed, Emitter::Tree, K::Kary,                                \
+     "k-ary tree per space (breadth-first numbering: not in rank order)"},                                    \
+    {COLL, "chain", kAny, 0, kPulsed, Emitter::Tree, K::Chain,                                                \
+     "pipelined chain per space: pulses stream down the rank order"},                                         \
+    {COLL, "hier_knomial", kServesWhole, kNeedsIntracomm | kNeedsDecomposition | kNeedsCommutativeOp,         \
+     kPulsed, Emitter::HierarchicalTree, K::Knomial,                                                          \
+     "one minimum-height k-nomial tree over all levels (every non-leader's parent in its own group)"}
+
+const std::vector<AlgorithmInfo> kTable = {
+    {HIERAGG_BCAST, "knomial", kAny, 0, kTree, Emitter::Tree, K::Knomial, "k-nomial tree per space, k from the model"},
+    {HIERAGG_BCAST, "chain", kAny, kNeedsIntracomm, kTunesSegment, Emitter::Tree, K::Chain,
+     "pipelined chain per space, chunk from SPEC 3.5's formula"},
+    {HIERAGG_BCAST, "flat", kServesFlat, 0, kTree, Emitter::FlatComposition, K::Knomial,
+     "one tree over the whole communicator, ignoring the decomposition"},
+    {HIERAGG_BCAST, "kary", kAny, 0, kTree, Emitter::Tree, K::Kary, "k-ary tree per space"},
+    {HIERAGG_BCAST, "hier_knomial", kServesWhole, kNeedsIntracomm | kNeedsDecomposition, kTree,
+     Emitter::HierarchicalTree, K::Knomial,
+     "one minimum-height k-nomial tree over all levels (every non-leader's parent in its own group)"},
+
+    {HIERAGG_GATHER, "knomial", kAny, 0, kTunesRadix, Emitter::Tree, K::Knomial,
+     "k-nomial tree per space; leaders forward their subspace's blocks in one message"},
+    {HIERAGG_GATHER, "flat", kServesFlat, 0, kTunesRadix, Emitter::FlatComposition, K::Knomial,
+     "one k-nomial tree over the whole communicator"},
+    {HIERAGG_SCATTER, "knomial", kAny, 0, kTunesRadix, Emitter::Tree, K::Knomial,
+     "k-nomial tree per space, the mirror of gather"},
+    {HIERAGG_SCATTER, "flat", kServesFlat, 0, kTunesRadix, Emitter::FlatComposition, K::Knomial,
+     "one k-nomial tree over the whole communicator"},
+
+    {HIERAGG_ALLGATHER, "ring", kServesFlat, 0, 0, Emitter::Ring, K::Knomial, "ring over the whole communicator"},
+    {HIERAGG_ALLGATHER, "hierarchical", kServesWhole, kNeedsIntracomm | kNeedsDecomposition, kTunesSegment,
+     Emitter::HierarchicalGatherRingBcast, K::Knomial, "gather to leaders, ring among leaders, broadcast down"},
+    {HIERAGG_ALLGATHERV, "ring", kServesFlat, 0, 0, Emitter::Ring, K::Knomial, "ring over the whole communicator"},
+    {HIERAGG_ALLGATHERV, "hierarchical", kServesWhole, kNeedsIntracomm | kNeedsDecomposition, kTunesSegment,
+     Emitter::HierarchicalGatherRingBcast, K::Knomial, "gather to leaders, ring among leaders, broadcast down"},
+    {HIERAGG_GATHERV, "linear", kServesFlat, 0, 0, Emitter::Linear, K::Knomial, "every rank sends to the root"},
+    {HIERAGG_SCATTERV, "linear", kServesFlat, 0, 0, Emitter::Linear, K::Knomial, "the root sends to every rank"},
+    {HIERAGG_ALLTOALL, "pairwise", kServesFlat, 0, 0, Emitter::Pairwise, K::Knomial, "n-1 pairwise exchange steps"},
+    {HIERAGG_ALLTOALL, "hierarchical", kServesWhole, kNeedsIntracomm | kNeedsDecomposition, 0,
+     Emitter::HierarchicalLeaders, K::Knomial, "blocks travel through the leaders: one message per pair of subspaces"},
+    {HIERAGG_ALLTOALLV, "pairwise", kServesFlat, 0, 0, Emitter::Pairwise, K::Knomial, "n-1 pairwise exchange steps"},
+    {HIERAGG_ALLTOALLW, "pairwise", kServesFlat, 0, 0, Emitter::Pairwise, K::Knomial, "n-1 pairwise exchange steps"},
+    {HIERAGG_NEIGHBOR_ALLGATHER, "linear", kServesFlat, 0, 0, Emitter::Linear, K::Knomial, "one message per neighbor"},
+    {HIERAGG_NEIGHBOR_ALLGATHERV, "linear", kServesFlat, 0, 0, Emitter::Linear, K::Knomial, "one message per neighbor"},
+    {HIERAGG_NEIGHBOR_ALLTOALL, "linear", kServesFlat, 0, 0, Emitter::Linear, K::Knomial, "one message per neighbor"},
+    {HIERAGG_NEIGHBOR_ALLTOALLV, "linear", kServesFlat, 0, 0, Emitter::Linear, K::Knomial, "one message per neighbor"},
+    {HIERAGG_NEIGHBOR_ALLTOALLW, "linear", kServesFlat, 0, 0, Emitter::Linear, K::Knomial, "one message per neighbor"},
+
+    {HIERAGG_BARRIER, "dissemination", kServesFlat | kServesLeaders, 0, 0, Emitter::Dissemination, K::Knomial,
+     "dissemination rounds (flat, or among the leaders after the subspaces' fan-in)"},
+    {HIERAGG_BARRIER, "flat", kServesFlat, 0, 0, Emitter::FlatComposition, K::Knomial,
+     "one flat barrier over the whole communicator"},
+    {HIERAGG_BARRIER, "knomial", kAny, 0, kTunesRadix, Emitter::Tree, K::Knomial,
+     "fan-in up a k-nomial tree, release down the same tree"},
+    {HIERAGG_BARRIER, "hier_knomial", kServesWhole, kNeedsIntracomm | kNeedsDecomposition, kTunesRadix,
+     Emitter::HierarchicalTree, K::Knomial, "fan-in and release over one minimum-height k-nomial tree"},
+
+    REDUCTION_ROWS(HIERAGG_REDUCE),
+    REDUCTION_ROWS(HIERAGG_ALLREDUCE),
+    REDUCTION_ROWS(HIERAGG_REDUCE_SCATTER),
+    REDUCTION_ROWS(HIERAGG_REDUCE_SCATTER_BLOCK),
+    {HIERAGG_SCAN, "recursive_doubling", kServesFlat, 0, 0, Emitter::RecursiveDoubling, K::Knomial,
+     "recursive doubling in rank order"},
+    {HIERAGG_EXSCAN, "recursive_doubling", kServesFlat, 0, 0, Emitter::RecursiveDoubling, K::Knomial,
+     "recursive doubling in rank order"},
+};
+#undef REDUCTION_ROWS
+
+bool contiguousGroups(const Hierarchy& h) {
+    for (int l = 0; l < h.levels(); ++l)
+        for (int g = 0; g < h.groupCount(l); ++g) {
+            const std::vector<int>& m = h.groupMembers(l, g);
+            if (!m.empty() && m.back() - m.front() + 1 != static_cast<int>(m.size())) return false;
+        }
+    return true;
+}
+bool equalGroups(const Hierarchy& h) {
+    for (int l = 0; l < h.levels(); ++l)
+        for (int g = 1; g < h.groupCount(l); ++g)
+            if (h.groupMembers(l, g).size() != h.groupMembers(l, 0).size()) return false;
+    return true;
+}
+bool decomposed(const CollCall& c) { return c.hierarchy != nullptr && !c.hierarchy->isTrivial(); }
+}  // namespace
+
+const std::vector<AlgorithmInfo>& allAlgorithms() { return kTable; }
+
+const std::vector<const AlgorithmInfo*>& algorithmsOf(hieragg_coll_kind coll) {
+    // Indexed once (thread-safe static init): calls look entries up without allocating.
+    static const std::vector<std::vector<const AlgorithmInfo*>> byColl = [] {
+        std::vector<std::vector<const AlgorithmInfo*>> v(HIERAGG_COLL_KIND_COUNT);
+        for (const AlgorithmInfo& a : kTable) v[a.coll].push_back(&a);
+        return v;
+    }();
+    static const std::vector<const AlgorithmInfo*> none;
+    return coll >= 0 && coll < HIERAGG_COLL_KIND_COUNT ? byColl[coll] : none;
+}
+
+const char* algorithmNames(hieragg_coll_kind coll) {
+    // Built once per collective; the strings live as long as the process (the MCA enums point at them).
+    static std::mutex m;
+    static std::map<int, std::string> names;
+    std::lock_guard<std::mutex> lock(m);
+    auto it = names.find(coll);
+    if (it == names.end()) {
+        std::string s = "auto";
+        for (const AlgorithmInfo* a : algorithmsOf(coll)) s += std::string(",") + a->name;
+        it = names.emplace(coll, s).first;
+    }
+    return it->second.c_str();
+}
+
+const AlgorithmInfo* algorithmByValue(hieragg_coll_kind coll, int value) {
+    if (value <= 0) return nullptr;
+    const std::vector<const AlgorithmInfo*>& all = algorithmsOf(coll);
+    return value <= static_cast<int>(all.size()) ? all[value - 1] : nullptr;
+}
+
+const AlgorithmInfo* algorithmByName(hieragg_coll_kind coll, const std::string& name) {
+    for (const AlgorithmInfo* a : algorithmsOf(coll))
+        if (name == a->name) return a;
+    return nullptr;
+}
+
+int algorithmValue(const AlgorithmInfo& a) {
+    const auto& all = algorithmsOf(a.coll);
+    for (size_t i = 0; i < all.size(); ++i)
+        if (all[i] == &a) return static_cast<int>(i) + 1;
+    return 0;
+}
+
+std::string unmetNeed(const AlgorithmInfo& a, const CollCall& c) {
+    if ((a.needs & kNeedsIntracomm) && c.inter) return "needs an intracommunicator";
+    if ((a.needs & kNeedsCommutativeOp) && !c.args.op_commutative) return "needs a commutative operation";
+    if ((a.needs & kNeedsDecomposition) && !decomposed(c))
+        return "needs a decomposition that splits the communicator";
+    if ((a.needs & kNeedsContiguousGroups) && decomposed(c) && !c.args.op_commutative &&
+        !contiguousGroups(*c.hierarchy))
+        return "needs contiguous groups (or a commutative operation)";
+    if ((a.needs & kNeedsEqualGroups) && decomposed(c) && !equalGroups(*c.hierarchy))
+        return "needs groups of equal size";
+    if ((a.needs & kNeedsPowerOfTwo) && (c.size & (c.size - 1)) != 0) return "needs a power-of-two size";
+    return {};
+}
+
+const AlgorithmInfo* forcedAlgorithm(const CollCall& c, std::string* refusal) {
+    const AlgorithmInfo* a = algorithmByValue(c.args.kind, c.algorithm);
+    if (!a) return nullptr;
+    std::string why = unmetNeed(*a, c);
+    if (why.empty()) return a;
+    if (refusal) *refusal = why;
+    return nullptr;
+}
+
+}  // namespace hieragg::hier

@@ -1,0 +1,477 @@
+#include "hieragg/hier/Selection.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <stdexcept>
+
+#include "hieragg/aggtree/CostModel.hpp"
+#include "hieragg/aggtree/HierarchicalKnomialTree.hpp"
+#include "hieragg/algorithms/TreeBcast.hpp"
+#include "hieragg/hier/Hierarchy.hpp"
+#include "hieragg/hier/HierarchyAdapter.hpp"
+#include "recipes/ReductionPulses.hpp"
+
+namespace hieragg::hier {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr int kMaxRadix = 64;  // radices scanned for k-ary and the hierarchical tree
+
+enum class Shape { Bcast, Reduce, Allreduce, Barrier, Gather };
+
+Shape shapeOf(hieragg_coll_kind k) {
+    switch (k) {
+    case HIERAGG_REDUCE: case HIERAGG_REDUCE_SCATTER: case HIERAGG_REDUCE_SCATTER_BLOCK: return Shape::Reduce;
+    case HIERAGG_ALLREDUCE: return Shape::Allreduce;
+    case HIERAGG_BARRIER: return Shape::Barrier;
+    case HIERAGG_GATHER: case HIERAGG_SCATTER: return Shape::Gather;
+    default: return Shape::Bcast;
+    }
+}
+
+std::string fmt(const char* f, double x) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, x);
+    return buf;
+}
+
+bool decomposed(const CollCall& c) { return !c.inter && c.hierarchy && !c.hierarchy->isTrivial(); }
+
+// What one stage's model needs to know about the call.
+struct Load {
+    Shape shape;
+    double bytes = 0;        // message (bcast), vector (reductions), all blocks (gather)
+    double pulseBytes = 0;   // reductions: bytes per pulse (coll_hieragg_segment_size)
+    double pulses = 1;
+    size_t elemBytes = 1;
+    double segmentCap = 0;   // coll_hieragg_segment_size: no pipeline segment is larger
+};
+
+// Per-message work at the receiver for `bytes` bytes.
+double packetUs(const LinkCost& l, const Load& ld, double bytes) {
+    const bool reduces = ld.shape == Shape::Reduce || ld.shape == Shape::Allreduce;
+    return l.theta_us + bytes * l.beta_us_per_byte + (reduces ? bytes * l.gamma_us_per_byte : 0.0);
+}
+
+// A pulsed reduction whose single pulse takes `single`: further pulses stream through the
+// busiest node (d packets of b each), but at most kPulseWindow pulses are in flight per
+// rank, and a rank learns that a pulse left only when its receiver took it, so every
+// window costs at least a round trip (2a) on each edge.
+double pulsedUs(double single, const Load& ld, double a, double b, double d) {
+    const double streamed = single + (ld.pulses - 1) * d * b;
+    const double windows = std::ceil(ld.pulses / static_cast<double>(recipes::kPulseWindow));
+    const double windowed = single + (windows - 1) * (2 * a + recipes::kPulseWindow * d * b);
+    return std::max(streamed, windowed);
+}
+
+// The tree model (SPEC 3.2's T = r l + h k (theta + S beta + S* gamma), per edge): a
+// parent serves its children one after the other, largest subtree first, each costing b,
+// and a message takes `a` to arrive; the stage ends at the latest arrival. Reductions
+// add the pipeline of further pulses through the busiest node; allreduce and barrier go
+// up and down.
+double exactTreeUs(const MemberTree& t, const Load& ld, double a, double b) {
+    std::vector<double> at(t.size(), 0.0);
+    std::vector<int> order{t.root};
+    double worst = 0;
+    size_t busiest = 0;
+    for (size_t i = 0; i < order.size(); ++i) {
+        const int v = order[i];
+        const auto& kids = t.children[v];
+        busiest = std::max(busiest, kids.size());
+        for (size_t j = kids.size(); j-- > 0;) {
+            const int c = kids[j];
+            at[c] = at[v] + a + static_cast<double>(kids.size() - j) * b;
+            worst = std::max(worst, at[c]);
+            order.push_back(c);
+        }
+    }
+    if (ld.shape == Shape::Reduce || ld.shape == Shape::Allreduce)
+        worst = pulsedUs(worst, ld, a, b, static_cast<double>(std::max<size_t>(busiest, 1)));
+    if (ld.shape == Shape::Allreduce || ld.shape == Shape::Barrier) worst *= 2;
+    return worst;
+}
+
+// Predict `a` on a stage of n members over link `l`; fills k / segment / why.
+StageChoice predict(const AlgorithmInfo& a, const Load& ld, const LinkCost& l, int n, double epsilon) {
+    StageChoice s;
+    s.algo = &a;
+    s.members = n;
+    if (n <= 1) return s;
+    const double alpha = l.alpha_us;
+    const double unit = ld.shape == Shape::Reduce || ld.shape == Shape::Allreduce ? ld.pulseBytes : ld.bytes;
+    if (a.emitter == Emitter::Dissemination) {
+        s.predUs = std::ceil(std::log2(n)) * (alpha + l.theta_us);
+        s.why = "ceil(log2 " + std::to_string(n) + ") rounds";
+        return s;
+    }
+    if (a.emitter != Emitter::Tree && a.emitter != Emitter::FlatComposition) return s;
+    switch (a.shape) {
+    case TreeShape::Kind::Knomial: {
+        // Gather/scatter move every block through the root whatever k is: k only trades latency.
+        const double b = ld.shape == Shape::Gather ? l.theta_us : packetUs(l, ld, unit);
+        // SPEC 3.2: k* from a/b and the band of widths within epsilon of F(k*); the exact
+        // tree model (real heights, children served one after the other) picks inside it.
+        const aggtree::WidthBand band = aggtree::widthBand(alpha, std::max(b, 1e-9), n, epsilon);
+        double best = kInf;
+        int bestK = 2;
+        for (int k = std::max(2, band.k_min); k <= std::max(2, band.k_max); ++k) {
+            const double t = exactTreeUs(TreeShape::knomial(k).build(n, 0), ld, alpha, b);
+            if (t < best) best = t, bestK = k;
+        }
+        s.shape = TreeShape::knomial(bestK);
+        s.predUs = best + (ld.shape == Shape::Gather ? ld.bytes * l.beta_us_per_byte : 0.0);
+        s.why = "k*=" + fmt("%.2f", aggtree::optimalRealK(alpha, std::max(b, 1e-9))) + " from a/b=" +
+                fmt("%.3g", alpha) + "/" + fmt("%.3g", b) + ", band [" + std::to_string(band.k_min) + "," +
+                std::to_string(band.k_max) + "]";
+        return s;
+    }
+    case TreeShape::Kind::Kary: {
+        const double b = packetUs(l, ld, unit);
+        double best = kInf;
+        int bestK = 2;
+        for (int k = 2; k <= std::min(kMaxRadix, std::max(2, n - 1)); ++k) {
+            const double t = exactTreeUs(TreeShape::kary(k).build(n, 0), ld, alpha, b);
+            if (t < best) best = t, bestK = k;
+        }
+        s.shape = TreeShape::kary(bestK);
+        s.predUs = best;
+        s.why = "best k of 2.." + std::to_string(std::min(kMaxRadix, std::max(2, n - 1))) + " with a/b=" +
+                fmt("%.3g", alpha) + "/" + fmt("%.3g", b);
+        return s;
+    }
+    case TreeShape::Kind::Chain: {
+        s.shape = TreeShape::chain();
+        if (ld.shape == Shape::Bcast) {
+            // SPEC 3.5: t = (m/c + n - 2)(t_s + c/bw), best c = sqrt(m t_s bw / (n - 2)).
+            const double ts = alpha + l.theta_us;
+            const double bw = l.beta_us_per_byte > 0 ? 1.0 / l.beta_us_per_byte : 1e12;
+            double c = TreeBcast::optimalChainSegmentBytes(ld.bytes, n, ts, bw);
+            c = std::min(std::max(c, static_cast<double>(std::max<size_t>(ld.elemBytes, 256))), std::max(ld.bytes, 1.0));
+            if (ld.segmentCap > 0) c = std::max(std::min(c, ld.segmentCap), static_cast<double>(ld.elemBytes));
+            c = std::max(c, std::ceil(ld.bytes / TreeBcast::kMaxSegments));  // what the emitter will cut
+            s.segmentBytes = static_cast<size_t>(c);
+            const double m = std::max(ld.bytes, 1.0);
+            s.predUs = (std::ceil(m / c) + n - 2) * (ts + c * l.beta_us_per_byte);
+            s.why = "c*=" + fmt("%.0f", c) + " B from m=" + fmt("%.0f", ld.bytes) + " t_s=" + fmt("%.3g", ts) +
+                    " bw=" + fmt("%.4g", bw) + " B/us";
+        } else {
+            const double b = packetUs(l, ld, unit);
+            s.predUs = pulsedUs((n - 1) * (alpha + b), ld, alpha, b, 1.0) * (ld.shape == Shape::Allreduce ? 2 : 1);
+            s.why = fmt("%.0f", ld.pulses) + " pulses down a chain of " + std::to_string(n);
+        }
+        return s;
+    }
+    }
+    return s;
+}
+
+// Largest space of each stage (index = level).
+std::vector<int> stageSizes(const Hierarchy& h) {
+    std::vector<int> out(h.levels() + 1, 1);
+    for (int l = 0; l < h.levels(); ++l)
+        for (int g = 0; g < h.groupCount(l); ++g) {
+            out[l] = std::max(out[l], l == 0 ? static_cast<int>(h.groupMembers(0, g).size()) : 0);
+        }
+    // Level l >= 1 spaces: leaders of level-(l-1) groups inside one level-l group.
+    for (int l = 1; l < h.levels(); ++l) {
+        std::vector<int> count(h.groupCount(l), 0);
+        for (int g = 0; g < h.groupCount(l - 1); ++g) ++count[h.groupOf(l, h.groupMembers(l - 1, g).front())];
+        out[l] = *std::max_element(count.begin(), count.end());
+    }
+    out[h.levels()] = h.groupCount(h.levels() - 1);
+    return out;
+}
+
+// Exact model of a whole tree: the latest arrival over every vertex, edges priced by the
+// link class of the lowest level whose group holds both ends.
+double wholeTreeUs(const aggtree::Tree& t, const Hierarchy& h, const std::vector<int>& links,
+                   const CostParams& p, const Load& ld, int k, double unit) {
+    std::vector<double> at(t.size(), 0.0);
+    std::vector<int> order{t.root};
+    double worst = 0;
+    for (size_t i = 0; i < order.size(); ++i) {
+        const int v = order[i];
+        const auto& kids = t.children[v];
+        for (size_t j = 0; j < kids.size(); ++j) {
+            const int c = kids[j];
+            int level = 0;
+            while (level < h.levels() && h.groupOf(level, v) != h.groupOf(level, c)) ++level;
+            const LinkCost& l = p.link[links[level]];
+            at[c] = at[v] + l.alpha_us + static_cast<double>(j + 1) * packetUs(l, ld, unit);
+            worst = std::max(worst, at[c]);
+            order.push_back(c);
+        }
+    }
+    if (ld.shape == Shape::Reduce || ld.shape == Shape::Allreduce)
+        worst = pulsedUs(worst, ld, p.link[links.back()].alpha_us, packetUs(p.link[links.back()], ld, unit), k);
+    if (ld.shape == Shape::Allreduce || ld.shape == Shape::Barrier) worst *= 2;
+    return worst;
+}
+
+StageChoice predictWhole(const AlgorithmInfo& a, const CollCall& c, const Load& ld, const CostParams& p,
+                         const std::vector<int>& links) {
+    StageChoice s;
+    s.algo = &a;
+    s.members = c.size;
+    s.link = links.back();
+    const aggtree::ProcessHierarchy ph = toProcessHierarchy(*c.hierarchy);
+    // Root 0 whatever the call's root: a plan is shared by every root of its signature class,
+    // and must be the same on every rank (ranks see different in-place flags, for one).
+    const int root = 0;
+    const double unit = ld.shape == Shape::Reduce || ld.shape == Shape::Allreduce ? ld.pulseBytes : ld.bytes;
+    double best = kInf;
+    int bestK = 2;
+    for (int k = 2; k <= std::min(kMaxRadix, std::max(2, c.size)); k = k < 16 ? k + 1 : k * 2) {
+        aggtree::Tree t;
+        try {
+            t = aggtree::buildHierarchicalKnomialTree(ph, k, root);
+        } catch (const std::overflow_error&) {
+            break;  // positions exceed 2^62 (deep hierarchies, wide k): no wider k fits either
+        }
+        const double us = wholeTreeUs(t, *c.hierarchy, links, p, ld, k, unit);
+        if (us < best) best = us, bestK = k;
+    }
+    s.shape = TreeShape::knomial(bestK);
+    s.predUs = best;
+    s.why = "min-height tree: best k of 2..16,32,64 by the per-edge model";
+    return s;
+}
+
+bool serves(const AlgorithmInfo& a, unsigned where) { return (a.serves & where) != 0; }
+
+// Best applicable entry for one stage; `forced` wins where it serves.
+StageChoice bestFor(const CollCall& c, const AlgorithmInfo* forced, unsigned where, const Load& ld,
+                    const LinkCost& l, int n, int link, double epsilon) {
+    StageChoice best;
+    best.predUs = kInf;
+    for (const AlgorithmInfo* a : algorithmsOf(c.args.kind)) {
+        if (!serves(*a, where) || a->emitter == Emitter::FlatComposition) continue;
+        if (!unmetNeed(*a, c).empty()) continue;
+        // Non-commutative reductions combine in rank order: only in-order trees.
+        const bool reduces = ld.shape == Shape::Reduce || ld.shape == Shape::Allreduce;
+        if (reduces && !c.args.op_commutative && a->emitter == Emitter::Tree && !TreeShape{a->shape, 2}.inOrder())
+            continue;
+        if (forced && a != forced && serves(*forced, where) && forced->emitter != Emitter::FlatComposition)
+            continue;
+        StageChoice s = predict(*a, ld, l, n, epsilon);
+        if (best.algo == nullptr || s.predUs < best.predUs) best = s;
+    }
+    if (forced && best.algo == forced) best.why = "forced; " + best.why;
+    best.link = link;
+    best.members = n;
+    if (best.algo == nullptr) best.predUs = 0;
+    return best;
+}
+
+}  // namespace
+
+bool modelDriven(hieragg_coll_kind kind) {
+    switch (kind) {
+    case HIERAGG_BCAST: case HIERAGG_BARRIER: case HIERAGG_REDUCE: case HIERAGG_ALLREDUCE:
+    case HIERAGG_REDUCE_SCATTER: case HIERAGG_REDUCE_SCATTER_BLOCK: case HIERAGG_GATHER: case HIERAGG_SCATTER:
+    case HIERAGG_ALLGATHER: case HIERAGG_ALLTOALL:
+        return true;
+    default:
+        return false;
+    }
+}
+
+int sizeClass(size_t bytes) {
+    int c = 0;
+    while (bytes > 1) bytes >>= 1, ++c;
+    return c;
+}
+
+size_t modelBytes(const CollCall& c) {
+    const auto& a = c.args;
+    switch (a.kind) {
+    case HIERAGG_BARRIER: return 0;
+    case HIERAGG_GATHER: return (c.rank == a.root && a.in_place) ? a.rcount * c.rtype.size : a.scount * c.stype.size;
+    case HIERAGG_SCATTER: return c.rank == a.root ? a.scount * c.stype.size : a.rcount * c.rtype.size;
+    case HIERAGG_REDUCE_SCATTER_BLOCK: return a.rcount * c.rtype.size * static_cast<size_t>(c.size);
+    case HIERAGG_REDUCE_SCATTER: {
+        size_t total = 0;
+        for (int i = 0; a.rcounts && i < c.size; ++i) total += static_cast<size_t>(a.rcounts[i]);
+        return total * c.rtype.size;
+    }
+    default: return a.rcount * c.rtype.size;
+    }
+}
+
+namespace {
+// Allgather and alltoall: the whole communicator at once (ring / pairwise) or through the
+// outermost leaders (hierarchical rows). What separates them is the network interface a
+// node's ranks share: flat, every rank's messages to other nodes queue on it; through
+// the leaders, one aggregated message per pair of nodes.
+Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* forced) {
+    const bool a2a = c.args.kind == HIERAGG_ALLTOALL;
+    const double S = static_cast<double>(modelBytes(c));
+    const int n = c.size;
+    const bool hier = decomposed(c);
+    const Hierarchy* h = hier ? c.hierarchy : nullptr;
+    const std::vector<int> links = hier ? (c.stageLinks && static_cast<int>(c.stageLinks->size()) == h->levels() + 1
+                                               ? *c.stageLinks
+                                               : stageLinks({}, h->levels()))
+                                        : std::vector<int>{kLinkNode};
+    const LinkCost& in = p.link[links.front()];
+    const LinkCost& net = p.link[links.back()];
+    int groups = 1, m = n;
+    std::vector<int> crossers;  // per outermost group: ranks whose ring successor is outside
+    if (hier) {
+        const int top = h->levels() - 1;
+        groups = h->groupCount(top);
+        m = 0;
+        for (int g = 0; g < groups; ++g) m = std::max(m, static_cast<int>(h->groupMembers(top, g).size()));
+        crossers.assign(groups, 0);
+        for (int r = 0; r < n; ++r)
+            if (h->groupOf(top, r) != h->groupOf(top, (r + 1) % n)) ++crossers[h->groupOf(top, r)];
+    }
+    const double steps = std::max(0, n - 1), lg = std::ceil(std::log2(std::max(m, 1)));
+    auto msg = [](const LinkCost& l, double bytes) { return l.theta_us + bytes * l.beta_us_per_byte; };
+    StageChoice flat, whole;
+    for (const AlgorithmInfo* a : algorithmsOf(c.args.kind)) {
+        if (!unmetNeed(*a, c).empty()) continue;
+        StageChoice s;
+        s.algo = a;
+        s.members = n;
+        if (a->serves & kServesFlat) {
+            s.link = links.back();
+            const int cross = crossers.empty() ? 0 : *std::max_element(crossers.begin(), crossers.end());
+            if (a2a) {  // pairwise, 8 in flight: start-ups overlap; a node's messages out queue on its NIC
+                const double outOfNode = hier ? static_cast<double>(m) * (n - m) : 0.0;
+                s.predUs = std::ceil(steps / 8) * (hier ? net.alpha_us : in.alpha_us) +
+                           std::max(outOfNode * msg(net, S), steps * msg(in, S));
+                s.why = fmt("%.0f", outOfNode) + " messages leave the busiest node";
+            } else {  // ring: every step waits for the slowest hop
+                s.predUs = cross ? steps * (net.alpha_us + cross * msg(net, S)) : steps * (in.alpha_us + msg(in, S));
+                s.why = std::to_string(cross) + " ring hops per step leave the busiest node";
+            }
+            flat = s;
+        } else if (hier) {
+            s.link = links.back();
+            const double L = groups;
+            if (a2a) {  // gather m*n blocks to the leader, exchange m*m blocks per pair of nodes, scatter
+                const double local = (m - 1) * n * S * in.beta_us_per_byte + lg * (in.alpha_us + in.theta_us);
+                s.predUs = 2 * local + std::ceil((L - 1) / 8) * net.alpha_us + (L - 1) * msg(net, m * m * S);
+            } else {  // gather to the leader, ring of leaders with m blocks, broadcast n blocks down
+                s.predUs = (m - 1) * S * in.beta_us_per_byte + lg * (in.alpha_us + in.theta_us) +
+                           (L - 1) * (net.alpha_us + msg(net, m * S)) + lg * (in.alpha_us + msg(in, n * S));
+            }
+            s.why = std::to_string(groups) + " leaders, " + std::to_string(m) + " ranks per group";
+            whole = s;
+        }
+    }
+    Plan plan;
+    const bool takeWhole = whole.algo && (forced ? forced == whole.algo : !flat.algo || whole.predUs < flat.predUs);
+    plan.mode = takeWhole ? Plan::Mode::Whole : Plan::Mode::Flat;
+    plan.stages.push_back(takeWhole ? whole : flat);
+    if (forced && plan.stages[0].algo == forced) plan.stages[0].why = "forced; " + plan.stages[0].why;
+    plan.predUs = plan.stages[0].predUs;
+    return plan;
+}
+}  // namespace
+
+Plan choosePlan(const CollCall& c, const CostParams& p) {
+    Plan plan;
+    if (c.args.kind == HIERAGG_ALLGATHER || c.args.kind == HIERAGG_ALLTOALL)
+        return exchangePlan(c, p, forcedAlgorithm(c));
+    const AlgorithmInfo* forced = forcedAlgorithm(c);
+    Load ld;
+    ld.shape = shapeOf(c.args.kind);
+    // Bcast segments are cut from the packed stream (ranks' datatypes may differ): bytes.
+    ld.elemBytes = ld.shape == Shape::Bcast ? 1 : std::max<size_t>(1, c.rtype.size);
+    ld.bytes = static_cast<double>(modelBytes(c));
+    ld.segmentCap = static_cast<double>(c.segmentBytes);
+    if (ld.shape == Shape::Gather) ld.bytes *= c.size;
+    ld.pulseBytes = std::min<double>(ld.bytes, std::max<size_t>(c.segmentBytes, 1));
+    ld.pulses = ld.bytes > 0 ? std::ceil(ld.bytes / std::max(ld.pulseBytes, 1.0)) : 1;
+
+    const bool hier = decomposed(c);
+    const std::vector<int> links =
+        hier ? (c.stageLinks && static_cast<int>(c.stageLinks->size()) == c.hierarchy->levels() + 1
+                    ? *c.stageLinks
+                    : stageLinks({}, c.hierarchy->levels()))
+             : std::vector<int>{};
+    const bool forcedFlat = forced && forced->emitter == Emitter::FlatComposition;
+    // Non-commutative reductions over non-contiguous groups must run flat (rank order).
+    const bool reduces = ld.shape == Shape::Reduce || ld.shape == Shape::Allreduce;
+    const bool orderBlocksHier = reduces && !c.args.op_commutative && hier &&
+                                 !unmetNeed({c.args.kind, "", 0, kNeedsContiguousGroups, 0, Emitter::Tree,
+                                             TreeShape::Kind::Knomial, ""}, c).empty();
+
+    auto flatPlan = [&] {
+        Plan f;
+        f.mode = Plan::Mode::Flat;
+        const int link = hier ? links.back() : kLinkNode;
+        f.stages.push_back(bestFor(c, forced, kServesFlat, ld, p.link[link], c.size, link, p.epsilon_us));
+        f.predUs = f.stages[0].predUs;
+        return f;
+    };
+    if (!hier || forcedFlat || orderBlocksHier || c.inter) return flatPlan();
+
+    const Hierarchy& h = *c.hierarchy;
+    const std::vector<int> sizes = stageSizes(h);
+    Plan levels;
+    levels.mode = Plan::Mode::Levels;
+    for (int level = 0; level <= h.levels(); ++level) {
+        const unsigned where = level == h.levels() ? kServesLeaders : kServesSubspace;
+        levels.stages.push_back(
+            bestFor(c, forced, where, ld, p.link[links[level]], sizes[level], links[level], p.epsilon_us));
+        levels.predUs += levels.stages.back().predUs;
+    }
+    if (forced && forced->serves == kServesWhole) {
+        Plan w;
+        w.mode = Plan::Mode::Whole;
+        w.stages.push_back(predictWhole(*forced, c, ld, p, links));
+        w.stages[0].why = "forced; " + w.stages[0].why;
+        w.predUs = w.stages[0].predUs;
+        return w;
+    }
+    if (!forced) {
+        for (const AlgorithmInfo* a : algorithmsOf(c.args.kind)) {
+            if (a->serves != kServesWhole || a->emitter != Emitter::HierarchicalTree || !unmetNeed(*a, c).empty())
+                continue;
+            Plan w;
+            w.mode = Plan::Mode::Whole;
+            w.stages.push_back(predictWhole(*a, c, ld, p, links));
+            w.predUs = w.stages[0].predUs;
+            if (w.predUs < levels.predUs) {
+                w.stages[0].why += "; beats level by level (" + fmt("%.2f", levels.predUs) + " us)";
+                return w;
+            }
+        }
+    }
+    return levels;
+}
+
+std::shared_ptr<const Plan> planOf(const CollCall& c) {
+    if (c.plan) return c.plan;
+    static const CostParams defaults = CostParams::defaults();
+    return std::make_shared<const Plan>(choosePlan(c, c.costs ? *c.costs : defaults));
+}
+
+std::string Plan::describe() const {
+    std::string out;
+    for (size_t i = 0; i < stages.size(); ++i) {
+        const StageChoice& s = stages[i];
+        if (!out.empty()) out += "\n";
+        std::string where = mode == Mode::Flat     ? "flat"
+                            : mode == Mode::Whole  ? "whole"
+                            : i + 1 == stages.size() ? "leaders"
+                                                     : "L" + std::to_string(i);
+        out += "  " + where + " (" + linkClassName(s.link) + ", " + std::to_string(s.members) + " ranks): ";
+        if (!s.algo) {
+            out += "nothing to do";
+            continue;
+        }
+        out += std::string(s.algo->name) + " tree=" + s.shape.name() + " k=" + std::to_string(s.shape.k) +
+               " seg=" + std::to_string(s.segmentBytes) + " B pred=" + fmt("%.2f", s.predUs) + " us";
+        if (!s.why.empty()) out += " (" + s.why + ")";
+    }
+    return out;
+}
+
+}  // namespace hieragg::hier

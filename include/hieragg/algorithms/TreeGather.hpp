@@ -1,0 +1,33 @@
+// Gather over an in-order tree (k-nomial of any k, or the chain) with contributions
+// of different sizes (a leader contributes its whole subspace). Members are
+// numbered virtually from the root; each inner node holds its subtree's
+// contributions contiguously, in virtual order, as packed bytes, and sends them
+// to its parent in one message.
+#pragma once
+#include <vector>
+
+#include "hieragg/Group.hpp"
+#include "hieragg/ScheduleBuilder.hpp"
+#include "hieragg/algorithms/Block.hpp"
+#include "hieragg/algorithms/Emitted.hpp"
+#include "hieragg/algorithms/MemberTree.hpp"
+
+namespace hieragg {
+
+struct TreeGather {
+    const MemberTree& tree;  // over the members of g, rooted at the gather's root; inOrder
+    // memberBytes[i]: packed bytes member i contributes. `mine` is this rank's
+    // contribution; if mineInWork it already sits at work[0] (or, on the root, its
+    // slot may stay unused), else an inner node first copies it there and a leaf
+    // sends it straight from `mine`. On the root, `work` ends up holding every
+    // contribution in virtual order (root, root+1, ... mod n).
+    Emitted emit(ScheduleBuilder& b, const Group& g, const std::vector<size_t>& memberBytes, Block mine,
+                 bool mineInWork, BufRef work, StepId after, uint32_t channel) const;
+    // Bytes this rank's work buffer needs (0: a leaf that sends from `mine`).
+    size_t workBytes(const Group& g, const std::vector<size_t>& memberBytes) const;
+};
+
+// Packed bytes of virtual members [from, to) of `tree`.
+size_t virtualRangeBytes(const MemberTree& tree, const std::vector<size_t>& memberBytes, int from, int to);
+
+}  // namespace hieragg

@@ -1,0 +1,49 @@
+#include "hieragg/algorithms/TreeGather.hpp"
+
+namespace hieragg {
+
+size_t virtualRangeBytes(const MemberTree& tree, const std::vector<size_t>& memberBytes, int from, int to) {
+    size_t sum = 0;
+    for (int v = from; v < to; ++v) sum += memberBytes[tree.indexOf(v)];
+    return sum;
+}
+
+size_t TreeGather::workBytes(const Group& g, const std::vector<size_t>& memberBytes) const {
+    if (g.size() <= 1 || g.me < 0) return 0;
+    const int v = tree.virtualOf(g.me);
+    if (v != 0 && tree.children[g.me].empty()) return 0;
+    return virtualRangeBytes(tree, memberBytes, v, tree.subtreeEnd[v]);
+}
+
+Emitted TreeGather::emit(ScheduleBuilder& b, const Group& g, const std::vector<size_t>& memberBytes,
+                         Block mine, bool mineInWork, BufRef work, StepId after, uint32_t channel) const {
+    if (g.size() <= 1 || g.me < 0) return {after, after};
+    const int v = tree.virtualOf(g.me);
+    const int parent = tree.parent[g.me];
+    const std::vector<int>& kids = tree.children[g.me];
+
+    if (v != 0 && kids.empty()) {
+        StepId sent = mineInWork ? b.send(g.ranks[parent], work, {kPackedType, memberBytes[g.me]}, after, channel)
+                                 : b.send(g.ranks[parent], mine.buf, mine.type, after, channel);
+        return {sent, sent};
+    }
+    Deps have;
+    have.add(after);
+    if (!mineInWork) have.add(b.copy(mine.buf, mine.type, work, {kPackedType, memberBytes[g.me]}, after));
+    // Children's regions are disjoint from this rank's own bytes, so their
+    // receives can be posted before `after` (overlap with earlier levels).
+    // Largest subtree first, as the data arrives in that order on a k-nomial tree.
+    for (size_t i = kids.size(); i-- > 0;) {
+        const int c = tree.virtualOf(kids[i]);
+        const size_t offset = virtualRangeBytes(tree, memberBytes, v, c);
+        const size_t bytes = virtualRangeBytes(tree, memberBytes, c, tree.subtreeEnd[c]);
+        have.add(b.recv(g.ranks[kids[i]], work.at(static_cast<ptrdiff_t>(offset)), {kPackedType, bytes}, {}, channel));
+    }
+    StepId all = b.join(have);
+    if (v == 0) return {all, all};
+    const size_t total = virtualRangeBytes(tree, memberBytes, v, tree.subtreeEnd[v]);
+    StepId sent = b.send(g.ranks[parent], work, {kPackedType, total}, all, channel);
+    return {sent, sent};
+}
+
+}  // namespace hieragg
