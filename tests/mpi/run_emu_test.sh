@@ -95,7 +95,10 @@ args=(-np "$np" --host "${hosts%,}" "${maparg[@]}" --bind-to none
 [ -n "${HIERAGG_TEST_WATCHDOG:-}" ] && args+=(-x HIERAGG_TEST_WATCHDOG)
 echo "+ emu-mpirun ${args[*]} $*"
 tr=$SECONDS
-"$emu/emu-mpirun" "${args[@]}" "$@" {lockfd}>&- > "$out" 2>&1
+# In the background and waited for, so that a TERM/INT (CTest's timeout, Ctrl-C)
+# runs the teardown at once instead of after mpirun.
+"$emu/emu-mpirun" "${args[@]}" "$@" {lockfd}>&- > "$out" 2>&1 &
+wait $!
 rc=$?
 # The verbose decomposition lines are many (one per communicator): show the rest.
 grep -v -e '^\[[^]]*\] hieragg: communicator of ' -e '^  [a-z].*: [0-9]* \(groups\?\|leaders\)' "$out"
