@@ -106,6 +106,9 @@ if [ "${1:-}" = -- ]; then shift; in_chroot "$@"; exit; fi
 say "$(in_chroot dpkg-query -W -f='libopenmpi-dev ${Version}' libopenmpi-dev) in $root"
 say "building $src into $root$build"
 in_chroot bash -c "cd '$src' && BUILD_DIR='$build' bash scripts/build.sh"
-say "running the whole test suite (unit + MPI, both modes, all splits) against Open MPI 5"
-in_chroot bash -c "cd '$build' && ctest --output-on-failure --timeout 300"
+# Left to the Debian 12 run: the emulated-node entries (label emu; their namespaces and
+# daemons belong to the host) and the 2.5 GiB large-count entry (label large), which
+# exercise nothing series-specific that the rest of the suite does not.
+say "running the test suite (unit + MPI, both modes, all splits; not emu, large) against Open MPI 5"
+in_chroot bash -c "cd '$build' && ctest --output-on-failure --timeout 300 -LE 'emu|large'"
 say "Open MPI 5.0 suite passed"

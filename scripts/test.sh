@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 echo "=== test.sh: Open MPI 4.1 (this Debian 12 machine): build + unit and MPI tests"
 bash scripts/install-deps.sh
 bash scripts/build.sh
+# The emu.* entries (label emu) run the MPI suite on emulated nodes made of
+# network namespaces: root only, elsewhere they are reported as skipped.
+[ "$(id -u)" = 0 ] || echo "test.sh: NOTE: not root: the multi-node entries (ctest -L emu) will be SKIPPED" >&2
 (cd "${BUILD_DIR:-build}" && ctest --output-on-failure --timeout 300)
 if [ "${HIERAGG_SKIP_OMPI5:-0}" = 1 ]; then
   echo "=== test.sh: Open MPI 5.0 suite SKIPPED (HIERAGG_SKIP_OMPI5=1)"

@@ -12,9 +12,13 @@
 # the split); -M MIB skips (exit 77, loudly) unless MemAvailable is at least MIB mebibytes.
 # Exit 0 iff mpirun exits 0, the output has exactly EXPECTED_WARNINGS (default 0)
 # lines containing "coll:hieragg: WARNING", each of them matches WARNING_REGEX
-# (extended regex) when one is given, none holds a non-printable byte, and exactly
+# (extended regex) when one is given, none holds a non-printable byte, exactly
 # N lines match each -e REGEX (with -v, coll_hieragg_verbose: e.g. which
-# communicators hieragg served).
+# communicators hieragg served), and there is no ASan/UBSan report.
+#
+# Sanitizer builds (scripts/sanitize.sh sets these): HIERAGG_TEST_PRELOAD is
+# LD_PRELOAD for the ranks only (not mpirun); HIERAGG_TEST_LSAN_ROOT (the source
+# tree) makes leaks that hieragg's code made fail the entry, and Open MPI's not.
 set -u
 np=1 mode=exclusive compdir= defpath= split= seg= want=0 regex= fifo= verbose=
 extra=() expects=() minmem=
@@ -46,6 +50,19 @@ case "$mode" in
   *) echo "run_mpi_test.sh: mode must be exclusive or beside" >&2; exit 2 ;;
 esac
 [ -n "$split" ] && args+=(--mca coll_hieragg_split "$split")
+# Sanitizer builds (scripts/sanitize.sh): the ranks, not mpirun, get the ASan/UBSan
+# runtime preloaded (the component is instrumented, the program may not be) and
+# the sanitizer options.
+if [ -n "${HIERAGG_TEST_PRELOAD:-}" ]; then
+  args+=(-x LD_PRELOAD="$HIERAGG_TEST_PRELOAD")
+  for v in ASAN_OPTIONS UBSAN_OPTIONS; do [ -n "${!v:-}" ] && args+=(-x "$v"); done
+fi
+# Leaks are judged after the run (Open MPI's own must not fail the ranks).
+if [ -n "${HIERAGG_TEST_LSAN_ROOT:-}" ]; then
+  args+=(-x "LSAN_OPTIONS=${LSAN_OPTIONS:+$LSAN_OPTIONS:}exitcode=0")
+elif [ -n "${LSAN_OPTIONS:-}" ]; then
+  args+=(-x LSAN_OPTIONS)
+fi
 [ -n "$seg" ] && args+=(--mca coll_hieragg_segment_size "$seg")
 args+=("${extra[@]}")
 [ -n "$verbose" ] && args+=(--mca coll_hieragg_verbose "$verbose")
@@ -74,6 +91,17 @@ rc=${PIPESTATUS[0]}
 status=0
 if [ "$rc" -ne 0 ]; then
   echo "run_mpi_test.sh: FAIL: mpirun exited with $rc"
+  status=1
+fi
+san=$(grep -cE 'ERROR: AddressSanitizer|SUMMARY: UndefinedBehaviorSanitizer|: runtime error: ' "$out")
+if [ "$san" -ne 0 ]; then
+  echo "run_mpi_test.sh: FAIL: $san sanitizer report line(s)"
+  status=1
+fi
+# Leaks (sanitizer builds): only those made by hieragg's code count, see lsan-ours.awk.
+if [ -n "${HIERAGG_TEST_LSAN_ROOT:-}" ] &&
+   ! awk -v root="$HIERAGG_TEST_LSAN_ROOT" -f "$(dirname "$0")/../sanitizers/lsan-ours.awk" "$out"; then
+  echo "run_mpi_test.sh: FAIL: LeakSanitizer found leaks made by hieragg's code (above)"
   status=1
 fi
 got=$(grep -c 'coll:hieragg: WARNING' "$out")
