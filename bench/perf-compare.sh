@@ -129,7 +129,7 @@ run_stack() {
       timeout -k 10 "$job_timeout" "$emu/emu-mpirun" "${args[@]}" "${prog[@]}" {lockfd}>&- >"$tmp" 2>&1 || rc=$?
     fi
     grep -E '^(LAYOUT|PINGPONG|BEGIN|CELL) ' "$tmp" >>"$log" || true
-    [ -n "$extra" ] && grep -vE '^(LAYOUT|PINGPONG|BEGIN|CELL) ' "$tmp" >>"$log.verbose"
+    [ -n "$extra" ] && cat "$tmp" >>"$log.verbose"   # BEGIN lines tell which call the verbose lines are about
     # The cell that was running when the job died: BEGIN without its CELL.
     local open
     open=$(awk '$1=="BEGIN"{k=$2" "$3; open[k]=1} $1=="CELL"{delete open[$2" "$3]} END{for(k in open) print k}' "$tmp")
