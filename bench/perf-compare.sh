@@ -107,9 +107,9 @@ run_stack() {
   local log=$raw/$layout.$stack.run$run.log
   [ -n "$extra" ] && log=$raw/$layout.decisions.log
   local skip=${known_bad["$layout $stack"]:-}
-  local np=$((nodes * ppn)) hosts args attempt
+  local np=$((nodes * ppn)) hosts args
   for c in ${skip//,/ }; do echo "SKIPPED ${c%%:*} ${c##*:} known-bad" >>"$log"; done
-  for attempt in 1 2 3 4 5 6; do
+  for _ in 1 2 3 4 5 6; do   # a crash costs one attempt; give up after six
     # shellcheck disable=SC2207
     args=(-np "$np" --bind-to none --mca mpi_yield_when_idle 1 $(stack_args "$stack"))
     local done_cells
