@@ -10,7 +10,8 @@ NODES=${NODES:-2}
 PER_NODE=${PER_NODE:-4}
 command -v iptables >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iptables >/dev/null
 [ -x "$here/build/bench/hieragg-compare" ] || bash "$here/scripts/build.sh"
-cmake --install "$here/build" >/dev/null   # the component must be in ~/.openmpi/components on every "node"
+# The component is loaded from the build tree (every "node" sees this file system); nothing is installed.
+pkglib=$(ompi_info --path pkglibdir | sed 's/^.*Pkglibdir: *//')
 # One user of the emulated cluster at a time: hold the lock from setup to teardown.
 exec {lockfd}>/tmp/emucluster.lock
 flock "$lockfd"
@@ -18,5 +19,6 @@ flock "$lockfd"
 trap '"$emu/emu-teardown.sh" >/dev/null 2>&1 || true' EXIT
 hosts=$(for ((i = 0; i < NODES; ++i)); do printf 'node%d:%d,' "$i" "$PER_NODE"; done)
 "$emu/emu-mpirun" -np $((NODES * PER_NODE)) --host "${hosts%,}" --map-by node --bind-to none \
-  --mca mpi_yield_when_idle 1 --mca coll_hieragg_priority 100 --mca coll_hieragg_verbose 1 \
+  --mca mpi_yield_when_idle 1 --mca mca_base_component_path "$here/build/src/ompi:$pkglib" \
+  --mca coll_hieragg_priority 100 --mca coll_hieragg_verbose 1 \
   "$here/build/bench/hieragg-compare" "$@"
