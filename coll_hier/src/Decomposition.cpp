@@ -224,8 +224,8 @@ DecompositionResult build(const SplitSpec& spec, const std::vector<RankIdentity>
             result.notice = "coll_hieragg_split=" + aggtree::printable(spec.text(), 300) + ": " +
                             aggtree::printable(level.path, 300) + " has " + std::to_string(switches.keys.size()) +
                             " switch levels that split this communicator; at most " +
-                            std::to_string(kMaxSplitLevels) + " levels are supported, so only the lowest " +
-                            std::to_string(take) + " are used";
+                            std::to_string(kMaxSplitLevels) + " levels are supported; using only the lowest " +
+                            std::to_string(take) + (take == 1 ? " switch level" : " switch levels");
         for (size_t d = 0; d < take; ++d) {
             keys.push_back(std::move(switches.keys[d]));
             result.levelNames.push_back(switches.names[d]);
