@@ -108,6 +108,11 @@ void applyDecomposition(hieragg_comm& c, const std::vector<hier::RankIdentity>& 
                 ": ranks of this communicator see different values or file contents; using 'node'");
     else if (d.fellBack() && speaker)
         rt.warnOnce(d.warning);
+    // Applied, but trimmed (e.g. more switch levels than the level cap): same speaker rule.
+    if (!d.notice.empty()) {
+        if (speaker) rt.warnOnce(d.notice);
+        else if (c.rank == 0) rt.verbose(1, "hieragg: " + d.notice);
+    }
     if (c.rank == 0) rt.verbose(1, "hieragg: communicator of " + std::to_string(c.size) + " ranks (world rank " +
                       std::to_string(c.worldRank) + " is rank " + std::to_string(c.rank) + "): split=" +
                       d.applied.text() + "; " + d.hierarchy.describe(d.levelNames));
