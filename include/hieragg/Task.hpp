@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "hieragg/Schedule.hpp"
+#include "hieragg/TaskObserver.hpp"
 #include "hieragg/Transport.hpp"
 
 namespace hieragg {
@@ -19,6 +20,7 @@ struct TaskBindings {
     void* comm = nullptr;
     int tagBase = -1;       // tag of channel c = tagBase - c
     int localTagBase = -1;  // the same for messages inside an intercommunicator's local group
+    std::shared_ptr<TaskObserver> observer;  // counts sends and temporaries (null: nobody counts)
 };
 
 class Task {
@@ -54,6 +56,7 @@ private:
     size_t readyHead_ = 0;
     std::vector<std::pair<StepId, void*>> active_;  // posted messages
     size_t completed_ = 0;
+    size_t heldTempBytes_ = 0;  // reported to the observer, returned in the destructor
     bool finished_ = false;
     int status_ = 0;
 };

@@ -7,9 +7,11 @@
 #include <string>
 #include <unordered_map>
 
+#include "CommCounters.hpp"
 #include "hieragg/CollCall.hpp"
 #include "hieragg/Schedule.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
+#include "hieragg/hier/RulesFile.hpp"
 #include "hieragg/hier/Selection.hpp"
 
 struct hieragg_comm {
@@ -27,6 +29,13 @@ struct hieragg_comm {
     // (per call signature class, hier::sizeClass), so the model runs once per class.
     std::vector<int> stageLinks;
     std::unordered_map<std::string, std::shared_ptr<const hieragg::hier::Plan>> plans;
+    // The rules file's determinations for this communicator (SPEC 3.4), evaluated once
+    // after the decomposition; null with no (usable) rules file.
+    bool rulesEvaluated = false;
+    // MPI_T counters; shared with this communicator's tasks (they may outlive it).
+    std::shared_ptr<hieragg::CommCounters> counters = std::make_shared<hieragg::CommCounters>();
+    bool countersLevelled = false;  // counters know the decomposition
+    std::unique_ptr<hieragg::hier::Determinations> determinations;
 };
 
 namespace hieragg {

@@ -4,14 +4,14 @@
 #
 # usage: run_mpi_test.sh -n NP -m exclusive|beside -c COMPONENT_DIR -d DEFAULT_COMPONENT_PATH
 #                        [-s SPLIT] [-g SEGMENT_SIZE] [-w EXPECTED_WARNINGS] [-r WARNING_REGEX]
-#                        [-p NAME=VALUE]... -- PROGRAM [ARGS...]
+#                        [-o OUTPUT_REGEX] [-p NAME=VALUE]... -- PROGRAM [ARGS...]
 # (-p: any further MCA parameter, e.g. -p coll_hieragg_allreduce_algorithm=kary)
 #
 # Exit 0 iff mpirun exits 0, the output has exactly EXPECTED_WARNINGS (default 0)
 # lines containing "coll:hieragg: WARNING", and each of them matches WARNING_REGEX
-# (extended regex) when one is given.
+# (extended regex) when one is given, and some line matches OUTPUT_REGEX when one is given.
 set -u
-np=1 mode=exclusive compdir= defpath= split= seg= want=0 regex=
+np=1 mode=exclusive compdir= defpath= split= seg= want=0 regex= outre=
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -23,6 +23,7 @@ while [ $# -gt 0 ]; do
     -g) seg=$2; shift 2 ;;
     -w) want=$2; shift 2 ;;
     -r) regex=$2; shift 2 ;;
+    -o) outre=$2; shift 2 ;;
     -p) extra+=(--mca "${2%%=*}" "${2#*=}"); shift 2 ;;
     --) shift; break ;;
     *) echo "run_mpi_test.sh: unknown option $1" >&2; exit 2 ;;
@@ -61,6 +62,10 @@ if [ -n "$regex" ] && [ "$got" -gt 0 ]; then
     echo "run_mpi_test.sh: FAIL: $bad warning line(s) do not match /$regex/"
     status=1
   fi
+fi
+if [ -n "$outre" ] && ! grep -Eq -- "$outre" "$out"; then
+  echo "run_mpi_test.sh: FAIL: no output line matches /$outre/"
+  status=1
 fi
 [ "$status" -eq 0 ] && echo "run_mpi_test.sh: OK (np=$np mode=$mode split=${split:-default} segment=${seg:-default}, $got warning(s))"
 exit $status
