@@ -5,7 +5,9 @@
 //   coll,index,ranks,subspaces,bytes,us,mbps,served
 // served = 1 iff the MPI_T counter coll_hieragg_<coll>_algorithm_calls shows that the
 // forced algorithm served every timed call (a protocol whose needs fail here is run
-// by the model instead and must not be fitted under its name).
+// by the model instead and must not be fitted under its name). Without --rules it
+// times whatever the component chooses (index -1, served 1): hieragg-tune --compare.
+// Its own bookkeeping is point-to-point, so the only collectives are the timed ones.
 #include <mpi.h>
 
 #include <algorithm>
@@ -93,6 +95,32 @@ void call(const std::string& coll, MPI_Comm comm, size_t bytes, std::vector<int>
     else if (coll == "barrier") MPI_Barrier(comm);
 }
 
+// Rank 0's value to every rank, and the max / min of every rank's value at rank 0.
+template <class T> void shareFromZero(T& v, MPI_Datatype t) {
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (rank == 0)
+        for (int r = 1; r < size; ++r) MPI_Send(&v, 1, t, r, 7101, MPI_COMM_WORLD);
+    else
+        MPI_Recv(&v, 1, t, 0, 7101, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+template <class T, class F> T combineAtZero(T v, MPI_Datatype t, F pick) {
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (rank != 0) {
+        MPI_Send(&v, 1, t, 0, 7102, MPI_COMM_WORLD);
+        return v;
+    }
+    for (int r = 1; r < size; ++r) {
+        T x;
+        MPI_Recv(&x, 1, t, r, 7102, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        v = pick(v, x);
+    }
+    return v;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -112,11 +140,13 @@ int main(int argc, char** argv) {
     }
     nlohmann::json rules;
     try {
-        std::ifstream(o.rules) >> rules;
+        if (!o.rules.empty()) std::ifstream(o.rules) >> rules;
     } catch (...) {
         if (rank == 0) std::fprintf(stderr, "hieragg-tune-bench: cannot read %s\n", o.rules.c_str());
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    const bool forced = !o.rules.empty();
+    if (!forced) o.index = -1;
     MPI_Comm comm;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     MPI_T_pvar_session session;
@@ -125,9 +155,8 @@ int main(int argc, char** argv) {
     const size_t maxBytes = o.sizes.empty() ? 8 : *std::max_element(o.sizes.begin(), o.sizes.end());
     std::vector<int> in(maxBytes / sizeof(int) + 1, 1), out(in.size(), 0);
     for (const std::string& coll : o.colls) {
-        if (!rules["collectives"].contains(coll)) continue;
-        const std::string algo = rules["collectives"][coll]["candidates"][0]["algorithm"];
-        const int pos = algorithmPosition(coll, algo);
+        if (forced && !rules["collectives"].contains(coll)) continue;
+        const int pos = forced ? algorithmPosition(coll, rules["collectives"][coll]["candidates"][0]["algorithm"]) : -1;
         Counter calls(session, "coll_hieragg_" + coll + "_algorithm_calls", MPI_T_PVAR_CLASS_COUNTER, comm);
         // The barrier has no size: three samples of its one point (the fit takes their median).
         const std::vector<size_t> sizes = coll == "barrier" ? std::vector<size_t>{0, 0, 0} : o.sizes;
@@ -139,7 +168,7 @@ int main(int argc, char** argv) {
             for (int w = 0; w < 3; ++w) call(coll, comm, bytes, in, out);
             t = (MPI_Wtime() - t) / 3;
             int iters = static_cast<int>(std::min(2000.0, std::max(3.0, o.budgetMs * 1e-3 / std::max(t, 1e-7))));
-            MPI_Bcast(&iters, 1, MPI_INT, 0, MPI_COMM_WORLD);
+            shareFromZero(iters, MPI_INT);
             // Five batches, the median batch mean: a shared machine's hiccups fall out.
             const int batches = 5, perBatch = std::max(1, iters / batches);
             std::vector<double> batchUs;
@@ -154,12 +183,10 @@ int main(int argc, char** argv) {
             double us = batchUs[batches / 2];
             iters = batches * perBatch;
             const std::vector<unsigned long long> after = calls.read();
-            int served = pos >= 0 && static_cast<size_t>(pos) < after.size() &&
-                         after[pos] - before[pos] == static_cast<unsigned long long>(iters);
-            double slowest = 0;
-            int allServed = 0;
-            MPI_Reduce(&us, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-            MPI_Reduce(&served, &allServed, 1, MPI_INT, MPI_MIN, 0, MPI_COMM_WORLD);
+            const int served = !forced || (pos >= 0 && static_cast<size_t>(pos) < after.size() &&
+                                           after[pos] - before[pos] == static_cast<unsigned long long>(iters));
+            const double slowest = combineAtZero(us, MPI_DOUBLE, [](double a, double b) { return std::max(a, b); });
+            const int allServed = combineAtZero(served, MPI_INT, [](int a, int b) { return std::min(a, b); });
             const std::vector<unsigned long long> sub = subspaces.read();
             if (rank == 0)
                 std::printf("%s,%d,%d,%llu,%zu,%.4f,%.4f,%d\n", coll.c_str(), o.index, size,
