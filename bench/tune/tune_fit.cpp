@@ -203,7 +203,7 @@ int fit(const std::string& csv, const std::string& path, double threshold) {
         int current = -1;
         double from = lo;
         const int steps = 400;
-        for (int i = 0; i <= steps; ++i) {
+        for (int i = 0; i < steps; ++i) {  // the last range runs to hi
             const double b = lo <= 0 || hi <= lo ? hi : lo * std::pow(hi / lo, static_cast<double>(i) / steps);
             double fastest = HUGE_VAL;
             for (const Fitted& f : fitted) fastest = std::min(fastest, f.fit.function.timeUs(b, ranks, subspaces));
