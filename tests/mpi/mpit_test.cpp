@@ -5,6 +5,7 @@
 // makes every call inside its byte range run that candidate.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
@@ -29,17 +30,40 @@ std::string cvarString(const char* name) {
     return v.c_str();
 }
 
+// Every rank's host name, in rank order (point-to-point on MPI_COMM_WORLD: collectives are under test).
+std::vector<std::string> hostNames() {
+    char mine[MPI_MAX_PROCESSOR_NAME] = {0};
+    int len = 0;
+    MPI_Get_processor_name(mine, &len);
+    const int n = worldSize();
+    std::vector<char> all(static_cast<size_t>(n) * MPI_MAX_PROCESSOR_NAME, 0);
+    if (worldRank() == 0) {
+        std::copy(mine, mine + MPI_MAX_PROCESSOR_NAME, all.begin());
+        for (int r = 1; r < n; ++r)
+            MPI_Recv(&all[static_cast<size_t>(r) * MPI_MAX_PROCESSOR_NAME], MPI_MAX_PROCESSOR_NAME, MPI_CHAR, r, 31013,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (int r = 1; r < n; ++r) MPI_Send(all.data(), static_cast<int>(all.size()), MPI_CHAR, r, 31014, MPI_COMM_WORLD);
+    } else {
+        MPI_Send(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, 31013, MPI_COMM_WORLD);
+        MPI_Recv(all.data(), static_cast<int>(all.size()), MPI_CHAR, 0, 31014, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    std::vector<std::string> out;
+    for (int r = 0; r < n; ++r) out.emplace_back(&all[static_cast<size_t>(r) * MPI_MAX_PROCESSOR_NAME]);
+    return out;
+}
+
 // Group counts G_l of each decomposition level (G_levels = 1: the whole communicator)
-// for the splits whose groups follow from rank numbers alone; empty if the split is
-// something else (host names, files) or on a single host only "node".
+// for the splits whose groups follow from rank numbers and host names (node, virtual:N,
+// roundrobin:N and nestings of them); empty for the others (numa, files, topology).
 std::vector<int> groupCounts(const std::string& split, int n) {
+    const std::vector<std::string> hosts = hostNames();
     std::vector<std::vector<long>> keys;  // [level][rank]
     std::stringstream ss(split.empty() ? "node" : split);
     std::string lvl;
     while (std::getline(ss, lvl, ',')) {
         std::vector<long> k(n);
         if (lvl == "node") {
-            for (int r = 0; r < n; ++r) k[r] = 0;  // the tests run on one host
+            for (int r = 0; r < n; ++r) k[r] = std::find(hosts.begin(), hosts.end(), hosts[r]) - hosts.begin();
         } else if (lvl.rfind("virtual:", 0) == 0 && std::stoi(lvl.substr(8)) > 0) {
             for (int r = 0; r < n; ++r) k[r] = r / std::stoi(lvl.substr(8));
         } else if (lvl.rfind("roundrobin:", 0) == 0 && std::stoi(lvl.substr(11)) > 0) {
