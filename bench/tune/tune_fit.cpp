@@ -3,7 +3,9 @@
 //   force INDEX COLLS OUT.json         a rules file forcing protocol INDEX of each collective
 //                                      that has one (prints those collectives, comma-separated)
 //   fit DATA.csv OUT.json [THRESHOLD]  fit every protocol's times (PolynomialFit), write the
-//                                      rules file, print the fits and the crossover sizes
+//                                      rules file (one rule set per collective and layout, told
+//                                      apart by their ranks/subspaces ranges), print the fits
+//                                      and the crossover sizes
 // DATA.csv lines (from hieragg-tune-bench): coll,index,ranks,subspaces,bytes,us,mbps,served
 #include <algorithm>
 #include <cmath>
@@ -117,12 +119,13 @@ int fit(const std::string& csv, const std::string& path, double threshold) {
         std::cerr << "hieragg-tune-fit: cannot read " << csv << "\n";
         return 1;
     }
-    std::map<std::string, std::map<int, Series>> data;  // coll -> protocol index -> points
+    // coll -> layout (ranks, subspaces) -> protocol index -> points
+    std::map<std::string, std::map<std::pair<int, int>, std::map<int, Series>>> data;
     std::string line;
     while (std::getline(in, line)) {
         const auto f = split(line, ',');
         if (f.size() != 8 || f[0] == "coll" || f[7] != "1") continue;  // header, or not served as forced
-        Series& s = data[f[0]][std::atoi(f[1].c_str())];
+        Series& s = data[f[0]][{std::atoi(f[2].c_str()), std::atoi(f[3].c_str())}][std::atoi(f[1].c_str())];
         s.ranks = std::atoi(f[2].c_str());
         s.subspaces = std::atoi(f[3].c_str());
         s.bytes.push_back(std::atof(f[4].c_str()));
@@ -132,101 +135,108 @@ int fit(const std::string& csv, const std::string& path, double threshold) {
     json doc = emptyRules();
     doc["generator"] = "hieragg-tune";
     doc["created"] = static_cast<long long>(std::time(nullptr));
-    for (auto& [name, byProto] : data) {
-        hieragg_coll_kind kind;
-        if (!tune::collectiveByName(name, kind)) continue;
-        const auto ps = tune::protocolsOf(kind);
-        struct Fitted {
-            int index;
-            hier::FitResult fit;
-            const Series* s;
-            int wins = 0;
-            double meanRel = 0;
-        };
-        std::vector<Fitted> fitted;
-        double lo = HUGE_VAL, hi = 0;
-        int ranks = 0, subspaces = 0;
-        for (auto& [index, s] : byProto) {
-            if (index < 0 || index >= static_cast<int>(ps.size()) || s.bytes.size() < 3) continue;
-            Fitted f{index, {}, &s};
-            const bool constant = *std::max_element(s.bytes.begin(), s.bytes.end()) ==
-                                  *std::min_element(s.bytes.begin(), s.bytes.end());
-            if (constant) {  // barrier: no size to fit against
-                std::vector<double> t = s.us;
-                std::sort(t.begin(), t.end());
-                f.fit.function.coeffs = {t[t.size() / 2], 0};
-                f.fit.why = "size-independent: median of " + std::to_string(t.size()) + " runs";
-            } else {
-                try {
-                    f.fit = hier::fitTimes(s.bytes, s.us);
-                } catch (const std::exception& e) {
-                    std::cerr << name << " " << ps[index].label() << ": " << e.what() << "\n";
-                    continue;
+    for (auto& [name, byLayout] : data) {
+        json sets = json::array();  // one rule set per layout; their valid ranges tell them apart
+        for (auto& [layout, byProto] : byLayout) {
+            hieragg_coll_kind kind;
+            if (!tune::collectiveByName(name, kind)) continue;
+            const auto ps = tune::protocolsOf(kind);
+            struct Fitted {
+                int index;
+                hier::FitResult fit;
+                const Series* s;
+                int wins = 0;
+                double meanRel = 0;
+            };
+            std::vector<Fitted> fitted;
+            double lo = HUGE_VAL, hi = 0;
+            int ranks = 0, subspaces = 0;
+            for (auto& [index, s] : byProto) {
+                if (index < 0 || index >= static_cast<int>(ps.size()) || s.bytes.size() < 3) continue;
+                Fitted f{index, {}, &s};
+                const bool constant = *std::max_element(s.bytes.begin(), s.bytes.end()) ==
+                                      *std::min_element(s.bytes.begin(), s.bytes.end());
+                if (constant) {  // barrier: no size to fit against
+                    std::vector<double> t = s.us;
+                    std::sort(t.begin(), t.end());
+                    f.fit.function.coeffs = {t[t.size() / 2], 0};
+                    f.fit.why = "size-independent: median of " + std::to_string(t.size()) + " runs";
+                } else {
+                    try {
+                        f.fit = hier::fitTimes(s.bytes, s.us);
+                    } catch (const std::exception& e) {
+                        std::cerr << name << " " << ps[index].label() << ": " << e.what() << "\n";
+                        continue;
+                    }
+                }
+                fitted.push_back(f);
+                lo = std::min(lo, *std::min_element(s.bytes.begin(), s.bytes.end()));
+                hi = std::max(hi, *std::max_element(s.bytes.begin(), s.bytes.end()));
+                ranks = s.ranks;
+                subspaces = s.subspaces;
+            }
+            if (fitted.empty()) continue;
+            // Order: most sizes measured fastest first, then the smallest mean time relative to the best.
+            std::map<double, double> best;
+            for (const Fitted& f : fitted)
+                for (size_t i = 0; i < f.s->bytes.size(); ++i)
+                    best[f.s->bytes[i]] = best.count(f.s->bytes[i]) ? std::min(best[f.s->bytes[i]], f.s->us[i]) : f.s->us[i];
+            for (Fitted& f : fitted) {
+                for (size_t i = 0; i < f.s->bytes.size(); ++i) {
+                    f.wins += f.s->us[i] <= best[f.s->bytes[i]];
+                    f.meanRel += f.s->us[i] / best[f.s->bytes[i]] / static_cast<double>(f.s->bytes.size());
                 }
             }
-            fitted.push_back(f);
-            lo = std::min(lo, *std::min_element(s.bytes.begin(), s.bytes.end()));
-            hi = std::max(hi, *std::max_element(s.bytes.begin(), s.bytes.end()));
-            ranks = s.ranks;
-            subspaces = s.subspaces;
-        }
-        if (fitted.empty()) continue;
-        // Order: most sizes measured fastest first, then the smallest mean time relative to the best.
-        std::map<double, double> best;
-        for (const Fitted& f : fitted)
-            for (size_t i = 0; i < f.s->bytes.size(); ++i)
-                best[f.s->bytes[i]] = best.count(f.s->bytes[i]) ? std::min(best[f.s->bytes[i]], f.s->us[i]) : f.s->us[i];
-        for (Fitted& f : fitted) {
-            for (size_t i = 0; i < f.s->bytes.size(); ++i) {
-                f.wins += f.s->us[i] <= best[f.s->bytes[i]];
-                f.meanRel += f.s->us[i] / best[f.s->bytes[i]] / static_cast<double>(f.s->bytes.size());
+            std::stable_sort(fitted.begin(), fitted.end(), [](const Fitted& a, const Fitted& b) {
+                return a.wins != b.wins ? a.wins > b.wins : a.meanRel < b.meanRel;
+            });
+            json coll = {{"metric", "relative_speed"},
+                         {"threshold", threshold},
+                         {"valid", {{"bytes", {lo, hi}}, {"ranks", {ranks, ranks}}, {"subspaces", {subspaces, subspaces}}}},
+                         {"candidates", json::array()}};
+            std::printf("%s (%d ranks, %d subspaces):\n", name.c_str(), ranks, subspaces);
+            for (const Fitted& f : fitted) {
+                json c = candidateJson(ps[f.index], f.fit.function);
+                c["fit_note"] = f.fit.why;
+                c["measured"] = {{"bytes", f.s->bytes}, {"us", f.s->us}, {"mbps", f.s->mbps}};
+                coll["candidates"].push_back(c);
+                std::printf("  %-22s fastest at %2d of %zu sizes, %s\n", ps[f.index].label().c_str(), f.wins,
+                            f.s->bytes.size(), f.fit.why.c_str());
             }
-        }
-        std::stable_sort(fitted.begin(), fitted.end(), [](const Fitted& a, const Fitted& b) {
-            return a.wins != b.wins ? a.wins > b.wins : a.meanRel < b.meanRel;
-        });
-        json coll = {{"metric", "relative_speed"},
-                     {"threshold", threshold},
-                     {"valid", {{"bytes", {lo, hi}}, {"ranks", {ranks, ranks}}, {"subspaces", {subspaces, subspaces}}}},
-                     {"candidates", json::array()}};
-        std::printf("%s (%d ranks, %d subspaces):\n", name.c_str(), ranks, subspaces);
-        for (const Fitted& f : fitted) {
-            json c = candidateJson(ps[f.index], f.fit.function);
-            c["fit_note"] = f.fit.why;
-            c["measured"] = {{"bytes", f.s->bytes}, {"us", f.s->us}, {"mbps", f.s->mbps}};
-            coll["candidates"].push_back(c);
-            std::printf("  %-22s fastest at %2d of %zu sizes, %s\n", ps[f.index].label().c_str(), f.wins,
-                        f.s->bytes.size(), f.fit.why.c_str());
-        }
-        // Crossovers: where the selection (first candidate within `threshold` of the fastest fit) changes.
-        std::vector<json> ranges;
-        int current = -1;
-        double from = lo;
-        const int steps = 400;
-        for (int i = 0; i < steps; ++i) {  // the last range runs to hi
-            const double b = lo <= 0 || hi <= lo ? hi : lo * std::pow(hi / lo, static_cast<double>(i) / steps);
-            double fastest = HUGE_VAL;
-            for (const Fitted& f : fitted) fastest = std::min(fastest, f.fit.function.timeUs(b, ranks, subspaces));
-            int pick = 0;
-            for (size_t j = 0; j < fitted.size(); ++j)
-                if (fastest / std::max(fitted[j].fit.function.timeUs(b, ranks, subspaces), 1e-12) >= threshold * (1 - 1e-12)) {
-                    pick = static_cast<int>(j);
-                    break;
+            // Crossovers: where the selection (first candidate within `threshold` of the fastest fit) changes.
+            std::vector<json> ranges;
+            int current = -1;
+            double from = lo;
+            const int steps = 400;
+            for (int i = 0; i < steps; ++i) {  // the last range runs to hi
+                const double b = lo <= 0 || hi <= lo ? hi : lo * std::pow(hi / lo, static_cast<double>(i) / steps);
+                double fastest = HUGE_VAL;
+                for (const Fitted& f : fitted) fastest = std::min(fastest, f.fit.function.timeUs(b, ranks, subspaces));
+                int pick = 0;
+                for (size_t j = 0; j < fitted.size(); ++j)
+                    if (fastest / std::max(fitted[j].fit.function.timeUs(b, ranks, subspaces), 1e-12) >= threshold * (1 - 1e-12)) {
+                        pick = static_cast<int>(j);
+                        break;
+                    }
+                if (pick != current) {
+                    if (current >= 0) ranges.push_back({{"from", from}, {"to", b}, {"protocol", ps[fitted[current].index].label()}});
+                    current = pick;
+                    from = b;
                 }
-            if (pick != current) {
-                if (current >= 0) ranges.push_back({{"from", from}, {"to", b}, {"protocol", ps[fitted[current].index].label()}});
-                current = pick;
-                from = b;
             }
+            ranges.push_back({{"from", from}, {"to", hi}, {"protocol", ps[fitted[current].index].label()}});
+            coll["selected"] = ranges;
+            std::printf("  selection:");
+            for (const json& r : ranges)
+                std::printf(" [%s .. %s] %s;", human(r["from"]).c_str(), human(r["to"]).c_str(),
+                            r["protocol"].get<std::string>().c_str());
+            std::printf("\n");
+            sets.push_back(coll);
         }
-        ranges.push_back({{"from", from}, {"to", hi}, {"protocol", ps[fitted[current].index].label()}});
-        coll["selected"] = ranges;
-        std::printf("  selection:");
-        for (const json& r : ranges)
-            std::printf(" [%s .. %s] %s;", human(r["from"]).c_str(), human(r["to"]).c_str(),
-                        r["protocol"].get<std::string>().c_str());
-        std::printf("\n");
-        doc["collectives"][name] = coll;
+        if (sets.size() == 1)
+            doc["collectives"][name] = sets[0];
+        else if (!sets.empty())
+            doc["collectives"][name] = sets;
     }
     if (doc["collectives"].empty()) {
         std::cerr << "hieragg-tune-fit: no protocol has 3 measured sizes; nothing to write\n";

@@ -43,35 +43,41 @@ def main():
         return 0
     rules = json.load(open(sys.argv[1]))
     os.makedirs(sys.argv[2], exist_ok=True)
-    for name, coll in rules["collectives"].items():
-        lo, hi = coll["valid"]["bytes"]
-        ranks = coll["valid"]["ranks"][0]
-        subspaces = coll["valid"]["subspaces"][0]
-        if hi <= 0:
-            continue  # barrier: no size axis
-        fig, ax = plt.subplots(figsize=(8, 5))
-        grid = [lo * (hi / lo) ** (i / 200) for i in range(201)]
-        for c in coll["candidates"]:
-            m = c.get("measured", {})
-            line, = ax.plot(grid, [time_us(c["fit"], b, ranks, subspaces) for b in grid], label=label(c))
-            if m:
-                ax.plot(m["bytes"], m["us"], "o", color=line.get_color(), markersize=4)
-        for r in coll.get("selected", [])[1:]:
-            ax.axvline(r["from"], color="grey", linestyle=":", linewidth=1)
-            ax.text(r["from"], 0.02, " " + r["protocol"], rotation=90, fontsize=7, va="bottom", color="grey",
-                    transform=ax.get_xaxis_transform())
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("message size [bytes]")
-        ax.set_ylabel("time [us] (slowest rank)")
-        ax.set_title("%s on %d ranks, %d subspaces: measured (dots) and fitted (lines)" % (name, ranks, subspaces))
-        ax.legend(fontsize=7)
-        ax.grid(True, which="both", alpha=0.3)
-        path = os.path.join(sys.argv[2], name + ".png")
-        fig.savefig(path, dpi=90, bbox_inches="tight")
-        plt.close(fig)
-        print("hieragg-tune --plot: wrote", path)
+    for name, sets in rules["collectives"].items():
+        sets = sets if isinstance(sets, list) else [sets]
+        for coll in sets:
+            plot(plt, name, coll, len(sets) > 1)
     return 0
+
+
+def plot(plt, name, coll, several):
+    lo, hi = coll["valid"]["bytes"]
+    ranks = coll["valid"]["ranks"][0]
+    subspaces = coll["valid"]["subspaces"][0]
+    if hi <= 0:
+        return  # barrier: no size axis
+    fig, ax = plt.subplots(figsize=(8, 5))
+    grid = [lo * (hi / lo) ** (i / 200) for i in range(201)]
+    for c in coll["candidates"]:
+        m = c.get("measured", {})
+        line, = ax.plot(grid, [time_us(c["fit"], b, ranks, subspaces) for b in grid], label=label(c))
+        if m:
+            ax.plot(m["bytes"], m["us"], "o", color=line.get_color(), markersize=4)
+    for r in coll.get("selected", [])[1:]:
+        ax.axvline(r["from"], color="grey", linestyle=":", linewidth=1)
+        ax.text(r["from"], 0.02, " " + r["protocol"], rotation=90, fontsize=7, va="bottom", color="grey",
+                transform=ax.get_xaxis_transform())
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("message size [bytes]")
+    ax.set_ylabel("time [us] (slowest rank)")
+    ax.set_title("%s on %d ranks, %d subspaces: measured (dots) and fitted (lines)" % (name, ranks, subspaces))
+    ax.legend(fontsize=7)
+    ax.grid(True, which="both", alpha=0.3)
+    path = os.path.join(sys.argv[2], name + ("-%dsub" % subspaces if several else "") + ".png")
+    fig.savefig(path, dpi=90, bbox_inches="tight")
+    plt.close(fig)
+    print("hieragg-tune --plot: wrote", path)
 
 
 if __name__ == "__main__":

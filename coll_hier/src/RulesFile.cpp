@@ -81,56 +81,60 @@ void parse(const json& doc, RulesFile& out) {
     if (!doc.contains("collectives") || !doc["collectives"].is_object() || doc["collectives"].empty())
         throw Bad{"\"collectives\" is missing or empty"};
     for (auto it = doc["collectives"].begin(); it != doc["collectives"].end(); ++it) {
-        const std::string where = it.key();
-        const json& c = it.value();
-        CollectiveRules r;
-        r.coll = collByName(it.key());
-        if (!c.is_object()) throw Bad{where + " must be an object"};
-        if (c.contains("metric") && c["metric"] != "relative_speed")
-            throw Bad{where + ".metric must be \"relative_speed\""};
-        if (!c.contains("threshold")) throw Bad{where + ".threshold is missing"};
-        r.threshold = finite(c["threshold"], where + ".threshold");
-        if (!(r.threshold > 0 && r.threshold <= 1)) throw Bad{where + ".threshold must lie in (0, 1]"};
-        const json valid = c.contains("valid") ? c["valid"] : json::object();
-        if (!valid.is_object()) throw Bad{where + ".valid must be an object"};
-        r.bytes = range(valid, "bytes", 0, 1e300, where + ".valid");
-        r.ranks = range(valid, "ranks", 1, 1e300, where + ".valid");
-        r.subspaces = range(valid, "subspaces", 1, 1e300, where + ".valid");
-        if (!c.contains("candidates") || !c["candidates"].is_array() || c["candidates"].empty())
-            throw Bad{where + ".candidates is missing or empty"};
-        if (c["candidates"].size() > 64) throw Bad{where + ": more than 64 candidates"};
-        for (size_t i = 0; i < c["candidates"].size(); ++i) {
-            const json& j = c["candidates"][i];
-            const std::string w = where + ".candidates[" + std::to_string(i) + "]";
-            if (!j.is_object() || !j.contains("algorithm") || !j["algorithm"].is_string())
-                throw Bad{w + ".algorithm is missing"};
-            RuleCandidate cand;
-            cand.algo = algorithmByName(r.coll, j["algorithm"].get<std::string>());
-            if (!cand.algo)
-                throw Bad{w + ": " + where + " has no algorithm \"" + j["algorithm"].get<std::string>() +
-                          "\" (known: " + std::string(algorithmNames(r.coll)).substr(5) + ")"};
-            if (j.contains("k")) {
-                if (!j["k"].is_number_integer() || j["k"].get<long long>() < 2 || j["k"].get<long long>() > 64)
-                    throw Bad{w + ".k must be an integer in 2..64"};
-                if (!(cand.algo->tunes & kTunesRadix)) throw Bad{w + ": " + cand.algo->name + " has no radix k"};
-                cand.k = j["k"].get<int>();
+        const hieragg_coll_kind coll = collByName(it.key());
+        // One rule set, or an array of them for different layouts (their ranges pick one).
+        const json sets = it.value().is_array() ? it.value() : json::array({it.value()});
+        if (sets.empty()) throw Bad{it.key() + " has no rules"};
+        for (size_t si = 0; si < sets.size(); ++si) {
+            const std::string where = it.value().is_array() ? it.key() + "[" + std::to_string(si) + "]" : it.key();
+            const json& c = sets[si];
+            CollectiveRules r;
+            r.coll = coll;
+            if (!c.is_object()) throw Bad{where + " must be an object"};
+            if (c.contains("metric") && c["metric"] != "relative_speed")
+                throw Bad{where + ".metric must be \"relative_speed\""};
+            if (!c.contains("threshold")) throw Bad{where + ".threshold is missing"};
+            r.threshold = finite(c["threshold"], where + ".threshold");
+            if (!(r.threshold > 0 && r.threshold <= 1)) throw Bad{where + ".threshold must lie in (0, 1]"};
+            const json valid = c.contains("valid") ? c["valid"] : json::object();
+            if (!valid.is_object()) throw Bad{where + ".valid must be an object"};
+            r.bytes = range(valid, "bytes", 0, 1e300, where + ".valid");
+            r.ranks = range(valid, "ranks", 1, 1e300, where + ".valid");
+            r.subspaces = range(valid, "subspaces", 1, 1e300, where + ".valid");
+            if (!c.contains("candidates") || !c["candidates"].is_array() || c["candidates"].empty())
+                throw Bad{where + ".candidates is missing or empty"};
+            if (c["candidates"].size() > 64) throw Bad{where + ": more than 64 candidates"};
+            for (size_t i = 0; i < c["candidates"].size(); ++i) {
+                const json& j = c["candidates"][i];
+                const std::string w = where + ".candidates[" + std::to_string(i) + "]";
+                if (!j.is_object() || !j.contains("algorithm") || !j["algorithm"].is_string())
+                    throw Bad{w + ".algorithm is missing"};
+                RuleCandidate cand;
+                cand.algo = algorithmByName(r.coll, j["algorithm"].get<std::string>());
+                if (!cand.algo)
+                    throw Bad{w + ": " + where + " has no algorithm \"" + j["algorithm"].get<std::string>() +
+                              "\" (known: " + std::string(algorithmNames(r.coll)).substr(5) + ")"};
+                if (j.contains("k")) {
+                    if (!j["k"].is_number_integer() || j["k"].get<long long>() < 2 || j["k"].get<long long>() > 64)
+                        throw Bad{w + ".k must be an integer in 2..64"};
+                    if (!(cand.algo->tunes & kTunesRadix)) throw Bad{w + ": " + cand.algo->name + " has no radix k"};
+                    cand.k = j["k"].get<int>();
+                }
+                if (j.contains("segment")) {
+                    if (!j["segment"].is_number_integer() || j["segment"].get<long long>() < 0 ||
+                        (j["segment"].get<long long>() > 0 && j["segment"].get<long long>() < 64) ||
+                        j["segment"].get<long long>() > (1ll << 40))
+                        throw Bad{w + ".segment must be 0 or an integer number of bytes >= 64"};
+                    if (j["segment"].get<long long>() > 0 && !(cand.algo->tunes & kTunesSegment))
+                        throw Bad{w + ": " + cand.algo->name + " has no segment"};
+                    cand.segment = j["segment"].get<size_t>();
+                }
+                if (!j.contains("fit")) throw Bad{w + ".fit is missing"};
+                cand.fit = function(j["fit"], w + ".fit");
+                r.candidates.push_back(cand);
             }
-            if (j.contains("segment")) {
-                if (!j["segment"].is_number_integer() || j["segment"].get<long long>() < 0 ||
-                    (j["segment"].get<long long>() > 0 && j["segment"].get<long long>() < 64) ||
-                    j["segment"].get<long long>() > (1ll << 40))
-                    throw Bad{w + ".segment must be 0 or an integer number of bytes >= 64"};
-                if (j["segment"].get<long long>() > 0 && !(cand.algo->tunes & kTunesSegment))
-                    throw Bad{w + ": " + cand.algo->name + " has no segment"};
-                cand.segment = j["segment"].get<size_t>();
-            }
-            if (!j.contains("fit")) throw Bad{w + ".fit is missing"};
-            cand.fit = function(j["fit"], w + ".fit");
-            r.candidates.push_back(cand);
+            out.collectives.push_back(std::move(r));
         }
-        for (const CollectiveRules& seen : out.collectives)
-            if (seen.coll == r.coll) throw Bad{where + " appears twice"};
-        out.collectives.push_back(std::move(r));
     }
 }
 
@@ -182,14 +186,15 @@ bool loadRulesFile(const std::string& path, RulesFile& out, std::string& problem
 Determinations::Determinations(std::shared_ptr<const RulesFile> rules, int ranks, int subspaces,
                                std::vector<std::string>* outOfRange)
     : rules_(std::move(rules)), byColl_(HIERAGG_COLL_KIND_COUNT) {
+    std::vector<std::string> missed(HIERAGG_COLL_KIND_COUNT);  // ranges of the sets that do not hold
     for (const CollectiveRules& r : rules_->collectives) {
+        if (byColl_[r.coll].rules) continue;  // an earlier set of this collective holds
         if (!r.ranks.contains(ranks) || !r.subspaces.contains(subspaces)) {
-            // Said without this communicator's numbers: one warning however many communicators miss.
-            if (outOfRange)
-                outOfRange->push_back(std::string(collectiveName(r.coll)) + " rules hold for " + rangeText(r.ranks) +
-                                      " ranks in " + rangeText(r.subspaces) + " subspaces only");
+            missed[r.coll] += (missed[r.coll].empty() ? "" : ", ") + rangeText(r.ranks) + " ranks in " +
+                              rangeText(r.subspaces) + " subspaces";
             continue;
         }
+        missed[r.coll].clear();
         PerColl& pc = byColl_[r.coll];
         pc.rules = &r;
         for (int cls = 0; cls < kClasses; ++cls) {
@@ -207,6 +212,11 @@ Determinations::Determinations(std::shared_ptr<const RulesFile> rules, int ranks
             }
         }
     }
+    // Said without this communicator's numbers: one warning however many communicators miss.
+    for (int k = 0; k < HIERAGG_COLL_KIND_COUNT && outOfRange; ++k)
+        if (!byColl_[k].rules && !missed[k].empty())
+            outOfRange->push_back(std::string(collectiveName(static_cast<hieragg_coll_kind>(k))) + " rules hold for " +
+                                  missed[k] + " only");
 }
 
 const RuleCandidate* Determinations::ruleFor(const CollCall& call) const {

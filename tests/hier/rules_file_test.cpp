@@ -114,6 +114,25 @@ TEST(RulesFile, ProcessAndSubspaceTermsMoveTheCrossover) {
     EXPECT_STREQ(eight.ruleFor(bcastOf(20000, 64))->algo->name, "chain");
 }
 
+TEST(RulesFile, OneSetPerLayoutTheRangesPickOne) {
+    // hieragg-tune with several layouts: one rule set per layout, told apart by their ranges.
+    const std::string text = R"({"schema": "hieragg-rules", "version": 1, "collectives": {"bcast": [
+        {"threshold": 1, "valid": {"ranks": [8, 8], "subspaces": [2, 2]},
+         "candidates": [{"algorithm": "knomial", "fit": {"degree": 1, "coeffs": [1, 0]}}]},
+        {"threshold": 1, "valid": {"ranks": [8, 8], "subspaces": [4, 4]},
+         "candidates": [{"algorithm": "chain", "fit": {"degree": 1, "coeffs": [1, 0]}}]}]}})";
+    std::vector<std::string> out;
+    Determinations two(parsed(text), 8, 2, &out), four(parsed(text), 8, 4, &out);
+    EXPECT_TRUE(out.empty());
+    EXPECT_STREQ(two.ruleFor(bcastOf(4096))->algo->name, "knomial");
+    EXPECT_STREQ(four.ruleFor(bcastOf(4096))->algo->name, "chain");
+    Determinations three(parsed(text), 8, 3, &out);
+    EXPECT_EQ(three.ruleFor(bcastOf(4096)), nullptr);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_NE(out[0].find("8..8 ranks in 2..2 subspaces, 8..8 ranks in 4..4 subspaces only"), std::string::npos)
+        << out[0];
+}
+
 TEST(RulesFile, CandidatesWhoseNeedsFailAreSkippedPerCall) {
     // kary needs a commutative op; the next candidate serves non-commutative calls.
     const std::string text = R"({"schema": "hieragg-rules", "version": 1, "collectives": {"allreduce": {"threshold": 0.01,
@@ -216,6 +235,9 @@ TEST(RulesFile, EveryBadFileSaysWhatIsWrong) {
         {bcast(R"({"algorithm": "knomial", )" + fit + "}", "\"threshold\": 1, \"valid\": {\"ranks\": [-1, 10]}"),
          "valid.ranks must be [min, max]"},
         {coll(R"("bcast": {"threshold": 1, "candidates": []})"), "candidates is missing or empty"},
+        {coll(R"("bcast": [])"), "bcast has no rules"},
+        {coll(R"("bcast": [{"threshold": 1, "candidates": [{"algorithm": "knomial", )" + fit + R"(}]}, 7])"),
+         "bcast[1] must be an object"},
     };
     for (const Case& c : cases) {
         const std::string problem = problemOf(c.text);

@@ -276,7 +276,9 @@ TEST_F(MpiT, RulesFileCandidateRuns) {
     int checked = 0;
     for (auto it = doc["collectives"].begin(); it != doc["collectives"].end(); ++it) {
         const std::string coll = it.key();
-        if (it.value()["candidates"].size() != 1 || (coll != "bcast" && coll != "reduce" && coll != "allreduce")) continue;
+        if (!it.value().is_object() || it.value()["candidates"].size() != 1 ||
+            (coll != "bcast" && coll != "reduce" && coll != "allreduce"))
+            continue;  // one rule set (not one per layout) with one candidate: the rule decides
         const std::string algo = it.value()["candidates"][0]["algorithm"];
         const size_t m = it.value()["valid"]["bytes"][0].get<size_t>() + 1000;
         // The enum of coll_hieragg_<coll>_algorithm names value i+1 of the calls variable.
