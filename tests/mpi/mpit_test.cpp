@@ -156,8 +156,18 @@ protected:
         MPI_T_finalize();
         MpiTest::TearDown();
     }
-    bool served() {  // exclusive mode, or beside at a priority that wins
-        return cvarString("coll") == "hieragg" || cvarString("coll_hieragg_priority") != "";
+    // hieragg serves `comm` (exclusive mode, or beside at a priority that wins) iff a barrier
+    // shows on its own calls counter; every rank sees the same. One rank runs no algorithm.
+    bool served() {
+        if (size == 1) return true;
+        const std::string var = "coll_hieragg_barrier_algorithm_calls";
+        Pvars pv(chk, comm, {var});
+        const std::vector<unsigned long long> before = pv.read(var);
+        chk.ok(MPI_Barrier(comm), "barrier");
+        const std::vector<unsigned long long> after = pv.read(var);
+        unsigned long long delta = 0;
+        for (size_t i = 0; i < after.size() && i < before.size(); ++i) delta += after[i] - before[i];
+        return delta > 0;
     }
     MPI_Comm comm = MPI_COMM_NULL;
 };
