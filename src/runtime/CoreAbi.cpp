@@ -85,8 +85,10 @@ const hier::RuleCandidate* ruleFor(CollCall& call, hieragg_comm& c, Runtime& rt)
             const int subspaces = c.hierarchy && !c.hierarchy->isTrivial() ? c.hierarchy->groupCount(0) : 1;
             std::vector<std::string> outOfRange;
             c.determinations = std::make_unique<hier::Determinations>(rt.rules(), c.size, subspaces, &outOfRange);
+            // A single rank has nothing to select: no warning for MPI_COMM_SELF and the like.
             for (const std::string& o : outOfRange)
-                if (c.worldRank == 0) rt.warnOnce(file + o + "; the cost model decides for other communicators");
+                if (c.worldRank == 0 && c.size > 1)
+                    rt.warnOnce(file + o + "; the cost model decides for other communicators");
         }
     }
     if (!c.determinations || call.algorithm != 0) return nullptr;
