@@ -2,7 +2,8 @@
 // per collective, candidate protocols in order (a registry algorithm plus its
 // tunables k and segment), each with a fitted performance function, the range
 // of message sizes / process counts / subspace counts the fits are valid for,
-// and a threshold. Schema (version 1) in docs/tuning.md. No MPI.
+// and a threshold; or an array of such rule sets, one per layout (the first whose
+// ranges hold the communicator applies). Schema (version 1) in docs/tuning.md. No MPI.
 //
 // A candidate's metric is its relative speed at a message size: the fastest
 // fitted time of all candidates there divided by its own fitted time (1 = the
@@ -48,7 +49,7 @@ struct CollectiveRules {
 
 struct RulesFile {
     std::string path;
-    std::vector<CollectiveRules> collectives;
+    std::vector<CollectiveRules> collectives;  // a collective may have several sets (layouts), in file order
 };
 
 // Parses a rules file's text. On any problem returns false and says what (never throws
