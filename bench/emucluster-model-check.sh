@@ -9,6 +9,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 emu=${EMU_DIR:-$here/../shared/tools/emucluster}
+[ -d "$emu" ] || emu=$here/../../shared/tools/emucluster   # from a worktree under wt/
 OUT=${OUT:-/tmp/hieragg-model-check}
 ITERS=${ITERS:-10}
 SIZES=${SIZES:-8,65536,4194304}

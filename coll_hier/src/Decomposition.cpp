@@ -7,6 +7,8 @@
 
 #include "hieragg/aggtree/SlurmTopology.hpp"
 #include "hieragg/hier/GroupList.hpp"
+#include "hieragg/hier/ParsedFileCache.hpp"
+#include "hieragg/aggtree/Printable.hpp"
 
 namespace hieragg::hier {
 
@@ -58,23 +60,34 @@ Keys roundRobinKeys(size_t n, int modulus) {
     return keys;
 }
 
+// World rank -> group index of a group list.
+using GroupOfWorld = std::unordered_map<int, int64_t>;
+
+GroupOfWorld groupsOf(const std::vector<ExplicitGroup>& groups) {
+    GroupOfWorld groupOfWorld;
+    for (size_t g = 0; g < groups.size(); ++g)
+        for (int w : groups[g].worldRanks) groupOfWorld.emplace(w, static_cast<int64_t>(g));
+    return groupOfWorld;
+}
+
 Keys fileKeys(const std::string& pathOrInline, const std::vector<RankIdentity>& all) {
+    static ParsedFileCache<GroupOfWorld> cache;
     const bool isInline = isInlineGroupList(pathOrInline);
-    std::vector<ExplicitGroup> groups;
+    std::shared_ptr<const GroupOfWorld> groupOfWorld;
     try {
-        groups = isInline ? parseInlineGroupList(pathOrInline) : loadGroupFile(pathOrInline);
+        groupOfWorld = isInline ? std::make_shared<const GroupOfWorld>(groupsOf(parseInlineGroupList(pathOrInline)))
+                                : cache.get(pathOrInline, [](const std::string& path) {
+                                      return groupsOf(loadGroupFile(path));
+                                  });
     } catch (const GroupListError& e) {
         throw LevelError(e.what());
     }
-    std::unordered_map<int, int64_t> groupOfWorld;
-    for (size_t g = 0; g < groups.size(); ++g)
-        for (int w : groups[g].worldRanks) groupOfWorld.emplace(w, static_cast<int64_t>(g));
 
     const std::string source = isInline ? "inline group list" : pathOrInline;
     Keys keys(all.size());
     for (size_t r = 0; r < all.size(); ++r) {
-        auto it = groupOfWorld.find(all[r].worldRank);
-        if (it == groupOfWorld.end())
+        auto it = groupOfWorld->find(all[r].worldRank);
+        if (it == groupOfWorld->end())
             throw LevelError(source + ": world rank " + std::to_string(all[r].worldRank) +
                              " is in no group");
         keys[r] = it->second;
@@ -85,27 +98,37 @@ Keys fileKeys(const std::string& pathOrInline, const std::vector<RankIdentity>& 
 // Leaf switch of each rank's host. Hosts are matched by full name, then by the short
 // name before the first '.', since gethostname() may return an FQDN.
 Keys topologyKeys(const std::string& path, const std::vector<RankIdentity>& all) {
-    aggtree::SlurmTopology topo;
+    static ParsedFileCache<aggtree::SlurmTopology> cache;
+    std::shared_ptr<const aggtree::SlurmTopology> topo;
     try {
-        topo = aggtree::loadSlurmTopology(path);
+        topo = cache.get(path, [](const std::string& p) { return aggtree::loadSlurmTopology(p); });
     } catch (const aggtree::TopologyParseError& e) {
         throw LevelError(e.what());
     } catch (const std::exception& e) {  // e.g. a bad hostlist expression
         throw LevelError(path + ": " + e.what());
     }
+    // Only this communicator's hosts (full and short names) are looked up: one pass over
+    // the switches, no index of every node in the file.
     std::unordered_map<std::string, int64_t> leafOfHost;
-    for (size_t s = 0; s < topo.switches.size(); ++s)
-        for (const std::string& node : topo.switches[s].nodes) leafOfHost.emplace(node, static_cast<int64_t>(s));
+    for (const RankIdentity& id : all) {
+        leafOfHost.emplace(id.hostname, -1);
+        leafOfHost.emplace(id.hostname.substr(0, id.hostname.find('.')), -1);
+    }
+    for (size_t s = 0; s < topo->switches.size(); ++s)
+        for (const std::string& node : topo->switches[s].nodes) {
+            auto it = leafOfHost.find(node);
+            if (it != leafOfHost.end() && it->second < 0) it->second = static_cast<int64_t>(s);
+        }
 
     Keys keys(all.size());
     for (size_t r = 0; r < all.size(); ++r) {
         const std::string& host = all[r].hostname;
-        auto it = leafOfHost.find(host);
-        if (it == leafOfHost.end()) it = leafOfHost.find(host.substr(0, host.find('.')));
-        if (it == leafOfHost.end())
+        int64_t leaf = leafOfHost.at(host);
+        if (leaf < 0) leaf = leafOfHost.at(host.substr(0, host.find('.')));
+        if (leaf < 0)
             throw LevelError(path + ": host '" + host + "' (communicator rank " + std::to_string(r) +
                              ") is not listed in any switch's Nodes=");
-        keys[r] = it->second;
+        keys[r] = leaf;
     }
     return keys;
 }
@@ -142,7 +165,8 @@ DecompositionResult fallBack(const std::string& requested, const std::string& pr
     SplitSpec node;
     node.levels.push_back(SplitLevel{});
     DecompositionResult result = build(node, all);
-    result.warning = "coll_hieragg_split=" + requested + ": " + problem +
+    // The value and file contents may hold anything: show them escaped.
+    result.warning = "coll_hieragg_split=" + aggtree::printable(requested, 300) + ": " + aggtree::printable(problem, 300) +
                      "; using the 'node' decomposition instead";
     return result;
 }

@@ -14,6 +14,7 @@
 #include "opal/runtime/opal_progress.h"
 #include "opal/util/output.h"
 #include "opal/util/proc.h"
+#include "ompi/datatype/ompi_datatype.h"
 
 static int hieragg_register(void);
 static int hieragg_open(void);
@@ -22,7 +23,7 @@ static int hieragg_close(void);
 mca_coll_hieragg_component_t mca_coll_hieragg_component = {
     .super = {
         .collm_version = {
-            MCA_COLL_BASE_VERSION_2_0_0,
+            HIERAGG_COLL_BASE_VERSION,
             .mca_component_name = "hieragg",
             MCA_BASE_MAKE_VERSION(component, 0, 1, 0),
             .mca_open_component = hieragg_open,
@@ -38,6 +39,9 @@ mca_coll_hieragg_component_t mca_coll_hieragg_component = {
     .split = NULL,
     .segment_size = 64 * 1024,
     .hierarchy = 1,
+    .reproducible = HIERAGG_REPRODUCIBLE_ORDER,
+    .accumulator_type = NULL,
+    .max_temp_bytes = 0,
     .output = -1,
 };
 
@@ -192,6 +196,30 @@ static int hieragg_register(void) {
         "1: run collectives over the decomposition when it splits the communicator; "
         "0: always run the flat algorithms",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &m->hierarchy);
+    {
+        static mca_base_var_enum_value_t repro_values[] = {
+            {HIERAGG_REPRODUCIBLE_NONE, "none"},
+            {HIERAGG_REPRODUCIBLE_ORDER, "order"},
+            {HIERAGG_REPRODUCIBLE_STRONG, "strong"},
+            {0, NULL}};
+        mca_base_var_enum_t* e = NULL;
+        (void)mca_base_var_enum_create("coll_hieragg_reproducible_modes", repro_values, &e);
+        (void)mca_base_component_var_register(c, "reproducible",
+            "Reproducibility of reductions: order = fixed combination order (the same bits for "
+            "the same communicator, decomposition and root); none = no promise (today the same "
+            "as order); strong = MPI_SUM of MPI_DOUBLE/MPI_FLOAT gives the same bits for the "
+            "same multiset of contributions whatever the decomposition, root, placement or "
+            "process count (exact binned accumulators, rounded once; see docs/reproducibility.md)",
+            MCA_BASE_VAR_TYPE_INT, e, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+            &m->reproducible);
+        if (e) OBJ_RELEASE(e);
+    }
+    (void)mca_base_component_var_register(c, "max_temp_bytes",
+        "Temporary memory one collective may allocate per process (0 = no limit). A call "
+        "whose schedule needs more runs with smaller pulses or the flat algorithm; if none "
+        "fits, it fails with MPI_ERR_NO_MEM on every process (nothing is sent)",
+        MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &m->max_temp_bytes);
     for (int k = 0; k < HIERAGG_COLL_KIND_COUNT; ++k) {
         char name[96], help[640];
         mca_base_var_enum_t* e = algorithm_enum((hieragg_coll_kind)k);
@@ -244,6 +272,7 @@ static int hieragg_close(void) {
         hieragg_core_fini();
         m->core_ready = 0;
     }
+    if (m->accumulator_type) ompi_datatype_destroy(&m->accumulator_type);
     if (m->output >= 0) opal_output_close(m->output);
     m->output = -1;
     return OMPI_SUCCESS;
@@ -254,11 +283,20 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
     (void)enable_mpi_threads;
     mca_coll_hieragg_component_t* m = &mca_coll_hieragg_component;
     if (m->core_ready) return OMPI_SUCCESS;
+    char mismatch[256];
+    if (!mca_coll_hieragg_layout_check(mismatch, sizeof mismatch)) {
+        /* Built against another Open MPI: stay out of the job rather than misread it. */
+        if (0 == opal_proc_local_get()->proc_name.vpid)
+            opal_output(0, "coll:hieragg: WARNING: %s; hieragg disables itself (rebuild it against "
+                           "this Open MPI's headers)", mismatch);
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
     hieragg_transport t;
     hieragg_config cfg;
     memset(&cfg, 0, sizeof cfg);
     mca_coll_hieragg_transport(&t);
-    cfg.split = m->split ? m->split : "node";
+    /* An empty value reaches the core as "" so that it warns and falls back like any bad value. */
+    cfg.split = m->split ? m->split : "";
     cfg.verbose = m->verbose;
     if (m->segment_size < 64) {
         /* Every process reads the same value: only the first one says so. */
@@ -268,7 +306,21 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
         m->segment_size = 64 * 1024;
     }
     cfg.segment_size = (size_t)m->segment_size;
+    if (m->hierarchy != 0 && m->hierarchy != 1) {
+        if (0 == opal_proc_local_get()->proc_name.vpid)
+            opal_output(0, "coll:hieragg: WARNING: coll_hieragg_hierarchy=%d is not 0 or 1; using 1",
+                        m->hierarchy);
+        m->hierarchy = 1;
+    }
     cfg.hierarchy = m->hierarchy;
+    cfg.reproducible = m->reproducible;
+    /* Accumulators travel as opaque 32-byte elements (the same layout on every rank). */
+    if (HIERAGG_REPRODUCIBLE_STRONG == m->reproducible && NULL == m->accumulator_type &&
+        OMPI_SUCCESS == ompi_datatype_create_contiguous(HIERAGG_ACCUMULATOR_BYTES, &ompi_mpi_byte.dt,
+                                                        &m->accumulator_type))
+        ompi_datatype_commit(&m->accumulator_type);
+    t.accumulator_type = m->accumulator_type;
+    cfg.max_temp_bytes = m->max_temp_bytes;
     for (int k = 0; k < HIERAGG_COLL_KIND_COUNT; ++k) cfg.algorithm[k] = m->algorithm[k];
     for (int l = 0; l < HIERAGG_LINK_CLASS_COUNT; ++l) cfg.link_cost[l] = m->link_cost[l];
     cfg.rules_file = m->rules_file;

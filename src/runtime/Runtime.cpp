@@ -9,7 +9,7 @@ Runtime* gRuntime = nullptr;
 Runtime* Runtime::instance() { return gRuntime; }
 
 Runtime::Runtime(const hieragg_transport& tr, const hieragg_config& cfg)
-    : transport_(tr), config_(cfg), split_(cfg.split ? cfg.split : "node") {
+    : transport_(tr), config_(cfg), split_(cfg.split ? cfg.split : "") {
     config_.split = split_.c_str();
     costs_ = hier::costParamsFrom(cfg.link_cost);
     config_.rules_file = nullptr;  // the shim's string need not outlive init
@@ -52,6 +52,21 @@ void Runtime::track(std::unique_ptr<Task> task, hieragg_complete_fn done, void* 
     }
     std::lock_guard<std::mutex> lock(mutex_);
     active_.push_back({std::move(task), done, ctx});
+}
+
+void Runtime::forget(void* ctx) {
+    std::vector<Active> dropped;  // destroyed unlocked: abandoning requests may call into the PML
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (size_t i = 0; i < active_.size();) {
+            if (active_[i].ctx != ctx) {
+                ++i;
+                continue;
+            }
+            dropped.push_back(std::move(active_[i]));
+            active_.erase(active_.begin() + static_cast<ptrdiff_t>(i));
+        }
+    }
 }
 
 int Runtime::progress() {

@@ -49,6 +49,8 @@ public:
     // Takes a started task; completes it now if it is already done.
     void track(std::unique_ptr<Task> task, hieragg_complete_fn done, void* ctx);
     int progress();
+    // Drops (abandons) the tasks whose completion context is ctx, without calling back.
+    void forget(void* ctx);
     void warn(const std::string& msg) const { transport_.output(0, msg); }
     // Each distinct warning once per process (communicators repeat the same problem).
     void warnOnce(const std::string& msg) {
