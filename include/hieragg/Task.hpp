@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "hieragg/Schedule.hpp"
+#include "hieragg/TaskObserver.hpp"
 #include "hieragg/Transport.hpp"
 
 namespace hieragg {
@@ -19,6 +20,7 @@ struct TaskBindings {
     void* comm = nullptr;
     int tagBase = -1;       // tag of channel c = tagBase - c
     int localTagBase = -1;  // the same for messages inside an intercommunicator's local group
+    std::shared_ptr<TaskObserver> observer;  // counts sends and temporaries (null: nobody counts)
     // When set, per peer instead (aligned with Schedule::peers / localPeers): the runtime
     // numbers calls per pair of ranks, so a rank that skips a call it has no message in
     // (Open MPI's MPI layer returns early on count 0) stays in step with the others.
@@ -69,6 +71,7 @@ private:
     size_t activeHoles_ = 0;
     size_t activeCursor_ = 0; // where the rotating part of the next sweep starts
     size_t completed_ = 0;
+    size_t heldTempBytes_ = 0;  // reported to the observer, returned in the destructor
     bool finished_ = false;
     int status_ = 0;
 };

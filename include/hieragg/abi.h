@@ -142,6 +142,7 @@ typedef struct hieragg_config {
     int hierarchy;                  /* 0 = never decompose, 1 = decompose when useful */
     int reproducible;               /* HIERAGG_REPRODUCIBLE_*; 0 (none) behaves as order */
     hieragg_link_cost link_cost[HIERAGG_LINK_CLASS_COUNT]; /* see hieragg_link_cost */
+    const char* rules_file;         /* coll_hieragg_rules_file: fitted selection rules (NULL/"" = none) */
     size_t max_temp_bytes;          /* temporaries one call may allocate per rank, 0 = no limit */
 } hieragg_config;
 
@@ -175,6 +176,25 @@ int hieragg_start_persistent(hieragg_comm* comm, const hieragg_coll_args* args, 
 
 /* Progress every active collective; returns how many completed. Safe to re-enter. */
 int hieragg_progress(void);
+
+/* Observability (MPI_T performance variables, docs/tuning.md). Per communicator, what this
+ * process sent: [0] inside its subspace (the whole communicator when it is not decomposed),
+ * [l] across leader level l (to a peer in another level-(l-1) group; deeper levels add up
+ * in the last entry); and the most temporary memory its collectives held at once. */
+#define HIERAGG_COUNTER_LEVELS 4
+typedef struct hieragg_comm_counters {
+    uint64_t bytes[HIERAGG_COUNTER_LEVELS];
+    uint64_t messages[HIERAGG_COUNTER_LEVELS];
+    uint64_t temp_bytes_high_water;
+    uint64_t subspaces; /* level-0 groups of the decomposition (1: not decomposed; 0: not known yet) */
+} hieragg_comm_counters;
+/* Counters of the communicator whose shim handle is `comm`; zeros if hieragg does not serve it. */
+void hieragg_read_counters(void* comm, hieragg_comm_counters* out);
+/* Calls of `kind` on `comm` served by each of its algorithms: out[i] for enum value i + 1 of
+ * coll_hieragg_<kind>_algorithm (a call whose stages ran different algorithms counts for
+ * each). Writes min(max, count) values; returns the count (hieragg_algorithm_count). */
+int hieragg_read_algorithm_calls(void* comm, hieragg_coll_kind kind, uint64_t* out, int max);
+int hieragg_algorithm_count(hieragg_coll_kind kind);
 
 /* Names for parameters and messages. */
 const char* hieragg_coll_name(hieragg_coll_kind kind);

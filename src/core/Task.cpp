@@ -21,6 +21,7 @@ Task::Task(std::shared_ptr<const Schedule> schedule, Transport& transport, TaskB
 Task::~Task() {
     for (auto& a : active_)
         if (a.second) tr_.abandon(a.second);
+    if (bind_.observer && heldTempBytes_) bind_.observer->tempsHeld(-static_cast<long long>(heldTempBytes_));
 }
 
 char* Task::address(const BufRef& b) const {
@@ -45,6 +46,10 @@ int Task::start() {
         }
         origins_[kFirstTemp + i] = mem.get() + s.temps[i].bias;
         tempStore_.push_back(std::move(mem));
+    }
+    if (bind_.observer && !s.temps.empty()) {
+        heldTempBytes_ = s.tempBytes();
+        bind_.observer->tempsHeld(static_cast<long long>(heldTempBytes_));
     }
     pending_.resize(s.steps.size());
     ready_.reserve(s.steps.size());
@@ -73,6 +78,8 @@ int Task::fire(StepId id) {
                      : tr_.irecv(bind_.comm, st.localComm, address(st.dst), st.dstType.count,
                                  typeOf(st.dstType), st.peer, tag, &req);
         if (rc != 0) return rc;
+        if (bind_.observer && st.kind == StepKind::Send)
+            bind_.observer->sent(st.peer, st.localComm, st.srcType.count * tr_.typeInfo(typeOf(st.srcType)).size);
         active_.emplace_back(id, req);
         return 0;
     }

@@ -27,6 +27,7 @@ typedef struct mca_coll_hieragg_component_t {
     size_t max_temp_bytes;
     int algorithm[HIERAGG_COLL_KIND_COUNT];
     hieragg_link_cost link_cost[HIERAGG_LINK_CLASS_COUNT]; /* coll_hieragg_cost_<link>_<param> */
+    char* rules_file;     /* coll_hieragg_rules_file (tuning: docs/tuning.md) */
     int output;           /* opal_output stream for verbose messages */
     int core_ready;       /* hieragg_core_init succeeded */
 } mca_coll_hieragg_component_t;

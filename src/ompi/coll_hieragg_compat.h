@@ -14,7 +14,10 @@
  * persistent entry points with their info argument, ompi_request_t and the
  * ompi_coll_base_nbc_request_t the MPI layer expects (its layout changed, but
  * we only extend it), MCA_PML_CALL isend/irecv, ompi_datatype_sndrcv and
- * ompi_op_reduce.
+ * ompi_op_reduce, and the MPI_T performance variable registration
+ * (mca_base_component_pvar_register, its get_value/notify callbacks, the pvar
+ * classes, MCA_BASE_VAR_BIND_MPI_COMM: 5.0.7's mca_base_pvar.h declares them
+ * exactly as 4.1's).
  */
 #ifndef MCA_COLL_HIERAGG_COMPAT_H
 #define MCA_COLL_HIERAGG_COMPAT_H

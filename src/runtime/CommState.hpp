@@ -10,10 +10,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "CommCounters.hpp"
 #include "hieragg/CollCall.hpp"
 #include "hieragg/Schedule.hpp"
 #include "hieragg/abi.h"
 #include "hieragg/hier/Hierarchy.hpp"
+#include "hieragg/hier/RulesFile.hpp"
 #include "hieragg/hier/Selection.hpp"
 
 namespace hieragg {
@@ -55,6 +57,13 @@ struct hieragg_comm {
     // (per call signature class, hier::sizeClass), so the model runs once per class.
     std::vector<int> stageLinks;
     std::unordered_map<std::string, std::shared_ptr<const hieragg::hier::Plan>> plans;
+    // The rules file's determinations for this communicator (SPEC 3.4), evaluated once
+    // after the decomposition; null with no (usable) rules file.
+    bool rulesEvaluated = false;
+    // MPI_T counters; shared with this communicator's tasks (they may outlive it).
+    std::shared_ptr<hieragg::CommCounters> counters = std::make_shared<hieragg::CommCounters>();
+    bool countersLevelled = false;  // counters know the decomposition
+    std::unique_ptr<hieragg::hier::Determinations> determinations;
     // Starts on this communicator come from one thread at a time (MPI orders them), but the
     // exchange completes from whichever thread drives progress.
     std::recursive_mutex mutex;

@@ -1,4 +1,5 @@
 // The C ABI (include/hieragg/abi.h) over the C++ core.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -11,6 +12,7 @@
 #include "hieragg/CallBinding.hpp"
 #include "hieragg/hier/AlgorithmRegistry.hpp"
 #include "hieragg/hier/Recipes.hpp"
+#include "hieragg/hier/RulesFile.hpp"
 #include "hieragg/hier/Selection.hpp"
 #include "hieragg/hier/TempLimit.hpp"
 
@@ -61,11 +63,41 @@ constexpr size_t kCacheLimit = 128;
 // message, the op's commutativity and the override; only what every rank of the call
 // shares (not in-place, which MPI lets the root alone set), so every rank picks the same
 // plan. Roots and exact counts of a class share it (choosePlan ignores the root).
-std::string planKey(const CollCall& c) {
+std::string planKey(const CollCall& c, const hier::RuleCandidate* rule) {
     struct Key {
         int kind, sizeClass, commutative, algorithm;
-    } k{c.args.kind, hier::sizeClass(hier::modelBytes(c)), c.args.op_commutative, c.algorithm};
+        const void* rule;
+    } k;
+    std::memset(&k, 0, sizeof k);
+    k = {c.args.kind, hier::sizeClass(hier::modelBytes(c)), c.args.op_commutative, c.algorithm, rule};
     return std::string(reinterpret_cast<const char*>(&k), sizeof k);
+}
+
+// SPEC 3.4: the rules file (coll_hieragg_rules_file) decides where it is valid. Its
+// determinations are evaluated once per communicator, after the decomposition; a call
+// only looks its size class up. An explicit coll_hieragg_<coll>_algorithm wins over it.
+// Problems with the file are reported once, by world rank 0, and the cost model decides.
+const hier::RuleCandidate* ruleFor(CollCall& call, hieragg_comm& c, Runtime& rt) {
+    if (!c.rulesEvaluated) {
+        c.rulesEvaluated = true;
+        const std::string file = "coll:hieragg: WARNING: rules file " + rt.rulesPath() + ": ";
+        if (!rt.rules()) {
+            if (c.worldRank == 0 && !rt.rulesProblem().empty())
+                rt.warnOnce(file + rt.rulesProblem() + "; the cost model decides instead");
+        } else if (!c.inter) {
+            const int subspaces = c.hierarchy && !c.hierarchy->isTrivial() ? c.hierarchy->groupCount(0) : 1;
+            std::vector<std::string> outOfRange;
+            c.determinations = std::make_unique<hier::Determinations>(rt.rules(), c.size, subspaces, &outOfRange);
+            // A single rank has nothing to select: no warning for MPI_COMM_SELF and the like.
+            for (const std::string& o : outOfRange)
+                if (c.worldRank == 0 && c.size > 1)
+                    rt.warnOnce(file + o + "; the cost model decides for other communicators");
+        }
+    }
+    if (!c.determinations || call.algorithm != 0) return nullptr;
+    const hier::RuleCandidate* rule = c.determinations->ruleFor(call);
+    if (rule) hier::applyRule(call, *rule);
+    return rule;
 }
 
 // A forced algorithm whose needs fail is refused once (world rank 0 speaks for the job,
@@ -79,6 +111,29 @@ void refuseUnfit(CollCall& call, const hieragg_comm& c, Runtime& rt) {
         rt.warnOnce(std::string("coll_hieragg_") + hieragg_coll_name(call.args.kind) + "_algorithm=" + a->name +
                     " refused: it " + why + "; the cost model's choice runs instead");
     call.algorithm = 0;
+}
+
+// MPI_T: each registry algorithm that serves this call counts it once.
+void countServed(const CollCall& call, const Schedule& sched, CommCounters& counters) {
+    const std::vector<hier::AlgorithmInfo>& rows = hier::allAlgorithms();
+    std::vector<const hier::AlgorithmInfo*> used;
+    if (call.plan) {
+        // A forced "flat" row serves through the tree it runs over the whole communicator: both count.
+        const hier::AlgorithmInfo* forced = hier::algorithmByValue(call.args.kind, call.algorithm);
+        if (forced && forced->emitter == hier::Emitter::FlatComposition && call.plan->mode == hier::Plan::Mode::Flat)
+            used.push_back(forced);
+        for (const hier::StageChoice& s : call.plan->stages)
+            if (s.algo && std::find(used.begin(), used.end(), s.algo) == used.end()) used.push_back(s.algo);
+    } else if (const hier::AlgorithmInfo* a = hier::algorithmByValue(call.args.kind, call.algorithm)) {
+        used.push_back(a);
+    } else {
+        // Not model-driven and not forced: the recipe names what it ran ("ring", "pairwise(...)").
+        const std::string& name = sched.algorithm;
+        if (const hier::AlgorithmInfo* a =
+                hier::algorithmByName(call.args.kind, name.substr(0, name.find_first_of("(+: "))))
+            used.push_back(a);
+    }
+    for (const hier::AlgorithmInfo* a : used) counters.served(static_cast<size_t>(a - rows.data()));
 }
 
 // Builds (or finds in the cache) the schedule of `args` on `c`; fills `call`. Returns an
@@ -98,13 +153,19 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
     refuseUnfit(call, c, *rt);
     call.costs = &rt->costs();
     call.stageLinks = c.stageLinks.empty() ? nullptr : &c.stageLinks;
+    const bool overridden = call.algorithm != 0;
+    // Every start (direct, queued behind the identity exchange, persistent, a strong
+    // chain's link) comes through here, so the rules file decides for all of them.
+    const hier::RuleCandidate* rule = ruleFor(call, c, *rt);
     bool newPlan = false;
     if (hier::modelDriven(args.kind)) {
-        const std::string pk = planKey(call);
+        const std::string pk = planKey(call, rule);
         auto it = c.plans.find(pk);
         if (it == c.plans.end()) {
             if (c.plans.size() >= kCacheLimit) c.plans.clear();
-            it = c.plans.emplace(pk, std::make_shared<const hier::Plan>(hier::choosePlan(call, rt->costs()))).first;
+            hier::Plan plan = hier::choosePlan(call, rt->costs());
+            if (rule) hier::applyRuleTunables(plan, *rule, "rules file");
+            it = c.plans.emplace(pk, std::make_shared<const hier::Plan>(std::move(plan))).first;
             newPlan = true;
         }
         call.plan = it->second;
@@ -133,6 +194,11 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
             // schedule that runs may differ from it under coll_hieragg_max_temp_bytes).
             std::string msg = std::string("hieragg: ") + hieragg_coll_name(args.kind) + " on " +
                               std::to_string(c.size) + " ranks: " + sched->algorithm;
+            // Where the choice came from (coll_hieragg_verbose=2).
+            msg += rule ? " {from rules file " + rt->rulesPath() + ": " + rule->label() + "}"
+                   : overridden ? std::string(" {from coll_hieragg_") + hieragg_coll_name(args.kind) + "_algorithm}"
+                   : hier::modelDriven(args.kind) ? std::string(" {from the cost model}")
+                                                   : std::string(" {built-in choice}");
             if (newPlan) {
                 char pred[64];
                 std::snprintf(pred, sizeof pred, "%.2f", call.plan->predUs);
@@ -164,6 +230,7 @@ struct CallNumbers {
     int64_t persistentId = -1;                        // >= 0: a persistent request
     const std::vector<uint32_t>* reserved = nullptr;  // per peer: first number of a chain
     uint32_t link = 0;                                // this Task's offset in the chain
+    bool countCall = true;  // MPI_T: count the algorithms that served (a chain's first link only)
 };
 
 // Builds (or finds) the schedule and starts its Task on `tr`. Returns an error code
@@ -176,6 +243,13 @@ int launchTask(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, co
         std::shared_ptr<const Schedule> sched;
         if (int rc = scheduleFor(c, args, call, sched)) return rc;
         TaskBindings bind = bindCall(call, tr, c.comm, 0, 0);
+        // MPI_T: the decomposition exists here (launches wait for it); the counters learn
+        // each peer's level once, then every Task of the communicator counts into them.
+        if (!c.countersLevelled) {
+            c.counters->setHierarchy(c.hierarchy.get(), c.rank);
+            c.countersLevelled = true;
+        }
+        bind.observer = c.counters;
         if (numbers.persistentId >= 0) {
             // Every start of a persistent request uses the tags of its init: starts of one
             // request follow each other on every rank, and MPI's non-overtaking rule keeps
@@ -206,6 +280,7 @@ int launchTask(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, co
         }
         bind.maxTempBytes = rt->config().max_temp_bytes;
         auto task = std::make_unique<Task>(sched, tr, std::move(bind));
+        if (numbers.countCall) countServed(call, *sched, *c.counters);
         if (int rc = task->start()) return rc;
         rt->track(std::move(task), done, ctx);
         return 0;
@@ -265,6 +340,7 @@ int launchReproducible(hieragg_comm& c, const hieragg_coll_args& args, int64_t p
                 numbers.reserved = &reserved;
                 numbers.link = static_cast<uint32_t>(link);
             }
+            numbers.countCall = link == 0;  // one user call, however many links
             return launchTask(*comm, a, tr, numbers, linkDone, linkCtx);
         });
         if (status == 0) chain.release();  // the chain owns itself until it completes the call
@@ -334,14 +410,18 @@ hieragg_comm* hieragg_comm_create(void* comm, int rank, int size, int is_inter, 
     c->inter = is_inter != 0;
     c->remoteSize = remote_size;
     c->worldRank = world_rank;
+    if (Runtime* rt = Runtime::instance()) rt->registerComm(comm, c);
     return c;
 }
 
 void hieragg_comm_destroy(hieragg_comm* comm) {
-    // A communicator freed while its identity exchange still runs (no collective of it
-    // ever completed here): the exchange must not call back into freed state.
-    if (comm && comm->decomp == hieragg_comm::Decomp::Exchanging)
-        if (Runtime* rt = Runtime::instance()) rt->forget(comm);
+    if (!comm) return;
+    if (Runtime* rt = Runtime::instance()) {
+        rt->unregisterComm(comm->comm, comm);
+        // A communicator freed while its identity exchange still runs (no collective of it
+        // ever completed here): the exchange must not call back into freed state.
+        if (comm->decomp == hieragg_comm::Decomp::Exchanging) rt->forget(comm);
+    }
     delete comm;
 }
 
@@ -388,17 +468,31 @@ int hieragg_progress(void) {
     return rt ? rt->progress() : 0;
 }
 
-const char* hieragg_coll_name(hieragg_coll_kind kind) {
-    static const char* names[HIERAGG_COLL_KIND_COUNT] = {
-        "allgather", "allgatherv", "allreduce", "alltoall", "alltoallv", "alltoallw", "barrier",
-        "bcast", "exscan", "gather", "gatherv", "reduce", "reduce_scatter", "reduce_scatter_block",
-        "scan", "scatter", "scatterv", "neighbor_allgather", "neighbor_allgatherv",
-        "neighbor_alltoall", "neighbor_alltoallv", "neighbor_alltoallw"};
-    return kind >= 0 && kind < HIERAGG_COLL_KIND_COUNT ? names[kind] : "unknown";
-}
+const char* hieragg_coll_name(hieragg_coll_kind kind) { return hier::collectiveName(kind); }
 
 const char* hieragg_algorithm_names(hieragg_coll_kind kind) {
     return hier::algorithmNames(kind);
+}
+
+void hieragg_read_counters(void* comm, hieragg_comm_counters* out) {
+    std::memset(out, 0, sizeof *out);
+    if (Runtime* rt = Runtime::instance()) rt->withComm(comm, [&](hieragg_comm& c) { c.counters->read(*out); });
+}
+
+int hieragg_algorithm_count(hieragg_coll_kind kind) {
+    return static_cast<int>(hier::algorithmsOf(kind).size());
+}
+
+int hieragg_read_algorithm_calls(void* comm, hieragg_coll_kind kind, uint64_t* out, int max) {
+    const std::vector<const hier::AlgorithmInfo*>& algos = hier::algorithmsOf(kind);
+    const int n = static_cast<int>(algos.size());
+    for (int i = 0; i < n && i < max; ++i) out[i] = 0;
+    if (Runtime* rt = Runtime::instance())
+        rt->withComm(comm, [&](hieragg_comm& c) {
+            for (int i = 0; i < n && i < max; ++i)
+                out[i] = c.counters->algorithmCalls(static_cast<size_t>(algos[i] - hier::allAlgorithms().data()));
+        });
+    return n;
 }
 
 hieragg_link_cost hieragg_default_link_cost(int link) { return hier::defaultLinkCost(link); }

@@ -12,6 +12,13 @@ Runtime::Runtime(const hieragg_transport& tr, const hieragg_config& cfg)
     : transport_(tr), config_(cfg), split_(cfg.split ? cfg.split : "") {
     config_.split = split_.c_str();
     costs_ = hier::costParamsFrom(cfg.link_cost);
+    config_.rules_file = nullptr;  // the shim's string need not outlive init
+    if (cfg.rules_file && *cfg.rules_file) {
+        rulesPath_ = cfg.rules_file;
+        config_.rules_file = rulesPath_.c_str();
+        auto rules = std::make_shared<hier::RulesFile>();
+        if (hier::loadRulesFile(rulesPath_, *rules, rulesProblem_)) rules_ = std::move(rules);
+    }
 }
 
 int Runtime::init(const hieragg_transport& tr, const hieragg_config& cfg) {
@@ -23,6 +30,17 @@ int Runtime::init(const hieragg_transport& tr, const hieragg_config& cfg) {
 void Runtime::fini() {
     delete gRuntime;
     gRuntime = nullptr;
+}
+
+void Runtime::registerComm(void* handle, hieragg_comm* c) {
+    std::lock_guard<std::mutex> lock(commsMutex_);
+    comms_[handle] = c;
+}
+
+void Runtime::unregisterComm(void* handle, hieragg_comm* c) {
+    std::lock_guard<std::mutex> lock(commsMutex_);
+    auto it = comms_.find(handle);
+    if (it != comms_.end() && it->second == c) comms_.erase(it);
 }
 
 void Runtime::track(std::unique_ptr<Task> task, hieragg_complete_fn done, void* ctx) {

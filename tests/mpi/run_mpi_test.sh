@@ -5,7 +5,7 @@
 # usage: run_mpi_test.sh -n NP -m exclusive|beside -c COMPONENT_DIR -d DEFAULT_COMPONENT_PATH
 #                        [-s SPLIT] [-g SEGMENT_SIZE] [-w EXPECTED_WARNINGS] [-r WARNING_REGEX]
 #                        [-p NAME=VALUE]... [-f FIFO_PATH] [-M MIB] [-v VERBOSE] [-e 'REGEX=N']...
-#                        -- PROGRAM [ARGS...]
+#                        [-o OUTPUT_REGEX]... -- PROGRAM [ARGS...]
 #
 # -p passes one more MCA parameter (--mca NAME VALUE; the value may be empty; it may
 # be repeated); -f creates a FIFO at FIFO_PATH for the run (bad-input tests name it in
@@ -14,14 +14,16 @@
 # lines containing "coll:hieragg: WARNING", each of them matches WARNING_REGEX
 # (extended regex) when one is given, none holds a non-printable byte, exactly
 # N lines match each -e REGEX (with -v, coll_hieragg_verbose: e.g. which
-# communicators hieragg served), and there is no ASan/UBSan report.
+# communicators hieragg served), at least one line matches each -o OUTPUT_REGEX
+# (for output whose count depends on the program, e.g. one verbose line per
+# communicator it creates), and there is no ASan/UBSan report.
 #
 # Sanitizer builds (scripts/sanitize.sh sets these): HIERAGG_TEST_PRELOAD is
 # LD_PRELOAD for the ranks only (not mpirun); HIERAGG_TEST_LSAN_ROOT (the source
 # tree) makes leaks that hieragg's code made fail the entry, and Open MPI's not.
 set -u
 np=1 mode=exclusive compdir= defpath= split= seg= want=0 regex= fifo= verbose=
-extra=() expects=() minmem=
+extra=() expects=() outputs=() minmem=
 while [ $# -gt 0 ]; do
   case "$1" in
     -n) np=$2; shift 2 ;;
@@ -33,6 +35,7 @@ while [ $# -gt 0 ]; do
     -w) want=$2; shift 2 ;;
     -r) regex=$2; shift 2 ;;
     -M) minmem=$2; shift 2 ;;
+    -o) outputs+=("$2"); shift 2 ;;
     -p) extra+=(--mca "${2%%=*}" "${2#*=}"); shift 2 ;;
     -f) fifo=$2; shift 2 ;;
     -v) verbose=$2; shift 2 ;;
@@ -124,6 +127,12 @@ for e in "${expects[@]}"; do
   n=$(grep -Ec -- "${e%=*}" "$out")
   if [ "$n" -ne "${e##*=}" ]; then
     echo "run_mpi_test.sh: FAIL: $n line(s) match /${e%=*}/, expected ${e##*=}"
+    status=1
+  fi
+done
+for o in "${outputs[@]}"; do
+  if ! grep -Eq -- "$o" "$out"; then
+    echo "run_mpi_test.sh: FAIL: no output line matches /$o/"
     status=1
   fi
 done
