@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # hieragg vs Open MPI 5.0's HAN and tuned across emulated nodes. The emulated
-# cluster (/work/shared/tools/emucluster) is set up on the host; prterun and the
+# cluster (bench/emucluster) is set up on the host; prterun and the
 # prted daemons run inside the Debian 13 chroot of scripts/openmpi5.sh (which
 # must have built this tree once) and enter each node's network and UTS
 # namespaces with nsenter, so each namespace is one node to Open MPI 5.
@@ -14,7 +14,7 @@
 # env: NODES PER_NODE RUNS ITERS SIZES DELAY RATE, EXTRA_MPIRUN_ARGS, KEEP_LOGS=DIR
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
-emu=${EMU_DIR:-/work/shared/tools/emucluster}
+emu=${EMU_DIR:-$src/bench/emucluster}
 root=${HIERAGG_CHROOT:-/var/cache/hieragg/trixie}
 NODES=${NODES:-2} PER_NODE=${PER_NODE:-4} RUNS=${RUNS:-3} ITERS=${ITERS:-20}
 SIZES=${SIZES:-8,1024,65536,1048576}

@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
-# hieragg-tune on emulated nodes (../shared/tools/emucluster, network namespaces with
+# hieragg-tune on emulated nodes (bench/emucluster, network namespaces with
 # shaped links): 2 nodes x 4 ranks, split node; tunes, plots, then compares tuned vs
 # model-only. Everything runs under flock /tmp/emucluster.lock (one user of the
 # emulated cluster at a time) and tears the cluster down at the end. Root only.
 # usage: bench/tune/emucluster-tune.sh OUTDIR [hieragg-tune options]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
-emu=${EMU_DIR:-$here/../shared/tools/emucluster}
-[ -d "$emu" ] || emu=$here/../../shared/tools/emucluster  # from a worktree under /work/wt
+emu=${EMU_DIR:-$here/bench/emucluster}
 out=${1:?usage: emucluster-tune.sh OUTDIR [hieragg-tune options]}
 shift
 NODES=${NODES:-2}
