@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The selection's predictions next to measured times on emulated nodes (see
-# ../shared/tools/emucluster/README.md): calibrate on 2 nodes x 2 ranks with
+# bench/emucluster/README.md): calibrate on 2 nodes x 2 ranks with
 # hieragg-calibrate, then run hieragg-compare with the calibrated parameters and
 # coll_hieragg_verbose=2 (which prints each plan's pred=) on 2 nodes x 4 ranks
 # round-robin and on 4 nodes x 2 ranks. The component is loaded from the build
@@ -8,7 +8,7 @@
 # names are global). Root only. Output: $OUT (default /tmp/hieragg-model-check).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-emu=${EMU_DIR:-$here/../shared/tools/emucluster}
+emu=${EMU_DIR:-$here/bench/emucluster}
 OUT=${OUT:-/tmp/hieragg-model-check}
 ITERS=${ITERS:-10}
 SIZES=${SIZES:-8,65536,4194304}

@@ -4,7 +4,9 @@
 // the same lines).
 //
 //   alpha [us]    half the round trip of an 8-byte message
-//   beta  [ns/B]  slope of the half round trip between 64 KiB and 1 MiB
+//   beta  [ns/B]  (half round trip of 1 MiB - alpha) / 1 MiB: the average per byte of a
+//                 long message, protocol switches included (a slope between two sizes
+//                 misses the fixed cost a rendezvous or a TCP window adds at 64 KiB)
 //   theta [us]    extra time per message of a burst of 8-byte messages to one receiver
 //   gamma [ns/B]  MPI_Reduce_local (MPI_SUM on doubles) per byte
 //
@@ -81,8 +83,8 @@ Link measurePair(int rank, int peer) {
     const int other = first ? peer : 0;
     l.measured = true;
     l.alpha = halfRoundTrip(other, first, 8);
-    const double small = halfRoundTrip(other, first, 64 * 1024), big = halfRoundTrip(other, first, 1024 * 1024);
-    l.beta = std::max(0.0, (big - small) / (1024.0 * 1024 - 64 * 1024)) * 1000.0;  // ns/B
+    const double big = halfRoundTrip(other, first, 1024 * 1024);
+    l.beta = std::max(0.0, (big - l.alpha) / (1024.0 * 1024)) * 1000.0;  // ns/B
     const double one = burst(other, first, 1), many = burst(other, first, kBurst);
     l.theta = std::max(0.0, (many - one) / (kBurst - 1));
     return l;

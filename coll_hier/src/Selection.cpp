@@ -11,6 +11,7 @@
 #include "hieragg/algorithms/TreeBcast.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
 #include "hieragg/hier/HierarchyAdapter.hpp"
+#include "recipes/ReductionPulses.hpp"
 
 namespace hieragg::hier {
 
@@ -55,6 +56,17 @@ double packetUs(const LinkCost& l, const Load& ld, double bytes) {
     return l.theta_us + bytes * l.beta_us_per_byte + (reduces ? bytes * l.gamma_us_per_byte : 0.0);
 }
 
+// A pulsed reduction whose single pulse takes `single`: further pulses stream through the
+// busiest node (d packets of b each), but at most kPulseWindow pulses are in flight per
+// rank, and a rank learns that a pulse left only when its receiver took it, so every
+// window costs at least a round trip (2a) on each edge.
+double pulsedUs(double single, const Load& ld, double a, double b, double d) {
+    const double streamed = single + (ld.pulses - 1) * d * b;
+    const double windows = std::ceil(ld.pulses / static_cast<double>(recipes::kPulseWindow));
+    const double windowed = single + (windows - 1) * (2 * a + recipes::kPulseWindow * d * b);
+    return std::max(streamed, windowed);
+}
+
 // The tree model (SPEC 3.2's T = r l + h k (theta + S beta + S* gamma), per edge): a
 // parent serves its children one after the other, largest subtree first, each costing b,
 // and a message takes `a` to arrive; the stage ends at the latest arrival. Reductions
@@ -77,7 +89,7 @@ double exactTreeUs(const MemberTree& t, const Load& ld, double a, double b) {
         }
     }
     if (ld.shape == Shape::Reduce || ld.shape == Shape::Allreduce)
-        worst += (ld.pulses - 1) * static_cast<double>(busiest) * b;
+        worst = pulsedUs(worst, ld, a, b, static_cast<double>(std::max<size_t>(busiest, 1)));
     if (ld.shape == Shape::Allreduce || ld.shape == Shape::Barrier) worst *= 2;
     return worst;
 }
@@ -139,6 +151,7 @@ StageChoice predict(const AlgorithmInfo& a, const Load& ld, const LinkCost& l, i
             double c = TreeBcast::optimalChainSegmentBytes(ld.bytes, n, ts, bw);
             c = std::min(std::max(c, static_cast<double>(std::max<size_t>(ld.elemBytes, 256))), std::max(ld.bytes, 1.0));
             if (ld.segmentCap > 0) c = std::max(std::min(c, ld.segmentCap), static_cast<double>(ld.elemBytes));
+            c = std::max(c, std::ceil(ld.bytes / TreeBcast::kMaxSegments));  // what the emitter will cut
             s.segmentBytes = static_cast<size_t>(c);
             const double m = std::max(ld.bytes, 1.0);
             s.predUs = (std::ceil(m / c) + n - 2) * (ts + c * l.beta_us_per_byte);
@@ -146,7 +159,7 @@ StageChoice predict(const AlgorithmInfo& a, const Load& ld, const LinkCost& l, i
                     " bw=" + fmt("%.4g", bw) + " B/us";
         } else {
             const double b = packetUs(l, ld, unit);
-            s.predUs = (ld.pulses + n - 2) * (alpha + b) * (ld.shape == Shape::Allreduce ? 2 : 1);
+            s.predUs = pulsedUs((n - 1) * (alpha + b), ld, alpha, b, 1.0) * (ld.shape == Shape::Allreduce ? 2 : 1);
             s.why = fmt("%.0f", ld.pulses) + " pulses down a chain of " + std::to_string(n);
         }
         return s;
@@ -218,7 +231,7 @@ double wholeTreeUs(const aggtree::Tree& t, const Hierarchy& h, const std::vector
         }
     }
     if (ld.shape == Shape::Reduce || ld.shape == Shape::Allreduce)
-        worst += (ld.pulses - 1) * k * packetUs(p.link[links.back()], ld, unit);
+        worst = pulsedUs(worst, ld, p.link[links.back()].alpha_us, packetUs(p.link[links.back()], ld, unit), k);
     if (ld.shape == Shape::Allreduce || ld.shape == Shape::Barrier) worst *= 2;
     return worst;
 }
@@ -291,6 +304,7 @@ bool modelDriven(hieragg_coll_kind kind) {
     switch (kind) {
     case HIERAGG_BCAST: case HIERAGG_BARRIER: case HIERAGG_REDUCE: case HIERAGG_ALLREDUCE:
     case HIERAGG_REDUCE_SCATTER: case HIERAGG_REDUCE_SCATTER_BLOCK: case HIERAGG_GATHER: case HIERAGG_SCATTER:
+    case HIERAGG_ALLGATHER: case HIERAGG_ALLTOALL:
         return true;
     default:
         return false;
@@ -319,8 +333,83 @@ size_t modelBytes(const CollCall& c) {
     }
 }
 
+namespace {
+// Allgather and alltoall: the whole communicator at once (ring / pairwise) or through the
+// outermost leaders (hierarchical rows). What separates them is the network interface a
+// node's ranks share: flat, every rank's messages to other nodes queue on it; through
+// the leaders, one aggregated message per pair of nodes.
+Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* forced) {
+    const bool a2a = c.args.kind == HIERAGG_ALLTOALL;
+    const double S = static_cast<double>(modelBytes(c));
+    const int n = c.size;
+    const bool hier = decomposed(c);
+    const Hierarchy* h = hier ? c.hierarchy : nullptr;
+    const std::vector<int> links = hier ? (c.stageLinks && static_cast<int>(c.stageLinks->size()) == h->levels() + 1
+                                               ? *c.stageLinks
+                                               : stageLinks({}, h->levels()))
+                                        : std::vector<int>{kLinkNode};
+    const LinkCost& in = p.link[links.front()];
+    const LinkCost& net = p.link[links.back()];
+    int groups = 1, m = n;
+    std::vector<int> crossers;  // per outermost group: ranks whose ring successor is outside
+    if (hier) {
+        const int top = h->levels() - 1;
+        groups = h->groupCount(top);
+        m = 0;
+        for (int g = 0; g < groups; ++g) m = std::max(m, static_cast<int>(h->groupMembers(top, g).size()));
+        crossers.assign(groups, 0);
+        for (int r = 0; r < n; ++r)
+            if (h->groupOf(top, r) != h->groupOf(top, (r + 1) % n)) ++crossers[h->groupOf(top, r)];
+    }
+    const double steps = std::max(0, n - 1), lg = std::ceil(std::log2(std::max(m, 1)));
+    auto msg = [](const LinkCost& l, double bytes) { return l.theta_us + bytes * l.beta_us_per_byte; };
+    StageChoice flat, whole;
+    for (const AlgorithmInfo* a : algorithmsOf(c.args.kind)) {
+        if (!unmetNeed(*a, c).empty()) continue;
+        StageChoice s;
+        s.algo = a;
+        s.members = n;
+        if (a->serves & kServesFlat) {
+            s.link = links.back();
+            const int cross = crossers.empty() ? 0 : *std::max_element(crossers.begin(), crossers.end());
+            if (a2a) {  // pairwise, 8 in flight: start-ups overlap; a node's messages out queue on its NIC
+                const double outOfNode = hier ? static_cast<double>(m) * (n - m) : 0.0;
+                s.predUs = std::ceil(steps / 8) * (hier ? net.alpha_us : in.alpha_us) +
+                           std::max(outOfNode * msg(net, S), steps * msg(in, S));
+                s.why = fmt("%.0f", outOfNode) + " messages leave the busiest node";
+            } else {  // ring: every step waits for the slowest hop
+                s.predUs = cross ? steps * (net.alpha_us + cross * msg(net, S)) : steps * (in.alpha_us + msg(in, S));
+                s.why = std::to_string(cross) + " ring hops per step leave the busiest node";
+            }
+            flat = s;
+        } else if (hier) {
+            s.link = links.back();
+            const double L = groups;
+            if (a2a) {  // gather m*n blocks to the leader, exchange m*m blocks per pair of nodes, scatter
+                const double local = (m - 1) * n * S * in.beta_us_per_byte + lg * (in.alpha_us + in.theta_us);
+                s.predUs = 2 * local + std::ceil((L - 1) / 8) * net.alpha_us + (L - 1) * msg(net, m * m * S);
+            } else {  // gather to the leader, ring of leaders with m blocks, broadcast n blocks down
+                s.predUs = (m - 1) * S * in.beta_us_per_byte + lg * (in.alpha_us + in.theta_us) +
+                           (L - 1) * (net.alpha_us + msg(net, m * S)) + lg * (in.alpha_us + msg(in, n * S));
+            }
+            s.why = std::to_string(groups) + " leaders, " + std::to_string(m) + " ranks per group";
+            whole = s;
+        }
+    }
+    Plan plan;
+    const bool takeWhole = whole.algo && (forced ? forced == whole.algo : !flat.algo || whole.predUs < flat.predUs);
+    plan.mode = takeWhole ? Plan::Mode::Whole : Plan::Mode::Flat;
+    plan.stages.push_back(takeWhole ? whole : flat);
+    if (forced && plan.stages[0].algo == forced) plan.stages[0].why = "forced; " + plan.stages[0].why;
+    plan.predUs = plan.stages[0].predUs;
+    return plan;
+}
+}  // namespace
+
 Plan choosePlan(const CollCall& c, const CostParams& p) {
     Plan plan;
+    if (c.args.kind == HIERAGG_ALLGATHER || c.args.kind == HIERAGG_ALLTOALL)
+        return exchangePlan(c, p, forcedAlgorithm(c));
     const AlgorithmInfo* forced = forcedAlgorithm(c);
     Load ld;
     ld.shape = shapeOf(c.args.kind);

@@ -1,17 +1,38 @@
 // Per-communicator state of the core (the hieragg_comm of the C ABI): the
-// sequence number that gives every collective its own tags, the lazily built
-// decomposition, and the schedule cache.
+// per-pair call numbers that give every collective its own tags, the
+// decomposition (built by a nonblocking identity exchange on first use), the
+// calls waiting for it, and the schedule cache.
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
+#include "CommCounters.hpp"
 #include "hieragg/CollCall.hpp"
 #include "hieragg/Schedule.hpp"
+#include "hieragg/abi.h"
 #include "hieragg/Transport.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
+#include "hieragg/hier/RulesFile.hpp"
 #include "hieragg/hier/Selection.hpp"
+
+namespace hieragg {
+// A call started before the decomposition exists; it runs, in start order, once it does.
+struct PendingStart {
+    hieragg_coll_args args;
+    hieragg_complete_fn done;
+    void* ctx;
+    int64_t persistentId;  // -1: not a persistent request
+};
+// Tag bases of an intercommunicator's persistent request, per peer (Schedule::peers / localPeers).
+struct PersistentTags {
+    std::vector<int> peer, local;
+};
+struct OffloadSetupState;  // OffloadSetup.cpp
+}  // namespace hieragg
 
 struct hieragg_comm {
     void* comm = nullptr;
@@ -20,8 +41,18 @@ struct hieragg_comm {
     bool inter = false;
     int remoteSize = 0;
     int worldRank = 0;
-    uint32_t seq = 0;  // collectives started on this communicator (same on every rank)
-    bool decomposed = false;
+    // Calls so far that exchanged messages with each peer (communicator / remote group,
+    // and an intercommunicator's local group): the same count on both ends of a pair.
+    std::vector<uint32_t> pairSeq, localPairSeq;
+    uint32_t persistentCount = 0;  // persistent requests initialised (their own tag spaces)
+    // Intercommunicators number persistent requests per pair too (CoreAbi.cpp).
+    std::vector<uint32_t> persistPairSeq, localPersistPairSeq;
+    std::unordered_map<uint32_t, hieragg::PersistentTags> persistentTags;
+
+    enum class Decomp { None, Exchanging, Ready } decomp = Decomp::None;
+    std::vector<hieragg::PendingStart> pending;
+    std::vector<char> identityRecords;  // the exchange's receive buffer while it runs
+    void (*onReady)(hieragg_comm&, int) = nullptr;  // what beginDecomposition was given
     std::unique_ptr<hieragg::hier::Hierarchy> hierarchy;  // null: run flat
     std::unordered_map<std::string, std::shared_ptr<const hieragg::Schedule>> cache;
     // Selection: link class of each stage of the hierarchy, and the plans chosen so far
@@ -35,19 +66,43 @@ struct hieragg_comm {
     hieragg::OffloadCaps offloadCaps;
     bool offloadOn = false;
     uint64_t offloadTickets = 0;
+    // The offload setup's exchanges run as Tasks after the identity exchange, before the
+    // waiting calls are released (OffloadSetup.hpp); their state while they run.
+    std::shared_ptr<hieragg::OffloadSetupState> offloadSetup;
+    // The rules file's determinations for this communicator (SPEC 3.4), evaluated once
+    // after the decomposition; null with no (usable) rules file.
+    bool rulesEvaluated = false;
+    // MPI_T counters; shared with this communicator's tasks (they may outlive it).
+    std::shared_ptr<hieragg::CommCounters> counters = std::make_shared<hieragg::CommCounters>();
+    bool countersLevelled = false;  // counters know the decomposition
+    std::unique_ptr<hieragg::hier::Determinations> determinations;
+    // Starts on this communicator come from one thread at a time (MPI orders them), but the
+    // exchange completes from whichever thread drives progress.
+    std::recursive_mutex mutex;
 };
 
 namespace hieragg {
 
-// Ring allgather of fixed-size records over the PML (blocking, takes one sequence number);
-// `recs` holds size records, this rank's at its index.
-int allgatherRecords(hieragg_comm& c, void* recs, size_t recordBytes);
-
-// Tag of channel 0 of collective number `seq`; channels count down from there.
-int tagBase(uint32_t seq, bool localGroup);
+// Tag regions (Open MPI leaves tags below -27 to collectives): per-pair call numbers,
+// persistent requests' own numbers, and the identity exchange's fixed channel block.
+enum class TagSpace { Call, Persistent };
+int tagBase(uint32_t seq, TagSpace space, bool localGroup);
+int identityExchangeTagBase();
+// The offload setup's two exchanges (addresses, join results): fixed blocks below the
+// identity exchange's, like it not tied to a call number.
+int offloadExchangeTagBase(int stage);
+// Starts a ring allgather of fixed-size records (`recs` holds c.size records, this rank's
+// at its index) as a tracked Task on the fixed tag block `tagBase`; `done(&c, status)`
+// runs when it completes (from progress). Returns an error code when nothing started.
+int startRecordExchange(hieragg_comm& c, void* recs, size_t recordBytes, int tagBase, hieragg_complete_fn done);
+// Ends the decomposition stage (Exchanging -> Ready) and releases the waiting calls.
+void finishDecomposition(hieragg_comm& c, int status);
 constexpr uint32_t kMaxChannels = 4096;
 
-// Builds the decomposition on first use (one identity exchange, blocking).
-int ensureDecomposition(hieragg_comm& c);
+// Starts whatever the decomposition needs (c.decomp None -> Exchanging or Ready). Never
+// waits for another rank: the exchange is a Task progressed with the others, and
+// `onReady(c)` runs (c.mutex held) when the decomposition exists, here or from progress.
+using ReadyFn = void (*)(hieragg_comm& c, int status);
+void beginDecomposition(hieragg_comm& c, ReadyFn onReady);
 
 }  // namespace hieragg

@@ -4,6 +4,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "Runtime.hpp"
 #include "hieragg/hier/Selection.hpp"
@@ -45,6 +48,7 @@ bool modelPicksOffload(const hieragg_comm& c, const hier::CostParams& p, int lea
         call.elemKind = HIERAGG_ELEM_DOUBLE;
         call.opKind = HIERAGG_OPK_SUM;
         call.offload = &probe;
+        call.fixedOrderRequired = Runtime::instance()->config().reproducible != HIERAGG_REPRODUCIBLE_NONE;
         const hier::Plan plan = hier::choosePlan(call, p);
         const hier::StageChoice& top = plan.stages.back();
         if (plan.mode == hier::Plan::Mode::Levels && top.algo && top.algo->emitter == hier::Emitter::Fabric)
@@ -81,129 +85,188 @@ struct JoinRecord {
 #endif
 }  // namespace
 
-int setupOffload(hieragg_comm& c) {
-    Runtime& rt = *Runtime::instance();
-    const hieragg_config& cfg = rt.config();
-    if (cfg.offload == HIERAGG_OFFLOAD_OFF || !c.hierarchy || c.inter) return 0;
-    const hier::Hierarchy& h = *c.hierarchy;
-    // The leader space, unrooted, as rank 0 (always a leader) sees it: ascending leaders.
-    const std::vector<int> leaders = hier::spaceGroup(h, h.levels(), 0, -1).group.ranks;
-    if (leaders.size() <= 1) return 0;
-    const bool speaker = c.worldRank == 0;
-#ifndef HIERAGG_HAVE_OFI
-    if (cfg.offload == HIERAGG_OFFLOAD_OFI && speaker)
-        rt.warnOnce("coll_hieragg_offload=ofi: this build has no libfabric; collectives use point-to-point");
-    return 0;
-#else
-    if (cfg.offload == HIERAGG_OFFLOAD_AUTO &&
-        !modelPicksOffload(c, rt.costs(), static_cast<int>(leaders.size()), cfg.segment_size)) {
-        if (c.rank == 0)
-            rt.verbose(1, "hieragg: offload=auto: the cost model picks no offloaded leader stage here "
-                          "(coll_hieragg_cost_ofi_*); not opened");
-        return 0;
-    }
-    const std::string provider = cfg.ofi_provider ? cfg.ofi_provider : "";
+// What the setup keeps between its stages (owned by c.offloadSetup while they run).
+struct OffloadSetupState {
+#ifdef HIERAGG_HAVE_OFI
+    std::vector<int> leaders;
     int me = -1;
-    for (size_t i = 0; i < leaders.size(); ++i)
-        if (leaders[i] == c.rank) me = static_cast<int>(i);
-    const bool explicitAsk = cfg.offload == HIERAGG_OFFLOAD_OFI;
-    auto giveUp = [&](const std::string& why) {
-        const std::string msg = "coll_hieragg_offload=" + std::string(explicitAsk ? "ofi" : "auto") +
-                                (provider.empty() ? "" : " (coll_hieragg_ofi_provider=" + provider + ")") + ": " +
-                                why + "; this communicator's collectives use point-to-point";
-        if (explicitAsk && speaker)
-            rt.warnOnce(msg);
-        else if (c.rank == 0)
-            rt.verbose(1, "hieragg: " + msg);
-        return 0;
-    };
-
+    bool explicitAsk = false;
+    std::string provider, why;
     std::unique_ptr<ofi::OfiTransport> tr;
-    std::string why;
-    std::vector<AddressRecord> addrs(c.size);
-    std::memset(addrs.data(), 0, addrs.size() * sizeof(AddressRecord));
-    if (me >= 0) {
-        AddressRecord& mine = addrs[c.rank];
-        mine.state = -1;
-        std::shared_ptr<ofi::Fabric> fabric = ofi::Fabric::open(provider, &why);
-        if (injected("HIERAGG_TEST_OFI_FAIL_OPEN", c.worldRank))
-            fabric.reset(), why = "endpoint not opened (HIERAGG_TEST_OFI_FAIL_OPEN)";
-        if (fabric && !fabric->caps().barrier && !fabric->caps().bcast)
-            why = "provider '" + fabric->name() + "' offers neither fi_barrier nor fi_broadcast";
-        else if (fabric) {
-            tr = std::make_unique<ofi::OfiTransport>(rt.transport(), fabric);
-            std::vector<char> a = tr->open(&why);
-            if (!a.empty() && a.size() <= sizeof mine.addr) {
-                mine.state = 1;
-                mine.len = static_cast<int32_t>(a.size());
-                std::memcpy(mine.addr, a.data(), a.size());
-            } else if (!a.empty()) {
-                why = "endpoint address of " + std::to_string(a.size()) + " bytes is too long";
-            }
-        }
-    }
-    if (int rc = allgatherRecords(c, addrs.data(), sizeof(AddressRecord))) return rc;
-    // Names every leader that failed, and this rank's own reason when it is one of them.
-    auto failures = [&](auto failed, const char* what) {
-        std::string list;
-        bool mine = false;
-        for (int r : leaders)
-            if (failed(r)) {
-                list += (list.empty() ? "" : ", ") + std::to_string(r);
-                mine |= r == c.rank;
-            }
-        if (list.empty()) return list;
-        return "leader rank " + list + " could not " + what + (mine && !why.empty() ? " (here: " + why + ")" : "");
-    };
-    const std::string openFailed = failures([&](int r) { return addrs[r].state != 1; }, "open it");
-    if (!openFailed.empty()) return giveUp(openFailed);
+    std::vector<AddressRecord> addrs;
+    std::vector<JoinRecord> joins;
+#endif
+};
 
-    std::vector<JoinRecord> joins(c.size);
-    std::memset(joins.data(), 0, joins.size() * sizeof(JoinRecord));
-    if (me >= 0) {
-        std::vector<std::vector<char>> all;
-        for (int r : leaders) all.emplace_back(addrs[r].addr, addrs[r].addr + addrs[r].len);
-        JoinRecord& mine = joins[c.rank];
-        if (injected("HIERAGG_TEST_OFI_FAIL_JOIN", c.worldRank)) {
-            mine.state = -1;
-            why = "join not attempted (HIERAGG_TEST_OFI_FAIL_JOIN)";
-        } else {
-            mine.state = tr->join(all, me, kJoinTimeoutSec, &why) ? 1 : -1;
+#ifdef HIERAGG_HAVE_OFI
+namespace {
+
+// Point-to-point after all: one warning (explicit ofi) or a verbose line (auto).
+void giveUp(hieragg_comm& c, const OffloadSetupState& st, const std::string& why) {
+    Runtime& rt = *Runtime::instance();
+    const std::string msg = "coll_hieragg_offload=" + std::string(st.explicitAsk ? "ofi" : "auto") +
+                            (st.provider.empty() ? "" : " (coll_hieragg_ofi_provider=" + st.provider + ")") +
+                            ": " + why + "; this communicator's collectives use point-to-point";
+    if (st.explicitAsk && c.worldRank == 0)
+        rt.warnOnce(msg);
+    else if (c.rank == 0)
+        rt.verbose(1, "hieragg: " + msg);
+}
+
+// Names every leader that failed, and this rank's own reason when it is one of them.
+template <class Failed>
+std::string failures(const hieragg_comm& c, const OffloadSetupState& st, Failed failed, const char* what) {
+    std::string list;
+    bool mine = false;
+    for (int r : st.leaders)
+        if (failed(r)) {
+            list += (list.empty() ? "" : ", ") + std::to_string(r);
+            mine |= r == c.rank;
         }
-        const OffloadCaps& caps = tr->caps();
-        mine.barrier = caps.barrier;
-        mine.bcast = caps.bcast;
-        for (int e = 0; e < HIERAGG_ELEM_COUNT; ++e) mine.ops[e] = caps.allreduceOps[e];
-        mine.maxCount = caps.maxCount;
-        mine.maxBytes = caps.maxBytes;
+    if (list.empty()) return list;
+    return "leader rank " + list + " could not " + what + (mine && !st.why.empty() ? " (here: " + st.why + ")" : "");
+}
+
+// Second exchange done: everyone agrees from the same records. The group is used only
+// if every leader joined, and only for what every leader's provider offers.
+void joinsExchanged(void* ctx, int status) {
+    hieragg_comm& c = *static_cast<hieragg_comm*>(ctx);
+    std::lock_guard<std::recursive_mutex> lock(c.mutex);
+    std::shared_ptr<OffloadSetupState> st = c.offloadSetup;
+    if (status != 0 || !st) return finishDecomposition(c, status);
+    Runtime& rt = *Runtime::instance();
+    const std::string joinFailed = failures(c, *st, [&](int r) { return st->joins[r].state != 1; }, "join the group");
+    if (!joinFailed.empty()) {
+        giveUp(c, *st, joinFailed);
+        return finishDecomposition(c, 0);
     }
-    if (int rc = allgatherRecords(c, joins.data(), sizeof(JoinRecord))) return rc;
-    // Everyone agrees from the same records: the group is used only if every leader
-    // joined, and only for what every leader's provider offers.
     OffloadCaps caps;
     caps.barrier = caps.bcast = true;
     caps.maxCount = caps.maxBytes = SIZE_MAX;
     for (int e = 0; e < HIERAGG_ELEM_COUNT; ++e) caps.allreduceOps[e] = ~0u;
-    const std::string joinFailed = failures([&](int r) { return joins[r].state != 1; }, "join the group");
-    if (!joinFailed.empty()) return giveUp(joinFailed);
-    for (int r : leaders) {
-        const JoinRecord& j = joins[r];
+    for (int r : st->leaders) {
+        const JoinRecord& j = st->joins[r];
         caps.barrier = caps.barrier && j.barrier;
         caps.bcast = caps.bcast && j.bcast;
         caps.maxCount = std::min<size_t>(caps.maxCount, j.maxCount);
         caps.maxBytes = std::min<size_t>(caps.maxBytes, j.maxBytes);
         for (int e = 0; e < HIERAGG_ELEM_COUNT; ++e) caps.allreduceOps[e] &= j.ops[e];
     }
-    caps.members = static_cast<int>(leaders.size());
-    caps.preferred = cfg.offload == HIERAGG_OFFLOAD_OFI;
+    caps.members = static_cast<int>(st->leaders.size());
+    caps.preferred = st->explicitAsk;
     c.offloadCaps = caps;
     c.offloadOn = true;
-    c.offload = std::move(tr);
+    c.offload = std::move(st->tr);
     if (c.rank == 0)
-        rt.verbose(1, "hieragg: offload: " + std::to_string(leaders.size()) + " leaders joined a fabric group (" +
+        rt.verbose(1, "hieragg: offload: " + std::to_string(st->leaders.size()) + " leaders joined a fabric group (" +
                           std::string(caps.barrier ? "barrier " : "") + (caps.bcast ? "bcast " : "") +
                           (caps.allreduceOps[HIERAGG_ELEM_DOUBLE] ? "allreduce" : "") + ")");
-    return 0;
+    finishDecomposition(c, 0);
+}
+
+// First exchange done: if every leader opened, the leaders join (the bounded blocking
+// wait of docs/offload.md) and everyone exchanges the outcome.
+void addressesExchanged(void* ctx, int status) {
+    hieragg_comm& c = *static_cast<hieragg_comm*>(ctx);
+    std::lock_guard<std::recursive_mutex> lock(c.mutex);
+    std::shared_ptr<OffloadSetupState> st = c.offloadSetup;
+    if (status != 0 || !st) return finishDecomposition(c, status);
+    const std::string openFailed =
+        failures(c, *st, [&](int r) { return st->addrs[r].state != 1; }, "open it");
+    if (!openFailed.empty()) {
+        giveUp(c, *st, openFailed);
+        return finishDecomposition(c, 0);
+    }
+    try {
+        st->joins.assign(static_cast<size_t>(c.size), JoinRecord{});
+        std::memset(st->joins.data(), 0, st->joins.size() * sizeof(JoinRecord));
+        if (st->me >= 0) {
+            std::vector<std::vector<char>> all;
+            for (int r : st->leaders)
+                all.emplace_back(st->addrs[r].addr, st->addrs[r].addr + st->addrs[r].len);
+            JoinRecord& mine = st->joins[c.rank];
+            if (injected("HIERAGG_TEST_OFI_FAIL_JOIN", c.worldRank)) {
+                mine.state = -1;
+                st->why = "join not attempted (HIERAGG_TEST_OFI_FAIL_JOIN)";
+            } else {
+                mine.state = st->tr->join(all, st->me, kJoinTimeoutSec, &st->why) ? 1 : -1;
+            }
+            const OffloadCaps& caps = st->tr->caps();
+            mine.barrier = caps.barrier;
+            mine.bcast = caps.bcast;
+            for (int e = 0; e < HIERAGG_ELEM_COUNT; ++e) mine.ops[e] = caps.allreduceOps[e];
+            mine.maxCount = caps.maxCount;
+            mine.maxBytes = caps.maxBytes;
+        }
+        if (int rc = startRecordExchange(c, st->joins.data(), sizeof(JoinRecord), offloadExchangeTagBase(1),
+                                         joinsExchanged))
+            finishDecomposition(c, rc);
+    } catch (const std::bad_alloc&) {
+        finishDecomposition(c, HIERAGG_ERR_NO_MEM);
+    }
+}
+
+}  // namespace
+#endif
+
+bool beginOffloadSetup(hieragg_comm& c) {
+    Runtime& rt = *Runtime::instance();
+    const hieragg_config& cfg = rt.config();
+    if (cfg.offload == HIERAGG_OFFLOAD_OFF || !c.hierarchy || c.inter) return false;
+    const hier::Hierarchy& h = *c.hierarchy;
+    // The leader space, unrooted, as rank 0 (always a leader) sees it: ascending leaders.
+    const std::vector<int> leaders = hier::spaceGroup(h, h.levels(), 0, -1).group.ranks;
+    if (leaders.size() <= 1) return false;
+#ifndef HIERAGG_HAVE_OFI
+    if (cfg.offload == HIERAGG_OFFLOAD_OFI && c.worldRank == 0)
+        rt.warnOnce("coll_hieragg_offload=ofi: this build has no libfabric; collectives use point-to-point");
+    return false;
+#else
+    if (cfg.offload == HIERAGG_OFFLOAD_AUTO &&
+        !modelPicksOffload(c, rt.costs(), static_cast<int>(leaders.size()), cfg.segment_size)) {
+        if (c.rank == 0)
+            rt.verbose(1, "hieragg: offload=auto: the cost model picks no offloaded leader stage here "
+                          "(coll_hieragg_cost_ofi_*); not opened");
+        return false;
+    }
+    try {
+        auto st = std::make_shared<OffloadSetupState>();
+        st->leaders = leaders;
+        st->provider = cfg.ofi_provider ? cfg.ofi_provider : "";
+        st->explicitAsk = cfg.offload == HIERAGG_OFFLOAD_OFI;
+        for (size_t i = 0; i < leaders.size(); ++i)
+            if (leaders[i] == c.rank) st->me = static_cast<int>(i);
+        st->addrs.assign(static_cast<size_t>(c.size), AddressRecord{});
+        std::memset(st->addrs.data(), 0, st->addrs.size() * sizeof(AddressRecord));
+        if (st->me >= 0) {
+            // Local only (no other rank involved): the leader's endpoint and its address.
+            AddressRecord& mine = st->addrs[c.rank];
+            mine.state = -1;
+            std::shared_ptr<ofi::Fabric> fabric = ofi::Fabric::open(st->provider, &st->why);
+            if (injected("HIERAGG_TEST_OFI_FAIL_OPEN", c.worldRank))
+                fabric.reset(), st->why = "endpoint not opened (HIERAGG_TEST_OFI_FAIL_OPEN)";
+            if (fabric && !fabric->caps().barrier && !fabric->caps().bcast)
+                st->why = "provider '" + fabric->name() + "' offers neither fi_barrier nor fi_broadcast";
+            else if (fabric) {
+                st->tr = std::make_unique<ofi::OfiTransport>(rt.transport(), fabric);
+                std::vector<char> a = st->tr->open(&st->why);
+                if (!a.empty() && a.size() <= sizeof mine.addr) {
+                    mine.state = 1;
+                    mine.len = static_cast<int32_t>(a.size());
+                    std::memcpy(mine.addr, a.data(), a.size());
+                } else if (!a.empty()) {
+                    st->why = "endpoint address of " + std::to_string(a.size()) + " bytes is too long";
+                }
+            }
+        }
+        c.offloadSetup = st;
+        if (int rc = startRecordExchange(c, st->addrs.data(), sizeof(AddressRecord), offloadExchangeTagBase(0),
+                                         addressesExchanged))
+            finishDecomposition(c, rc);
+    } catch (const std::bad_alloc&) {
+        finishDecomposition(c, HIERAGG_ERR_NO_MEM);
+    }
+    return true;
 #endif
 }
 

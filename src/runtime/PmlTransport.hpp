@@ -35,6 +35,7 @@ public:
         return info;
     }
     void* packedType() override { return cb_.packed_type; }
+    void* accumulatorType() const { return cb_.accumulator_type; }
     void progress() override { cb_.progress(); }
     // Offload: the element kind of dtype's signature and the kind of op (abi.h).
     void numericKind(void* type, void* op, int& elem, int& opKind) const {

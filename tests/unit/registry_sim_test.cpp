@@ -12,6 +12,7 @@
 #include "ReductionFixture.hpp"
 #include "hieragg/hier/AlgorithmRegistry.hpp"
 #include "hieragg/hier/Selection.hpp"
+#include "hieragg/algorithms/TreeBcast.hpp"
 
 using namespace hieragg;
 using namespace hieragg::testing;
@@ -329,7 +330,7 @@ TEST(Registry, ChainChunkFollowsSpecFormula) {
     hier::CostParams params = hier::CostParams::defaults();
     const hier::LinkCost& node = params.link[hier::kLinkNode];
     CollCall c = baseCall(HIERAGG_BCAST, 0, p, nullptr);
-    const size_t m = size_t{4} << 20;
+    const size_t m = size_t{1} << 20;  // c* = 15 KiB, above m / TreeBcast::kMaxSegments
     c.args.rcount = m / 8;
     c.rtype = {8, 0, 8, 0, 8};
     c.segmentBytes = size_t{1} << 30;  // no cap
@@ -346,6 +347,10 @@ TEST(Registry, ChainChunkFollowsSpecFormula) {
     EXPECT_EQ(std::string(hier::choosePlan(c, params).stages[0].algo->name), "chain");
     c.args.rcount = 1;
     EXPECT_NE(std::string(hier::choosePlan(c, params).stages[0].algo->name), "chain");
+    // Huge messages: the emitter cuts at most kMaxSegments segments, and the model prices that.
+    c.algorithm = valueOf(*hier::algorithmByName(HIERAGG_BCAST, "chain"));
+    c.args.rcount = (size_t{1} << 30) / 8;
+    EXPECT_EQ(hier::choosePlan(c, params).stages.at(0).segmentBytes, (size_t{1} << 30) / TreeBcast::kMaxSegments);
 }
 
 // Every rank must pick the same plan, and the runtime shares one plan per signature class
@@ -366,4 +371,52 @@ TEST(Registry, PlanIgnoresRootAndInPlace) {
                         EXPECT_EQ(d, first) << l.name << " root " << root << " in place " << inPlace;
                     }
             }
+}
+
+// Pulsed reductions: at most kPulseWindow pulses in flight per rank, and each window
+// costs an edge's round trip, so on a high-latency link 64 pulses cost >= 64/kPulseWindow - 1
+// extra round trips whatever the tree (found on the emulated cluster: the streaming-only
+// model was 10x low).
+TEST(Registry, PulseWindowBoundsReductionPredictions) {
+    hier::CostParams params = hier::CostParams::defaults();
+    params.link[hier::kLinkNode] = {100.0, 0.0001, 0.0, 0.0};
+    for (const char* name : {"knomial", "chain", "kary"}) {
+        CollCall c = reductionCall(HIERAGG_REDUCE, 0, 4, nullptr, sumOp(), 64 * 128, 1024);  // 64 pulses of 1 KiB
+        c.rtype = c.stype = {8, 0, 8, 0, 8};
+        c.algorithm = valueOf(*hier::algorithmByName(HIERAGG_REDUCE, name));
+        const hier::Plan plan = hier::choosePlan(c, params);
+        const double windows = std::ceil(64.0 / 8);  // kPulseWindow = 8 (ReductionPulses.hpp)
+        EXPECT_GE(plan.predUs, (windows - 1) * 2 * 100.0) << name;
+        EXPECT_LE(plan.predUs, (windows + 2) * 2 * 100.0 + 3 * 100.0) << name;  // and not much more
+    }
+}
+
+// Segmented broadcasts cut the packed byte stream: ranks whose datatypes differ (same
+// signature: the root sends 8 pairs of int64, the others receive 16 int64) agree on the
+// segment boundaries. Cutting by elements gave the MPI suite truncation errors.
+TEST(Registry, SegmentedBcastWithDifferentDatatypesPerRank) {
+    static sim::SimType pair{16, "int64x2"};
+    for (const char* name : {"chain", "knomial", "hier_knomial"})
+        for (int p : {3, 5}) {
+            hier::Hierarchy h = roundRobin(p, 2);
+            const int root = p - 1;
+            sim::SimNetwork net(p);
+            std::vector<std::vector<int64_t>> buf(p, std::vector<int64_t>(16, -1));
+            for (int i = 0; i < 16; ++i) buf[root][i] = 7 * i + 1;
+            std::vector<CollCall> calls;
+            for (int r = 0; r < p; ++r) {
+                CollCall c = baseCall(HIERAGG_BCAST, r, p, &h);
+                c.args.rbuf = buf[r].data();
+                c.args.rcount = r == root ? 8 : 16;
+                c.args.root = root;
+                c.args.stype = c.args.rtype = r == root ? &pair : &int64Type();
+                c.segmentBytes = 24;  // caps every chunk: 128 B in 6 segments, not a multiple of 16
+                c.algorithm = valueOf(*hier::algorithmByName(HIERAGG_BCAST, name));
+                calls.push_back(c);
+            }
+            auto res = sim::runOne(net, calls, recipeBuilder());
+            ASSERT_TRUE(res.ok) << name << " p=" << p << ": " << res.error;
+            for (int r = 0; r < p; ++r)
+                for (int i = 0; i < 16; ++i) ASSERT_EQ(buf[r][i], 7 * i + 1) << name << " rank " << r;
+        }
 }

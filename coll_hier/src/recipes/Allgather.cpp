@@ -5,7 +5,7 @@
 // block with every remote rank, in a rotated order to spread the load.
 #include "DataMovement.hpp"
 #include "hieragg/algorithms/RingAllgather.hpp"
-#include "hieragg/hier/AlgorithmRegistry.hpp"
+#include "hieragg/hier/Selection.hpp"
 #include "hieragg/hier/Recipes.hpp"
 
 namespace hieragg::recipes {
@@ -32,8 +32,8 @@ Schedule allgather(const CollCall& c) {
     const Block mine = a.in_place ? Block{{kRecvBuf, c.rank * rblock}, {kRecvType, a.rcount}}
                                   : Block{{kSendBuf, 0}, {kSendType, a.scount}};
     dm::Levels lv(c);
-    const hier::AlgorithmInfo* forced = hier::forcedAlgorithm(c);
-    if (forced && forced->emitter == hier::Emitter::Ring) lv.flat = true;
+    // Ring over everyone or through the leaders: the plan's choice (Selection.cpp, exchangePlan).
+    if (hier::planOf(c)->mode == hier::Plan::Mode::Flat) lv.flat = true;
     if (lv.flat) {
         ScheduleBuilder b("flat-ring");
         if (a.rcount * c.rtype.size == 0) return b.finish();

@@ -4,21 +4,20 @@
 // message, members exchange their group-internal blocks directly, leaders
 // exchange one message per pair of groups, and each leader scatters what arrived
 // (one message per member). Messages crossing groups drop from P*(P-|G|) to
-// groups*(groups-1), at the price of two local transposes at each leader, so
-// auto picks it for small blocks only. In place: rbuf is first copied (packed)
+// groups*(groups-1), at the price of two local transposes at each leader; the
+// cost model weighs the two (Selection.cpp, exchangePlan). In place: rbuf is first copied (packed)
 // and every block leaves from that copy.
 #include <algorithm>
 
 #include "DataMovement.hpp"
 #include "hieragg/algorithms/PairwiseAlltoall.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
-#include "hieragg/hier/AlgorithmRegistry.hpp"
+#include "hieragg/hier/Selection.hpp"
 #include "hieragg/hier/Recipes.hpp"
 
 namespace hieragg::recipes {
 
 namespace {
-constexpr size_t kHierarchicalMaxBlockBytes = 256;
 
 Schedule interAlltoall(const CollCall& c) {
     const auto& a = c.args;
@@ -132,9 +131,8 @@ Schedule alltoall(const CollCall& c) {
     const size_t blockBytes = a.rcount * c.rtype.size;
     const ptrdiff_t rblock = static_cast<ptrdiff_t>(a.rcount) * c.rtype.extent;
     const ptrdiff_t sblock = static_cast<ptrdiff_t>(a.scount) * c.stype.extent;
-    const hier::AlgorithmInfo* forced = hier::forcedAlgorithm(c);
-    bool hierarchical = useHierarchy(c) && (forced ? forced->emitter == hier::Emitter::HierarchicalLeaders
-                                                   : blockBytes <= kHierarchicalMaxBlockBytes);
+    // Through the leaders or pairwise: the plan's choice (Selection.cpp, exchangePlan).
+    bool hierarchical = useHierarchy(c) && hier::planOf(c)->mode == hier::Plan::Mode::Whole;
     if (hierarchical) {
         const hier::Hierarchy& h = *c.hierarchy;
         hierarchical = h.groupCount(h.levels() - 1) > 1;

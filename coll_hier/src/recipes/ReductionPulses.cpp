@@ -22,21 +22,6 @@ PulsePlan PulsePlan::of(const CollCall& c, size_t count) {
     return p;
 }
 
-bool groupsAreContiguous(const CollCall& c) {
-    const hier::Hierarchy& h = *c.hierarchy;
-    for (int l = 0; l < h.levels(); ++l)
-        for (int g = 0; g < h.groupCount(l); ++g) {
-            const std::vector<int>& m = h.groupMembers(l, g);
-            if (!m.empty() && m.back() - m.front() + 1 != static_cast<int>(m.size())) return false;
-        }
-    return true;
-}
-
-bool reduceHierarchically(const CollCall& c, bool flatForced) {
-    if (flatForced || !useHierarchy(c)) return false;
-    return c.args.op_commutative || groupsAreContiguous(c);
-}
-
 PulsedReduce::PulsedReduce(ScheduleBuilder& b, const CollCall& c, int root, bool hierarchical,
                            uint32_t firstStage, const PulsePlan& plan, const hier::Plan* selection,
                            bool belowLeaders)

@@ -19,7 +19,7 @@
 
 namespace hieragg::recipes {
 
-constexpr size_t kPulseWindow = 2;
+constexpr size_t kPulseWindow = 8;
 
 // How a vector of `count` elements is cut into pulses.
 struct PulsePlan {
@@ -31,13 +31,8 @@ struct PulsePlan {
     size_t countOf(size_t p) const { return std::min(perPulse, count - first(p)); }
 };
 
-// True if every group of every level is a contiguous rank range: then reducing
-// space by space, members in ascending order, is still the rank-order product.
-bool groupsAreContiguous(const CollCall& c);
-// Whether a reduction over this call may follow the decomposition: the op is
-// commutative or the groups keep rank order; otherwise a flat in-order tree.
-bool reduceHierarchically(const CollCall& c, bool flatForced);
-// The plan's answer to the same question (a Flat plan runs over the whole communicator).
+// Whether a reduction follows the decomposition: the plan says so unless it is Flat
+// (Selection.cpp runs non-commutative ops over non-contiguous groups flat: rank order).
 inline bool reduceHierarchically(const hier::Plan& plan) { return plan.mode != hier::Plan::Mode::Flat; }
 
 class PulsedReduce {
