@@ -241,13 +241,122 @@ StageChoice predictWhole(const AlgorithmInfo& a, const CollCall& c, const Load& 
 
 bool serves(const AlgorithmInfo& a, unsigned where) { return (a.serves & where) != 0; }
 
+// The allreduce compositions that cut the vector into slices (SliceAllreduce.hpp).
+bool slices(const AlgorithmInfo& a) {
+    if (a.coll == HIERAGG_REDUCE_SCATTER || a.coll == HIERAGG_REDUCE_SCATTER_BLOCK) return a.emitter == Emitter::Ring;
+    if (a.coll != HIERAGG_ALLREDUCE) return false;
+    switch (a.emitter) {
+    case Emitter::Ring: case Emitter::Rabenseifner: case Emitter::RecursiveDoubling:
+    case Emitter::MultiLeaderRing: case Emitter::MultiLeaderRabenseifner:
+        return true;
+    default:
+        return false;
+    }
+}
+
+int floorPow2(int n) {
+    int p = 1;
+    while (p * 2 <= n) p *= 2;
+    return p;
+}
+
+// Allreduce of `bytes` over n members whose messages cross link l, x of them at once on
+// the busiest link (members of a node sharing its interface). Pulses of `pulseBytes`
+// overlap kPulseWindow at a time: their start-ups overlap, their bytes queue.
+double ringAllreduceUs(const LinkCost& l, int n, double bytes, double pulseBytes, double x) {
+    if (n <= 1) return 0;
+    const double windows = std::ceil(std::max(1.0, std::ceil(bytes / std::max(pulseBytes, 1.0))) /
+                                     static_cast<double>(recipes::kPulseWindow));
+    return 2.0 * (n - 1) * (l.alpha_us + l.theta_us) * windows +
+           (n - 1.0) / n * bytes * (2 * x * l.beta_us_per_byte + l.gamma_us_per_byte);
+}
+double butterflyAllreduceUs(const LinkCost& l, int n, double bytes, double pulseBytes, double x, bool halving) {
+    if (n <= 1) return 0;
+    const int p2 = floorPow2(n);
+    const double lg = std::log2(static_cast<double>(p2)), fold = p2 == n ? 0.0 : 1.0;
+    const double windows = std::ceil(std::max(1.0, std::ceil(bytes / std::max(pulseBytes, 1.0))) /
+                                     static_cast<double>(recipes::kPulseWindow));
+    const double msgs = (halving ? 2 * lg : lg) + 2 * fold;
+    // Halving + doubling move 2 (p2 - 1)/p2 of the vector and reduce (p2 - 1)/p2 of it; plain
+    // recursive doubling moves and reduces all of it every round. The fold moves it twice.
+    const double moved = halving ? 2.0 * (p2 - 1) / p2 + 2 * fold : lg + 2 * fold;
+    const double reduced = halving ? (p2 - 1.0) / p2 + fold : lg + fold;
+    return msgs * (l.alpha_us + l.theta_us) * windows +
+           bytes * (moved * x * l.beta_us_per_byte + reduced * l.gamma_us_per_byte);
+}
+
+// The prediction of one slice composition row for an allreduce of `bytes`.
+StageChoice predictSlices(const AlgorithmInfo& a, const CollCall& c, const CostParams& p, const std::vector<int>& links,
+                          double bytes) {
+    StageChoice s;
+    s.algo = &a;
+    s.members = c.size;
+    const double seg = static_cast<double>(std::max<size_t>(c.segmentBytes, 1));
+    const bool hier = decomposed(c);
+    const int n = c.size;
+    // Outermost groups: G of them, sizes between S and M; x: ring hops leaving the busiest one.
+    int G = 1, S = n, M = n, cross = 1;
+    if (hier) {
+        const Hierarchy& h = *c.hierarchy;
+        const int top = h.levels() - 1;
+        G = h.groupCount(top);
+        S = n, M = 0;
+        std::vector<int> out(G, 0);
+        for (int g = 0; g < G; ++g) {
+            const int m = static_cast<int>(h.groupMembers(top, g).size());
+            S = std::min(S, m), M = std::max(M, m);
+        }
+        for (int r = 0; r < n; ++r)
+            if (h.groupOf(top, r) != h.groupOf(top, (r + 1) % n)) ++out[h.groupOf(top, r)];
+        cross = std::max(1, *std::max_element(out.begin(), out.end()));
+    }
+    const LinkCost& net = p.link[hier ? links.back() : kLinkNode];
+    s.link = hier ? links.back() : kLinkNode;
+    if (a.coll != HIERAGG_ALLREDUCE) {  // reduce_scatter ring: the first half of the ring allreduce
+        const double windows = std::ceil(std::max(1.0, std::ceil(bytes / (seg * n))) / recipes::kPulseWindow);
+        s.predUs = n <= 1 ? 0.0
+                          : (n - 1) * (net.alpha_us + net.theta_us) * windows +
+                                (n - 1.0) / n * bytes * (cross * net.beta_us_per_byte + net.gamma_us_per_byte);
+        s.why = "n-1 steps of 1/n, " + std::to_string(cross) + " ring hops leave the busiest node";
+        return s;
+    }
+    switch (a.emitter) {
+    case Emitter::Ring:
+        s.predUs = ringAllreduceUs(net, n, bytes, seg * n, cross);
+        s.why = "2(n-1) steps of 1/n, " + std::to_string(cross) + " ring hops leave the busiest node";
+        break;
+    case Emitter::Rabenseifner:
+        s.predUs = butterflyAllreduceUs(net, n, bytes, seg * floorPow2(n), hier ? M : 1, true);
+        s.why = "2 log2 p steps, " + std::to_string(hier ? M : 1) + " ranks share a link";
+        break;
+    case Emitter::RecursiveDoubling:
+        s.predUs = butterflyAllreduceUs(net, n, bytes, seg, hier ? M : 1, false);
+        s.why = "log2 p exchanges of the whole vector";
+        break;
+    default: {
+        if (!hier) return s;
+        const LinkCost& in = p.link[links[links.size() - 2]];
+        const double slice = bytes / S;
+        const double inner = ringAllreduceUs(in, M, static_cast<double>(M) / S * bytes, seg * M, 1);
+        const double between = a.emitter == Emitter::MultiLeaderRing
+                                   ? ringAllreduceUs(net, G, slice, seg, S)
+                                   : butterflyAllreduceUs(net, G, slice, seg, S, true);
+        s.predUs = inner + between;
+        s.why = std::to_string(S) + " slices: node rings " + fmt("%.1f", inner) + " us, " + std::to_string(G) +
+                " nodes " + fmt("%.1f", between) + " us";
+        break;
+    }
+    }
+    return s;
+}
+
 // Best applicable entry for one stage; `forced` wins where it serves.
 StageChoice bestFor(const CollCall& c, const AlgorithmInfo* forced, unsigned where, const Load& ld,
                     const LinkCost& l, int n, int link, double epsilon) {
     StageChoice best;
     best.predUs = kInf;
     for (const AlgorithmInfo* a : algorithmsOf(c.args.kind)) {
-        if (!serves(*a, where) || a->emitter == Emitter::FlatComposition) continue;
+        if (!serves(*a, where) || a->emitter == Emitter::FlatComposition || slices(*a)) continue;
         if (!unmetNeed(*a, c).empty()) continue;
         // Non-commutative reductions combine in rank order: only in-order trees.
         const bool reduces = ld.shape == Shape::Reduce || ld.shape == Shape::Allreduce;
@@ -373,7 +482,52 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
 }
 }  // namespace
 
+namespace {
+Plan treePlan(const CollCall& c, const CostParams& p);
+}
+
+// Allreduce and reduce_scatter(_block): the tree plan (reduce + bcast / scatter) against the
+// compositions without a root (ring, Rabenseifner, multi-leader, ...).
 Plan choosePlan(const CollCall& c, const CostParams& p) {
+    Plan tree = treePlan(c, p);
+    const bool scatters = c.args.kind == HIERAGG_REDUCE_SCATTER || c.args.kind == HIERAGG_REDUCE_SCATTER_BLOCK;
+    if ((c.args.kind != HIERAGG_ALLREDUCE && !scatters) || c.inter) return tree;
+    const AlgorithmInfo* forced = forcedAlgorithm(c);
+    if (forced && !slices(*forced)) return tree;
+    const bool hier = decomposed(c);
+    const std::vector<int> links =
+        hier ? (c.stageLinks && static_cast<int>(c.stageLinks->size()) == c.hierarchy->levels() + 1
+                    ? *c.stageLinks
+                    : stageLinks({}, c.hierarchy->levels()))
+             : std::vector<int>{};
+    const double bytes = static_cast<double>(modelBytes(c));
+    Plan best = tree;
+    if (scatters && c.size > 1) {
+        // The tree plan prices the reduce only; rank 0 then sends every other rank its block.
+        const LinkCost& l = p.link[hier ? links.back() : kLinkNode];
+        best.predUs += (c.size - 1) * (l.alpha_us + l.theta_us) + (c.size - 1.0) / c.size * bytes * l.beta_us_per_byte;
+    }
+    for (const AlgorithmInfo* a : algorithmsOf(c.args.kind)) {
+        if (!slices(*a) || !unmetNeed(*a, c).empty() || (forced && a != forced)) continue;
+        Plan s;
+        s.mode = a->serves == kServesWhole ? Plan::Mode::Whole : Plan::Mode::Flat;
+        s.stages.push_back(predictSlices(*a, c, p, links, bytes));
+        s.predUs = s.stages[0].predUs;
+        if (forced) {
+            s.stages[0].why = "forced; " + s.stages[0].why;
+            return s;
+        }
+        if (s.predUs < best.predUs) best = s;
+    }
+    if (best.stages.size() == 1 && best.stages[0].algo && slices(*best.stages[0].algo))
+        best.stages[0].why += "; beats the trees (" + fmt("%.2f", tree.predUs) + " us)";
+    else
+        best.predUs = tree.predUs;  // the tree plan as the runtime reports it
+    return best;
+}
+
+namespace {
+Plan treePlan(const CollCall& c, const CostParams& p) {
     Plan plan;
     if (c.args.kind == HIERAGG_ALLGATHER || c.args.kind == HIERAGG_ALLTOALL)
         return exchangePlan(c, p, forcedAlgorithm(c));
@@ -445,6 +599,7 @@ Plan choosePlan(const CollCall& c, const CostParams& p) {
     }
     return levels;
 }
+}  // namespace
 
 std::shared_ptr<const Plan> planOf(const CollCall& c) {
     if (c.plan) return c.plan;

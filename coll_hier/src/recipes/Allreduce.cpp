@@ -1,8 +1,10 @@
-// Allreduce = reduce + bcast (SPEC 3.1), pulse by pulse: each pulse is reduced
+// Allreduce = reduce + bcast (SPEC 3.1) or, for commutative ops when the model says it
+// pays, one of the slice compositions (SliceAllreduce.hpp). Reduce + bcast runs pulse by pulse: each pulse is reduced
 // up the decomposition to rank 0 (fixed tree order, rank order for
 // non-commutative ops) and broadcast back down the same spaces straight into
 // every rank's rbuf, so only a window of pulses needs scratch memory.
 #include "ReductionPulses.hpp"
+#include "SliceAllreduce.hpp"
 #include "hieragg/hier/Recipes.hpp"
 
 namespace hieragg::recipes {
@@ -49,9 +51,11 @@ Schedule interAllreduce(const CollCall& c) {
 Schedule allreduce(const CollCall& c) {
     if (c.inter) return interAllreduce(c);
     const auto& a = c.args;
+    const std::shared_ptr<const hier::Plan> sel = hier::planOf(c);
+    // Commutative ops: the model may prefer a bandwidth-optimal composition (ring, Rabenseifner, ...).
+    if (slicesAllreduce(*sel)) return sliceAllreduce(c, *sel);
     ScheduleBuilder b;
     const PulsePlan plan = PulsePlan::of(c, a.rcount);
-    const std::shared_ptr<const hier::Plan> sel = hier::planOf(c);
     const bool hierarchical = reduceHierarchically(*sel);
     const int root = 0;
     PulsedReduce red(b, c, root, hierarchical, 0, plan, sel.get());

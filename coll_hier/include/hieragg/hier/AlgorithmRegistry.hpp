@@ -53,7 +53,10 @@ enum class Emitter {
     HierarchicalGatherRingBcast,  // allgather(v) over leaders
     HierarchicalLeaders,          // alltoall through leaders
     Linear,             // v-variants and neighborhood collectives
-    RecursiveDoubling,  // scan, exscan
+    RecursiveDoubling,  // scan, exscan; allreduce: butterfly exchanges of the whole vector
+    Rabenseifner,       // allreduce: recursive-halving reduce-scatter + recursive-doubling allgather
+    MultiLeaderRing,    // allreduce: reduce-scatter in the node, ring per slice between nodes, allgather
+    MultiLeaderRabenseifner,  // the same with Rabenseifner per slice between nodes
 };
 
 struct AlgorithmInfo {
