@@ -8,9 +8,14 @@
 #include <unordered_map>
 
 #include "hieragg/CollCall.hpp"
+#include "hieragg/LruCache.hpp"
 #include "hieragg/Schedule.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
 #include "hieragg/hier/Selection.hpp"
+
+namespace hieragg {
+constexpr size_t kCacheLimit = 128;  // schedules (and plans) kept per communicator
+}
 
 struct hieragg_comm {
     void* comm = nullptr;
@@ -22,11 +27,12 @@ struct hieragg_comm {
     uint32_t seq = 0;  // collectives started on this communicator (same on every rank)
     bool decomposed = false;
     std::unique_ptr<hieragg::hier::Hierarchy> hierarchy;  // null: run flat
-    std::unordered_map<std::string, std::shared_ptr<const hieragg::Schedule>> cache;
+    // Schedules and plans per signature, least recently used evicted first (kCacheLimit each).
+    hieragg::LruCache<std::shared_ptr<const hieragg::Schedule>> cache{hieragg::kCacheLimit};
     // Selection: link class of each stage of the hierarchy, and the plans chosen so far
     // (per call signature class, hier::sizeClass), so the model runs once per class.
     std::vector<int> stageLinks;
-    std::unordered_map<std::string, std::shared_ptr<const hieragg::hier::Plan>> plans;
+    hieragg::LruCache<std::shared_ptr<const hieragg::hier::Plan>> plans{hieragg::kCacheLimit};
 };
 
 namespace hieragg {

@@ -52,8 +52,6 @@ std::string cacheKey(const CollCall& c) {
     return std::string(reinterpret_cast<const char*>(&k), sizeof k);
 }
 
-constexpr size_t kCacheLimit = 128;
-
 // What a Plan depends on besides the communicator: the collective, the size class of its
 // message, the op's commutativity and the override; only what every rank of the call
 // shares (not in-place, which MPI lets the root alone set), so every rank picks the same
@@ -128,22 +126,19 @@ int hieragg_start(hieragg_comm* c, const hieragg_coll_args* args, hieragg_comple
         bool newPlan = false;
         if (hier::modelDriven(args->kind)) {
             const std::string pk = planKey(call);
-            auto it = c->plans.find(pk);
-            if (it == c->plans.end()) {
-                if (c->plans.size() >= kCacheLimit) c->plans.clear();
-                it = c->plans.emplace(pk, std::make_shared<const hier::Plan>(hier::choosePlan(call, rt->costs())))
-                         .first;
+            std::shared_ptr<const hier::Plan>* found = c->plans.find(pk);
+            if (!found) {
+                found = &c->plans.insert(pk, std::make_shared<const hier::Plan>(hier::choosePlan(call, rt->costs())));
                 newPlan = true;
             }
-            call.plan = it->second;
+            call.plan = *found;
         }
 
         std::shared_ptr<const Schedule> sched;
         std::string key;
         if (cacheable(args->kind)) {
             key = cacheKey(call);
-            auto it = c->cache.find(key);
-            if (it != c->cache.end()) sched = it->second;
+            if (auto* hit = c->cache.find(key)) sched = *hit;
         }
         if (!sched) {
             sched = std::make_shared<const Schedule>(recipes::buildSchedule(call));
@@ -160,10 +155,7 @@ int hieragg_start(hieragg_comm* c, const hieragg_coll_args* args, hieragg_comple
                 }
                 if (newPlan || !hier::modelDriven(args->kind)) rt->verbose(2, msg);
             }
-            if (!key.empty()) {
-                if (c->cache.size() >= kCacheLimit) c->cache.clear();
-                c->cache.emplace(key, sched);
-            }
+            if (!key.empty()) c->cache.insert(key, sched);
         }
         const uint32_t seq = c->seq++;
         auto task = std::make_unique<Task>(
