@@ -102,6 +102,12 @@ const std::vector<AlgorithmInfo> kTable = {
      "recursive doubling in rank order"},
     {HIERAGG_EXSCAN, "recursive_doubling", kServesFlat, 0, 0, Emitter::RecursiveDoubling, K::Knomial,
      "recursive doubling in rank order"},
+    {HIERAGG_SCAN, "leader_prefix", kServesWhole, kNeedsIntracomm | kNeedsDecomposition | kNeedsContiguousRanks, 0,
+     Emitter::LeaderPrefix, K::Knomial,
+     "scan in each node, exscan of the node totals between the last ranks, finished in each node (rank order)"},
+    {HIERAGG_EXSCAN, "leader_prefix", kServesWhole, kNeedsIntracomm | kNeedsDecomposition | kNeedsContiguousRanks, 0,
+     Emitter::LeaderPrefix, K::Knomial,
+     "exscan in each node, exscan of the node totals between the last ranks, finished in each node (rank order)"},
 };
 #undef REDUCTION_ROWS
 
@@ -176,6 +182,8 @@ std::string unmetNeed(const AlgorithmInfo& a, const CollCall& c) {
     if ((a.needs & kNeedsContiguousGroups) && decomposed(c) && !c.args.op_commutative &&
         !contiguousGroups(*c.hierarchy))
         return "needs contiguous groups (or a commutative operation)";
+    if ((a.needs & kNeedsContiguousRanks) && decomposed(c) && !contiguousGroups(*c.hierarchy))
+        return "needs contiguous groups";
     if ((a.needs & kNeedsEqualGroups) && decomposed(c) && !equalGroups(*c.hierarchy))
         return "needs groups of equal size";
     if ((a.needs & kNeedsPowerOfTwo) && (c.size & (c.size - 1)) != 0) return "needs a power-of-two size";

@@ -486,9 +486,59 @@ namespace {
 Plan treePlan(const CollCall& c, const CostParams& p);
 }
 
+namespace {
+// Scan, exscan: flat recursive doubling (every step may cross the network) against the
+// leader prefix (a scan inside each outermost group, an exscan of the G group totals
+// between the groups' last ranks, a binomial bcast of that prefix in each group).
+Plan scanPlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* forced) {
+    const bool hier = decomposed(c);
+    const double S = static_cast<double>(modelBytes(c));
+    const double lg = std::ceil(std::log2(std::max(1, c.size)));
+    const std::vector<int> links =
+        hier ? (c.stageLinks && static_cast<int>(c.stageLinks->size()) == c.hierarchy->levels() + 1
+                    ? *c.stageLinks
+                    : stageLinks({}, c.hierarchy->levels()))
+             : std::vector<int>{kLinkNode};
+    auto round = [&](const LinkCost& l, bool reduces) {
+        return l.alpha_us + l.theta_us + S * (l.beta_us_per_byte + (reduces ? l.gamma_us_per_byte : 0.0));
+    };
+    Plan best;
+    best.predUs = kInf;
+    for (const AlgorithmInfo* a : algorithmsOf(c.args.kind)) {
+        if (!unmetNeed(*a, c).empty() || (forced && a != forced)) continue;
+        StageChoice s;
+        s.algo = a;
+        s.members = c.size;
+        s.link = links.back();
+        if (a->emitter == Emitter::LeaderPrefix) {
+            const Hierarchy& h = *c.hierarchy;
+            const int top = h.levels() - 1, G = h.groupCount(top);
+            int M = 1;
+            for (int g = 0; g < G; ++g) M = std::max(M, static_cast<int>(h.groupMembers(top, g).size()));
+            const double lm = std::ceil(std::log2(M)), lG = std::ceil(std::log2(std::max(1, G)));
+            const LinkCost& in = p.link[links[links.size() - 2]];
+            s.predUs = lm * round(in, true) + lG * round(p.link[links.back()], true) + lm * round(in, false) +
+                       S * in.gamma_us_per_byte;
+            s.why = std::to_string(G) + " groups of up to " + std::to_string(M);
+        } else {
+            s.predUs = lg * round(p.link[links.back()], true);
+            s.why = "ceil(log2 " + std::to_string(c.size) + ") rounds";
+        }
+        if (forced) s.why = "forced; " + s.why;
+        if (s.predUs < best.predUs) {
+            best.stages.assign(1, s);
+            best.predUs = s.predUs;
+            best.mode = a->serves == kServesWhole ? Plan::Mode::Whole : Plan::Mode::Flat;
+        }
+    }
+    return best;
+}
+}  // namespace
+
 // Allreduce and reduce_scatter(_block): the tree plan (reduce + bcast / scatter) against the
 // compositions without a root (ring, Rabenseifner, multi-leader, ...).
 Plan choosePlan(const CollCall& c, const CostParams& p) {
+    if (c.args.kind == HIERAGG_SCAN || c.args.kind == HIERAGG_EXSCAN) return scanPlan(c, p, forcedAlgorithm(c));
     Plan tree = treePlan(c, p);
     const bool scatters = c.args.kind == HIERAGG_REDUCE_SCATTER || c.args.kind == HIERAGG_REDUCE_SCATTER_BLOCK;
     if ((c.args.kind != HIERAGG_ALLREDUCE && !scatters) || c.inter) return tree;

@@ -33,6 +33,7 @@ enum Needs : unsigned {
     kNeedsEqualGroups = 1u << 3,       // all groups of a level the same size
     kNeedsPowerOfTwo = 1u << 4,        // communicator size a power of two
     kNeedsDecomposition = 1u << 5,     // a decomposition that splits the communicator
+    kNeedsContiguousRanks = 1u << 6,   // every group a contiguous rank range, whatever the op (prefixes)
 };
 
 // What the model chooses for it (bit set).
@@ -57,6 +58,7 @@ enum class Emitter {
     Rabenseifner,       // allreduce: recursive-halving reduce-scatter + recursive-doubling allgather
     MultiLeaderRing,    // allreduce: reduce-scatter in the node, ring per slice between nodes, allgather
     MultiLeaderRabenseifner,  // the same with Rabenseifner per slice between nodes
+    LeaderPrefix,       // scan, exscan: prefix in each group, exscan of the group totals between leaders
 };
 
 struct AlgorithmInfo {
