@@ -439,12 +439,37 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
     }
     const double steps = std::max(0, n - 1), lg = std::ceil(std::log2(std::max(m, 1)));
     auto msg = [](const LinkCost& l, double bytes) { return l.theta_us + bytes * l.beta_us_per_byte; };
-    StageChoice flat, whole;
+    StageChoice flat, whole, leaderRing;
     for (const AlgorithmInfo* a : algorithmsOf(c.args.kind)) {
         if (!unmetNeed(*a, c).empty()) continue;
         StageChoice s;
         s.algo = a;
         s.members = n;
+        if (a->emitter == Emitter::LeaderRing) {
+            if (!hier) continue;
+            // Linear gather into the leader; the leaders' ring of m blocks per step (one message
+            // per run of consecutive ranks) overlaps the binomial bcasts of arrived groups, which
+            // cost the leader lg copies of every group; the last group's bcast ends it.
+            const Hierarchy& hh = *h;
+            const int top = hh.levels() - 1;
+            int runs = 1;
+            for (int g = 0; g < groups; ++g) {
+                const std::vector<int>& mem = hh.groupMembers(top, g);
+                int rg = 1;
+                for (size_t i = 1; i < mem.size(); ++i) rg += mem[i] != mem[i - 1] + 1;
+                runs = std::max(runs, rg);
+            }
+            const double L = groups;
+            const double gather = (m - 1) * (in.alpha_us + msg(in, S));
+            const double ring = (L - 1) * (net.alpha_us + runs * net.theta_us + m * S * net.beta_us_per_byte);
+            const double fanout = L * lg * runs * msg(in, m * S / runs);
+            s.link = links.back();
+            s.predUs = gather + std::max(ring, fanout) + lg * (in.alpha_us + msg(in, m * S));
+            s.why = std::to_string(groups) + " leaders, " + std::to_string(runs) + " runs per group, ring " +
+                    fmt("%.1f", ring) + " us vs bcasts " + fmt("%.1f", fanout) + " us";
+            leaderRing = s;
+            continue;
+        }
         if (a->serves & kServesFlat) {
             s.link = links.back();
             const int cross = crossers.empty() ? 0 : *std::max_element(crossers.begin(), crossers.end());
@@ -473,6 +498,9 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
         }
     }
     Plan plan;
+    // The leaders' ring without staging competes with the staged one as the Whole choice.
+    if (leaderRing.algo && (forced ? forced == leaderRing.algo : !whole.algo || leaderRing.predUs < whole.predUs))
+        whole = leaderRing;
     const bool takeWhole = whole.algo && (forced ? forced == whole.algo : !flat.algo || whole.predUs < flat.predUs);
     plan.mode = takeWhole ? Plan::Mode::Whole : Plan::Mode::Flat;
     plan.stages.push_back(takeWhole ? whole : flat);

@@ -4,6 +4,7 @@
 // leaders talk across subspaces. Intercommunicators: every rank exchanges its
 // block with every remote rank, in a rotated order to spread the load.
 #include "DataMovement.hpp"
+#include "LeaderRingAllgather.hpp"
 #include "hieragg/algorithms/RingAllgather.hpp"
 #include "hieragg/hier/Selection.hpp"
 #include "hieragg/hier/Recipes.hpp"
@@ -33,7 +34,10 @@ Schedule allgather(const CollCall& c) {
                                   : Block{{kSendBuf, 0}, {kSendType, a.scount}};
     dm::Levels lv(c);
     // Ring over everyone or through the leaders: the plan's choice (Selection.cpp, exchangePlan).
-    if (hier::planOf(c)->mode == hier::Plan::Mode::Flat) lv.flat = true;
+    const std::shared_ptr<const hier::Plan> plan = hier::planOf(c);
+    if (plan->mode == hier::Plan::Mode::Flat) lv.flat = true;
+    if (!lv.flat && plan->stages[0].algo && plan->stages[0].algo->emitter == hier::Emitter::LeaderRing)
+        return leaderRingAllgather(c);
     if (lv.flat) {
         ScheduleBuilder b("flat-ring");
         if (a.rcount * c.rtype.size == 0) return b.finish();

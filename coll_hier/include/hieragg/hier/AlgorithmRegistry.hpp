@@ -59,6 +59,7 @@ enum class Emitter {
     MultiLeaderRing,    // allreduce: reduce-scatter in the node, ring per slice between nodes, allgather
     MultiLeaderRabenseifner,  // the same with Rabenseifner per slice between nodes
     LeaderPrefix,       // scan, exscan: prefix in each group, exscan of the group totals between leaders
+    LeaderRing,         // allgather: leaders pass groups' blocks on a ring, broadcasting each into their group
 };
 
 struct AlgorithmInfo {
