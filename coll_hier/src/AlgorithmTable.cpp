@@ -56,6 +56,8 @@ const std::vector<AlgorithmInfo> kTable = {
     {HIERAGG_ALLGATHERV, "ring", kServesFlat, 0, 0, Emitter::Ring, K::Knomial, "ring over the whole communicator"},
     {HIERAGG_ALLGATHERV, "hierarchical", kServesWhole, kNeedsIntracomm | kNeedsDecomposition, kTunesSegment,
      Emitter::HierarchicalGatherRingBcast, K::Knomial, "gather to leaders, ring among leaders, broadcast down"},
+    {HIERAGG_ALLGATHERV, "leader_ring", kServesWhole, kNeedsIntracomm | kNeedsDecomposition, 0, Emitter::LeaderRing,
+     K::Knomial, "blocks to the leader, leaders' ring of groups, each group broadcast as it arrives, no staging"},
     {HIERAGG_GATHERV, "linear", kServesFlat, 0, 0, Emitter::Linear, K::Knomial, "every rank sends to the root"},
     {HIERAGG_SCATTERV, "linear", kServesFlat, 0, 0, Emitter::Linear, K::Knomial, "the root sends to every rank"},
     {HIERAGG_ALLTOALL, "pairwise", kServesFlat, 0, 0, Emitter::Pairwise, K::Knomial, "n-1 pairwise exchange steps"},

@@ -112,3 +112,66 @@ TEST(AllgatherLeaderRing, NoTemporaryMemory) {
         EXPECT_EQ(recipes::buildSchedule(c).tempBytes(), 0u);
     }
 }
+
+namespace {
+// Allgatherv with counts (r * 3) % 5 (zeros included); displacements in rank order
+// (packed: one run per contiguous group) or reversed with a gap word (one run per rank).
+std::string checkV(int p, const hier::Hierarchy& h, bool packed, bool inPlace, int algorithm) {
+    std::vector<int> counts(p), displs(p);
+    int at = 0;
+    for (int i = 0; i < p; ++i) {
+        const int r = packed ? i : p - 1 - i;
+        counts[r] = (r * 3) % 5;
+        displs[r] = at;
+        at += counts[r] + (packed ? 0 : 1);
+    }
+    sim::SimNetwork net(p);
+    std::vector<std::vector<int64_t>> send(p), recv(p, std::vector<int64_t>(at + 1, -7));
+    std::vector<CollCall> calls;
+    for (int r = 0; r < p; ++r) {
+        for (int i = 0; i < counts[r]; ++i) send[r].push_back(value(r, i));
+        CollCall c = baseCall(HIERAGG_ALLGATHERV, r, p, &h);
+        c.algorithm = algorithm;
+        c.args.sbuf = send[r].data();
+        c.args.stype = c.args.rtype = &int64Type();
+        c.args.scount = counts[r];
+        c.args.rbuf = recv[r].data();
+        c.args.rcounts = counts.data();
+        c.args.rdispls = displs.data();
+        if (inPlace) {
+            c.args.in_place = 1, c.args.sbuf = nullptr, c.args.stype = nullptr;
+            for (int i = 0; i < counts[r]; ++i) recv[r][displs[r] + i] = value(r, i);
+        }
+        calls.push_back(c);
+    }
+    auto res = sim::runOne(net, calls, recipeBuilder());
+    EXPECT_TRUE(res.ok) << res.error;
+    std::vector<int64_t> expect(at + 1, -7);
+    for (int s = 0; s < p; ++s)
+        for (int i = 0; i < counts[s]; ++i) expect[displs[s] + i] = value(s, i);
+    for (int r = 0; r < p; ++r) EXPECT_EQ(recv[r], expect) << "allgatherv rank " << r << " p=" << p;
+    return res.ok ? res.algorithms[0] : "";
+}
+}  // namespace
+
+TEST(AllgatherLeaderRing, AllgathervForcedAndAutoOnOneRunPerGroup) {
+    const int forced = hier::algorithmValue(*hier::algorithmByName(HIERAGG_ALLGATHERV, "leader_ring"));
+    for (int p : {2, 5, 8, 9})
+        for (const hier::Hierarchy& h : {virtualNodes(p, 3), virtualNodes(p, 1), roundRobin(p, 2), nestedNodes(p, 2, 4)})
+            for (bool packed : {true, false})
+                for (bool inPlace : {false, true}) {
+                    if (h.isTrivial()) continue;
+                    EXPECT_EQ(checkV(p, h, packed, inPlace, forced), "leader-ring-allgather");
+                    // auto: the leaders' ring when every outermost group is one run (contiguous
+                    // ranks and packed displacements), else the staged path.
+                    bool contiguous = true;
+                    const int top = h.levels() - 1;
+                    for (int g = 0; g < h.groupCount(top); ++g) {
+                        const auto& m = h.groupMembers(top, g);
+                        contiguous = contiguous && m.back() - m.front() + 1 == static_cast<int>(m.size());
+                    }
+                    EXPECT_EQ(checkV(p, h, packed, inPlace, 0),
+                              packed && contiguous ? "leader-ring-allgather" : "hier-gather+ring+bcast")
+                        << "p=" << p << " packed=" << packed;
+                }
+}

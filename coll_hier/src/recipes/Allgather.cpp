@@ -36,8 +36,12 @@ Schedule allgather(const CollCall& c) {
     // Ring over everyone or through the leaders: the plan's choice (Selection.cpp, exchangePlan).
     const std::shared_ptr<const hier::Plan> plan = hier::planOf(c);
     if (plan->mode == hier::Plan::Mode::Flat) lv.flat = true;
-    if (!lv.flat && plan->stages[0].algo && plan->stages[0].algo->emitter == hier::Emitter::LeaderRing)
-        return leaderRingAllgather(c);
+    if (!lv.flat && plan->stages[0].algo && plan->stages[0].algo->emitter == hier::Emitter::LeaderRing) {
+        if (a.rcount * c.rtype.size == 0) return ScheduleBuilder("leader-ring-allgather").finish();
+        return leaderRingAllgather(
+            c, [&](int r) { return Block{{kRecvBuf, r * rblock}, {kRecvType, a.rcount}}; }, mine,
+            [](int x, int y) { return y == x + 1; });
+    }
     if (lv.flat) {
         ScheduleBuilder b("flat-ring");
         if (a.rcount * c.rtype.size == 0) return b.finish();

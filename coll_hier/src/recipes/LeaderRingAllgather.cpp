@@ -1,5 +1,6 @@
 #include "LeaderRingAllgather.hpp"
 
+#include <functional>
 #include <vector>
 
 #include "hieragg/Group.hpp"
@@ -14,28 +15,46 @@ namespace {
 struct Run {
     int first = 0;  // rank
     int ranks = 0;
+    size_t count = 0;  // elements of kRecvType
 };
-// Maximal runs of consecutive ranks among `members` (ascending).
-std::vector<Run> runsOf(const std::vector<int>& members) {
+// Maximal runs of consecutive ranks with adjacent blocks among `members` (ascending).
+std::vector<Run> runsOf(const std::vector<int>& members, const std::function<Block(int)>& blockOf,
+                        const std::function<bool(int, int)>& adjacent) {
     std::vector<Run> out;
     for (int r : members) {
-        if (!out.empty() && out.back().first + out.back().ranks == r) ++out.back().ranks;
-        else out.push_back({r, 1});
+        const size_t n = blockOf(r).type.count;
+        const int lastRank = out.empty() ? -2 : out.back().first + out.back().ranks - 1;
+        if (!out.empty() && lastRank + 1 == r && adjacent(lastRank, r)) {
+            ++out.back().ranks;
+            out.back().count += n;
+        } else {
+            out.push_back({r, 1, n});
+        }
     }
     return out;
 }
 constexpr uint32_t kGatherStage = 1, kRingStage = 2, kBcastStage = 3;  // bcast: stages 3..6
 }  // namespace
 
-Schedule leaderRingAllgather(const CollCall& c) {
+bool oneRunPerGroup(const CollCall& c, const std::function<bool(int, int)>& adjacent) {
+    const hier::Hierarchy& h = *c.hierarchy;
+    const int top = h.levels() - 1;
+    for (int g = 0; g < h.groupCount(top); ++g) {
+        const std::vector<int>& m = h.groupMembers(top, g);
+        for (size_t i = 1; i < m.size(); ++i)
+            if (m[i] != m[i - 1] + 1 || !adjacent(m[i - 1], m[i])) return false;
+    }
+    return true;
+}
+
+Schedule leaderRingAllgather(const CollCall& c, const std::function<Block(int)>& blockOf, const Block& input,
+                             const std::function<bool(int, int)>& adjacent) {
     const auto& a = c.args;
     ScheduleBuilder b("leader-ring-allgather");
-    if (a.rcount * c.rtype.size == 0) return b.finish();
     const hier::Hierarchy& h = *c.hierarchy;
     const int top = h.levels() - 1, G = h.groupCount(top), mine = h.groupOf(top, c.rank);
-    const ptrdiff_t rblock = static_cast<ptrdiff_t>(a.rcount) * c.rtype.extent;
-    auto at = [&](int rank) { return BufRef{kRecvBuf, rank * rblock}; };
-    auto runType = [&](const Run& r) { return TypeRef{kRecvType, a.rcount * static_cast<size_t>(r.ranks)}; };
+    auto at = [&](int rank) { return blockOf(rank).buf; };
+    auto runType = [&](const Run& r) { return TypeRef{kRecvType, r.count}; };
     Group inner;
     inner.ranks = h.groupMembers(top, mine);
     inner.me = inner.indexOf(c.rank);
@@ -47,16 +66,14 @@ Schedule leaderRingAllgather(const CollCall& c) {
     // 1. Blocks to the leader, straight into its rbuf (own block copied unless in place).
     StepId own = kNoStep;
     if (!a.in_place && (isLeader || inner.size() == 1))
-        own = b.copy({kSendBuf, 0}, {kSendType, a.scount}, at(c.rank), {kRecvType, a.rcount});
+        own = b.copy(input.buf, input.type, at(c.rank), blockOf(c.rank).type);
     StepId sentMine = kNoStep;
     Deps gathered{own};
     if (isLeader) {
         for (int r : inner.ranks)
-            if (r != c.rank) gathered.add(b.recv(r, at(r), {kRecvType, a.rcount}, {}, stageChannel(kGatherStage)));
+            if (r != c.rank) gathered.add(b.recv(r, at(r), blockOf(r).type, {}, stageChannel(kGatherStage)));
     } else {
-        const BufRef src = a.in_place ? at(c.rank) : BufRef{kSendBuf, 0};
-        const TypeRef t = a.in_place ? TypeRef{kRecvType, a.rcount} : TypeRef{kSendType, a.scount};
-        sentMine = b.send(leader, src, t, {}, stageChannel(kGatherStage));
+        sentMine = b.send(leader, input.buf, input.type, {}, stageChannel(kGatherStage));
     }
     Deps all = gathered;
     all.add(sentMine);
@@ -70,7 +87,7 @@ Schedule leaderRingAllgather(const CollCall& c) {
     uint32_t bcastChannel = 0;
     for (int s = 0; s < G; ++s) {
         const int g = ((mine - s) % G + G) % G;
-        const std::vector<Run> runs = runsOf(h.groupMembers(top, g));
+        const std::vector<Run> runs = runsOf(h.groupMembers(top, g), blockOf, adjacent);
         Deps arrived;
         if (isLeader && s > 0) {
             for (const Run& r : runs)
