@@ -51,6 +51,8 @@ const std::vector<AlgorithmInfo> kTable = {
     {HIERAGG_ALLGATHER, "ring", kServesFlat, 0, 0, Emitter::Ring, K::Knomial, "ring over the whole communicator"},
     {HIERAGG_ALLGATHER, "hierarchical", kServesWhole, kNeedsIntracomm | kNeedsDecomposition, kTunesSegment,
      Emitter::HierarchicalGatherRingBcast, K::Knomial, "gather to leaders, ring among leaders, broadcast down"},
+    {HIERAGG_ALLGATHER, "recursive_doubling", kServesFlat, kNeedsIntracomm | kNeedsPowerOfTwo, 0,
+     Emitter::RecursiveDoubling, K::Knomial, "log2 p exchanges of doubling ranges of blocks (power-of-two sizes)"},
     {HIERAGG_ALLGATHER, "leader_ring", kServesWhole, kNeedsIntracomm | kNeedsDecomposition, 0, Emitter::LeaderRing,
      K::Knomial, "blocks to the leader, leaders' ring of groups, each group broadcast as it arrives, no staging"},
     {HIERAGG_ALLGATHERV, "ring", kServesFlat, 0, 0, Emitter::Ring, K::Knomial, "ring over the whole communicator"},

@@ -1,4 +1,4 @@
-// allgather's leader_ring row on the simulator: every rank's block lands at its place
+// allgather's leader_ring (and allgatherv's) and recursive_doubling rows on the simulator: every rank's block lands at its place
 // in every rbuf (closed form), for every decomposition of the data-movement sweep
 // (uneven groups, groups of one, round robin: several runs per group), in place, send
 // type != recv type, zero counts; only leaders talk across groups, one message per
@@ -174,4 +174,43 @@ TEST(AllgatherLeaderRing, AllgathervForcedAndAutoOnOneRunPerGroup) {
                               packed && contiguous ? "leader-ring-allgather" : "hier-gather+ring+bcast")
                         << "p=" << p << " packed=" << packed;
                 }
+}
+
+TEST(AllgatherRecursiveDoubling, PowerOfTwoLog2MessagesAndRefusedOtherwise) {
+    const int rd = hier::algorithmValue(*hier::algorithmByName(HIERAGG_ALLGATHER, "recursive_doubling"));
+    for (int p : {1, 2, 4, 8, 16})
+        for (bool inPlace : {false, true})
+            for (size_t words : {size_t{0}, size_t{1}, size_t{5}}) {
+                sim::SimNetwork net(p);
+                std::vector<std::vector<int64_t>> send(p), recv(p, std::vector<int64_t>(words * p + 1, -7));
+                std::vector<CollCall> calls;
+                for (int r = 0; r < p; ++r) {
+                    for (size_t i = 0; i < words; ++i) send[r].push_back(value(r, i));
+                    CollCall c = baseCall(HIERAGG_ALLGATHER, r, p, nullptr);
+                    c.algorithm = rd;
+                    c.args.sbuf = inPlace ? nullptr : send[r].data();
+                    c.args.in_place = inPlace;
+                    c.args.stype = c.args.rtype = &int64Type();
+                    c.args.scount = c.args.rcount = words;
+                    c.args.rbuf = recv[r].data();
+                    if (inPlace)
+                        for (size_t i = 0; i < words; ++i) recv[r][r * words + i] = value(r, i);
+                    calls.push_back(c);
+                }
+                auto res = sim::runOne(net, calls, recipeBuilder());
+                ASSERT_TRUE(res.ok) << res.error;
+                std::vector<int64_t> expect(words * p + 1, -7);
+                for (int s = 0; s < p; ++s)
+                    for (size_t i = 0; i < words; ++i) expect[s * words + i] = value(s, i);
+                for (int r = 0; r < p; ++r) EXPECT_EQ(recv[r], expect) << "p=" << p << " rank " << r;
+                if (words > 0 && p > 1) {
+                    EXPECT_EQ(res.algorithms[0], "flat-recursive-doubling");
+                    int lg = 0;
+                    while ((1 << lg) < p) ++lg;
+                    EXPECT_EQ(net.totalMessages(), static_cast<uint64_t>(p * lg));  // vs p (p - 1) for the ring
+                }
+            }
+    CollCall six = baseCall(HIERAGG_ALLGATHER, 0, 6, nullptr);
+    EXPECT_EQ(hier::unmetNeed(*hier::algorithmByName(HIERAGG_ALLGATHER, "recursive_doubling"), six),
+              "needs a power-of-two size");
 }

@@ -5,6 +5,7 @@
 // block with every remote rank, in a rotated order to spread the load.
 #include "DataMovement.hpp"
 #include "LeaderRingAllgather.hpp"
+#include "hieragg/algorithms/RecursiveDoublingAllgather.hpp"
 #include "hieragg/algorithms/RingAllgather.hpp"
 #include "hieragg/hier/Selection.hpp"
 #include "hieragg/hier/Recipes.hpp"
@@ -43,10 +44,17 @@ Schedule allgather(const CollCall& c) {
             [](int x, int y) { return y == x + 1; });
     }
     if (lv.flat) {
-        ScheduleBuilder b("flat-ring");
+        const bool doubling =
+            plan->stages[0].algo && plan->stages[0].algo->emitter == hier::Emitter::RecursiveDoubling;
+        ScheduleBuilder b(doubling ? "flat-recursive-doubling" : "flat-ring");
         if (a.rcount * c.rtype.size == 0) return b.finish();
         StepId own = a.in_place ? kNoStep
                                 : b.copy(mine.buf, mine.type, {kRecvBuf, c.rank * rblock}, {kRecvType, a.rcount});
+        if (doubling) {
+            RecursiveDoublingAllgather{}.emit(b, Group::whole(c.size, c.rank), {kRecvBuf, 0}, kRecvType, a.rcount,
+                                              rblock, own, 0);
+            return b.finish();
+        }
         std::vector<Block> blocks;
         for (int r = 0; r < c.size; ++r) blocks.push_back({{kRecvBuf, r * rblock}, {kRecvType, a.rcount}});
         RingAllgather{}.emit(b, Group::whole(c.size, c.rank), blocks, own, 0);
