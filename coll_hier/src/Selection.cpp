@@ -706,7 +706,11 @@ std::string Plan::describe() const {
             out += "nothing to do";
             continue;
         }
-        out += std::string(s.algo->name) + " tree=" + s.shape.name() + " k=" + std::to_string(s.shape.k) +
+        // Trees show their shape and radix; the other families (rings, butterflies, ...) have none.
+        const bool tree = s.algo->emitter == Emitter::Tree || s.algo->emitter == Emitter::HierarchicalTree ||
+                          s.algo->emitter == Emitter::FlatComposition;
+        out += std::string(s.algo->name) +
+               (tree ? " tree=" + s.shape.name() + " k=" + std::to_string(s.shape.k) : std::string()) +
                " seg=" + std::to_string(s.segmentBytes) + " B pred=" + fmt("%.2f", s.predUs) + " us";
         if (!s.why.empty()) out += " (" + s.why + ")";
     }
