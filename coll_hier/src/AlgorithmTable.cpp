@@ -53,6 +53,8 @@ const std::vector<AlgorithmInfo> kTable = {
      Emitter::HierarchicalGatherRingBcast, K::Knomial, "gather to leaders, ring among leaders, broadcast down"},
     {HIERAGG_ALLGATHER, "recursive_doubling", kServesFlat, kNeedsIntracomm | kNeedsPowerOfTwo, 0,
      Emitter::RecursiveDoubling, K::Knomial, "log2 p exchanges of doubling ranges of blocks (power-of-two sizes)"},
+    {HIERAGG_ALLGATHER, "bruck", kServesFlat, kNeedsIntracomm, 0, Emitter::Bruck, K::Knomial,
+     "ceil(log2 p) steps for any size through a rotated scratch of every block (short blocks)"},
     {HIERAGG_ALLGATHER, "leader_ring", kServesWhole, kNeedsIntracomm | kNeedsDecomposition, 0, Emitter::LeaderRing,
      K::Knomial, "blocks to the leader, leaders' ring of groups, each group broadcast as it arrives, no staging"},
     {HIERAGG_ALLGATHERV, "ring", kServesFlat, 0, 0, Emitter::Ring, K::Knomial, "ring over the whole communicator"},

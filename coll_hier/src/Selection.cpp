@@ -478,11 +478,13 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
                 s.predUs = std::ceil(steps / 8) * (hier ? net.alpha_us : in.alpha_us) +
                            std::max(outOfNode * msg(net, S), steps * msg(in, S));
                 s.why = fmt("%.0f", outOfNode) + " messages leave the busiest node";
-            } else if (a->emitter == Emitter::RecursiveDoubling) {  // log2 n exchanges of 1, 2, 4 ... blocks
+            } else if (a->emitter == Emitter::RecursiveDoubling || a->emitter == Emitter::Bruck) {
+                // log2 n exchanges of 1, 2, 4 ... blocks; Bruck also copies every block twice locally.
                 const double rounds = std::ceil(std::log2(std::max(n, 1)));
                 const LinkCost& l = hier ? net : in;
                 const double share = hier ? static_cast<double>(m) : 1.0;  // a node's ranks share its link
                 s.predUs = rounds * (l.alpha_us + l.theta_us) + steps * S * share * l.beta_us_per_byte;
+                if (a->emitter == Emitter::Bruck) s.predUs += 2.0 * n * S * in.beta_us_per_byte;
                 s.why = fmt("%.0f", rounds) + " rounds";
             } else {  // ring: every step waits for the slowest hop
                 s.predUs = cross ? steps * (net.alpha_us + cross * msg(net, S)) : steps * (in.alpha_us + msg(in, S));

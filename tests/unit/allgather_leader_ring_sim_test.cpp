@@ -214,3 +214,42 @@ TEST(AllgatherRecursiveDoubling, PowerOfTwoLog2MessagesAndRefusedOtherwise) {
     EXPECT_EQ(hier::unmetNeed(*hier::algorithmByName(HIERAGG_ALLGATHER, "recursive_doubling"), six),
               "needs a power-of-two size");
 }
+
+TEST(AllgatherBruck, AnySizeCeilLog2MessagesScratchOfEveryBlock) {
+    const int bruck = hier::algorithmValue(*hier::algorithmByName(HIERAGG_ALLGATHER, "bruck"));
+    for (int p = 1; p <= 9; ++p)
+        for (bool inPlace : {false, true})
+            for (size_t words : {size_t{0}, size_t{1}, size_t{3}}) {
+                sim::SimNetwork net(p);
+                std::vector<std::vector<int64_t>> send(p), recv(p, std::vector<int64_t>(words * p + 1, -7));
+                std::vector<CollCall> calls;
+                for (int r = 0; r < p; ++r) {
+                    for (size_t i = 0; i < words; ++i) send[r].push_back(value(r, i));
+                    CollCall c = baseCall(HIERAGG_ALLGATHER, r, p, nullptr);
+                    c.algorithm = bruck;
+                    c.args.sbuf = inPlace ? nullptr : send[r].data();
+                    c.args.in_place = inPlace;
+                    c.args.stype = c.args.rtype = &int64Type();
+                    c.args.scount = c.args.rcount = words;
+                    c.args.rbuf = recv[r].data();
+                    if (inPlace)
+                        for (size_t i = 0; i < words; ++i) recv[r][r * words + i] = value(r, i);
+                    calls.push_back(c);
+                }
+                auto res = sim::runOne(net, calls, recipeBuilder());
+                ASSERT_TRUE(res.ok) << res.error;
+                EXPECT_EQ(net.unmatchedMessages(), 0u);
+                std::vector<int64_t> expect(words * p + 1, -7);
+                for (int s = 0; s < p; ++s)
+                    for (size_t i = 0; i < words; ++i) expect[s * words + i] = value(s, i);
+                for (int r = 0; r < p; ++r) EXPECT_EQ(recv[r], expect) << "p=" << p << " rank " << r;
+                if (words > 0) {
+                    int lg = 0;
+                    while ((1 << lg) < p) ++lg;
+                    EXPECT_EQ(net.totalMessages(), static_cast<uint64_t>(p * lg)) << p;
+                    CollCall c = calls[1 % p];
+                    describeTypes(c, net.transport(1 % p));
+                    EXPECT_EQ(recipes::buildSchedule(c).tempBytes(), words * 8 * p);
+                }
+            }
+}

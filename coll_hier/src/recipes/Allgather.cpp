@@ -5,6 +5,7 @@
 // block with every remote rank, in a rotated order to spread the load.
 #include "DataMovement.hpp"
 #include "LeaderRingAllgather.hpp"
+#include "hieragg/algorithms/BruckAllgather.hpp"
 #include "hieragg/algorithms/RecursiveDoublingAllgather.hpp"
 #include "hieragg/algorithms/RingAllgather.hpp"
 #include "hieragg/hier/Selection.hpp"
@@ -44,10 +45,16 @@ Schedule allgather(const CollCall& c) {
             [](int x, int y) { return y == x + 1; });
     }
     if (lv.flat) {
-        const bool doubling =
-            plan->stages[0].algo && plan->stages[0].algo->emitter == hier::Emitter::RecursiveDoubling;
-        ScheduleBuilder b(doubling ? "flat-recursive-doubling" : "flat-ring");
+        const hier::Emitter e = plan->stages[0].algo ? plan->stages[0].algo->emitter : hier::Emitter::Ring;
+        const bool doubling = e == hier::Emitter::RecursiveDoubling;
+        ScheduleBuilder b(doubling ? "flat-recursive-doubling" : e == hier::Emitter::Bruck ? "flat-bruck" : "flat-ring");
         if (a.rcount * c.rtype.size == 0) return b.finish();
+        if (e == hier::Emitter::Bruck) {
+            const BufRef scratch = b.temp(CollCall::span(c.rtype, a.rcount * c.size), CollCall::bias(c.rtype));
+            BruckAllgather{}.emit(b, Group::whole(c.size, c.rank), mine.buf, mine.type, {kRecvBuf, 0}, kRecvType,
+                                  a.rcount, rblock, scratch, kNoStep, 0);
+            return b.finish();
+        }
         StepId own = a.in_place ? kNoStep
                                 : b.copy(mine.buf, mine.type, {kRecvBuf, c.rank * rblock}, {kRecvType, a.rcount});
         if (doubling) {

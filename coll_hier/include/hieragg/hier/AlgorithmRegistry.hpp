@@ -60,6 +60,7 @@ enum class Emitter {
     MultiLeaderRabenseifner,  // the same with Rabenseifner per slice between nodes
     LeaderPrefix,       // scan, exscan: prefix in each group, exscan of the group totals between leaders
     LeaderRing,         // allgather: leaders pass groups' blocks on a ring, broadcasting each into their group
+    Bruck,              // allgather: ceil(log2 n) steps for any n, rotated scratch
 };
 
 struct AlgorithmInfo {
