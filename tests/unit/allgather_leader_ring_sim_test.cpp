@@ -1,6 +1,7 @@
-// allgather's leader_ring (and allgatherv's) and recursive_doubling rows on the simulator: every rank's block lands at its place
-// in every rbuf (closed form), for every decomposition of the data-movement sweep
-// (uneven groups, groups of one, round robin: several runs per group), in place, send
+// allgather's leader_ring (and allgatherv's), recursive_doubling and bruck rows on the
+// simulator: every rank's block lands at its place in every rbuf (closed form), for
+// every decomposition of the data-movement sweep (uneven groups, groups of one, round
+// robin: several runs per group), in place, send
 // type != recv type, zero counts; only leaders talk across groups, one message per
 // run and ring step; no temporary memory.
 #include <gtest/gtest.h>
