@@ -4,6 +4,9 @@
 // (e.g. "Node=") would produce a wrong hierarchy at run time.
 #include "hieragg/aggtree/SlurmTopology.hpp"
 
+#include "hieragg/aggtree/InputFile.hpp"
+#include "hieragg/aggtree/Printable.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -108,7 +111,7 @@ void expandOne(const std::string& word, const std::string& expr, std::vector<std
 }
 
 [[noreturn]] void fail(const std::string& file, int line, const std::string& problem) {
-    throw TopologyParseError(file + ":" + std::to_string(line) + ": " + problem);
+    throw TopologyParseError(printable(file + ":" + std::to_string(line) + ": " + problem, 300));
 }
 
 }  // namespace
@@ -277,14 +280,13 @@ SlurmTopology parseSlurmTopology(std::istream& in, const std::string& filename) 
 }
 
 SlurmTopology loadSlurmTopology(const std::string& path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        throw TopologyParseError(path + ": cannot open (" + std::strerror(EISDIR) + ")");
-    std::ifstream in(path);
-    if (!in) {
-        int err = errno;
-        throw TopologyParseError(path + ": cannot open (" + std::strerror(err ? err : ENOENT) + ")");
+    std::string text;
+    try {
+        text = readInputFile(path);
+    } catch (const InputFileError& e) {
+        throw TopologyParseError(e.what());
     }
+    std::istringstream in(std::move(text));
     return parseSlurmTopology(in, path);
 }
 

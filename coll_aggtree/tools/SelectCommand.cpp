@@ -34,6 +34,7 @@ int runSelect(const SelectOptions& o) {
     for (int r = 0; r < o.processes; ++r) ids[r] = {r, "node" + std::to_string(r / std::max(1, o.ranksPerNode)), -1};
     hier::DecompositionResult d = hier::decomposeValue(o.split, ids);
     if (d.fellBack()) std::cerr << "warning: " << d.warning << "\n";
+    if (!d.notice.empty()) std::cerr << "warning: " << d.notice << "\n";
     std::vector<int> links = hier::stageLinks(d.levelNames, d.hierarchy.levels());
 
     CollCall c;

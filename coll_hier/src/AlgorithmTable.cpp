@@ -136,6 +136,15 @@ bool equalGroups(const Hierarchy& h) {
 bool decomposed(const CollCall& c) { return c.hierarchy != nullptr && !c.hierarchy->isTrivial(); }
 }  // namespace
 
+const char* collectiveName(hieragg_coll_kind kind) {
+    static const char* names[HIERAGG_COLL_KIND_COUNT] = {
+        "allgather", "allgatherv", "allreduce", "alltoall", "alltoallv", "alltoallw", "barrier",
+        "bcast", "exscan", "gather", "gatherv", "reduce", "reduce_scatter", "reduce_scatter_block",
+        "scan", "scatter", "scatterv", "neighbor_allgather", "neighbor_allgatherv",
+        "neighbor_alltoall", "neighbor_alltoallv", "neighbor_alltoallw"};
+    return kind >= 0 && kind < HIERAGG_COLL_KIND_COUNT ? names[kind] : "unknown";
+}
+
 const std::vector<AlgorithmInfo>& allAlgorithms() { return kTable; }
 
 const std::vector<const AlgorithmInfo*>& algorithmsOf(hieragg_coll_kind coll) {

@@ -82,6 +82,9 @@ std::string readCostParams(CostParams& p, const std::string& path) {
 namespace {
 int insideClass(const std::string& name) {
     if (name.rfind("numa", 0) == 0) return kLinkNuma;
+    // A topology: level above the leaves (Decomposition names it "... (switch level N)")
+    // groups leaf switches, so its messages cross switches.
+    if (name.rfind("topology", 0) == 0 && name.find(" (switch level ") != std::string::npos) return kLinkSwitch;
     if (name.rfind("topology", 0) == 0 || name.rfind("switch", 0) == 0) return kLinkNetwork;
     return kLinkNode;  // node, virtual:N, roundrobin:N, file:PATH (groups of ranks on one node)
 }

@@ -1,6 +1,9 @@
 // Parser for explicit group lists (file:PATH and file:{...}).
 #include "hieragg/hier/GroupList.hpp"
 
+#include "hieragg/aggtree/InputFile.hpp"
+#include "hieragg/aggtree/Printable.hpp"
+
 #include <cctype>
 #include <climits>
 #include <filesystem>
@@ -63,7 +66,7 @@ private:
     [[noreturn]] void fail(int number, const std::string& problem) const {
         // Files read "PATH:3: problem" like compiler errors; inline lists "..., group 3: problem".
         const std::string where = lineWord_.empty() ? source_ + ":" : source_ + ", " + lineWord_;
-        throw GroupListError(where + std::to_string(number) + ": " + problem);
+        throw GroupListError(aggtree::printable(where + std::to_string(number) + ": " + problem, 300));
     }
 
     void addToken(std::string_view token, ExplicitGroup& group) {
@@ -113,11 +116,13 @@ std::vector<ExplicitGroup> parseGroupList(std::istream& in, const std::string& s
 }
 
 std::vector<ExplicitGroup> loadGroupFile(const std::string& path) {
-    // A directory opens fine on Linux and then reads as empty; say what is wrong instead.
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) throw GroupListError(path + ": is a directory, not a file");
-    std::ifstream in(path);
-    if (!in) throw GroupListError(path + ": cannot open file");
+    std::string text;
+    try {
+        text = aggtree::readInputFile(path);
+    } catch (const aggtree::InputFileError& e) {
+        throw GroupListError(e.what());
+    }
+    std::istringstream in(std::move(text));
     return parseGroupList(in, path);
 }
 

@@ -151,6 +151,7 @@ StageChoice predict(const AlgorithmInfo& a, const Load& ld, const LinkCost& l, i
             double c = TreeBcast::optimalChainSegmentBytes(ld.bytes, n, ts, bw);
             c = std::min(std::max(c, static_cast<double>(std::max<size_t>(ld.elemBytes, 256))), std::max(ld.bytes, 1.0));
             if (ld.segmentCap > 0) c = std::max(std::min(c, ld.segmentCap), static_cast<double>(ld.elemBytes));
+            c = std::max(c, std::ceil(ld.bytes / TreeBcast::kMaxSegments));  // what the emitter will cut
             s.segmentBytes = static_cast<size_t>(c);
             const double m = std::max(ld.bytes, 1.0);
             s.predUs = (std::ceil(m / c) + n - 2) * (ts + c * l.beta_us_per_byte);

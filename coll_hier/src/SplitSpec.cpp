@@ -166,6 +166,12 @@ bool parseSplitSpec(std::string_view value, SplitSpec& out, std::string& error) 
         }
         parsed.levels.push_back(std::move(level));
     }
+    if (parsed.levels.size() > kMaxSplitLevels) {
+        // Every level is one more stage of channels in a call's tag block (docs/architecture.md).
+        error = std::to_string(parsed.levels.size()) + " levels; at most " + std::to_string(kMaxSplitLevels) +
+                " are supported";
+        return false;
+    }
     out = std::move(parsed);
     return true;
 }

@@ -8,6 +8,11 @@
 
 namespace hieragg {
 
+// Intercommunicator rooted collectives: clears what the standard calls insignificant
+// (everything at MPI_PROC_NULL, the root's send side of gather/reduce and receive side
+// of scatter, the other group's receive side of gather and send side of scatter), so a
+// NULL, garbage or count-0 argument there is never read. Called by describeTypes.
+void dropInsignificant(CollCall& call);
 // Fills the datatype layouts of `call` from call.args via the transport.
 void describeTypes(CollCall& call, Transport& tr);
 // Peer-type count for alltoallw-like calls (0 otherwise).

@@ -46,6 +46,7 @@ struct Step {
     bool localComm = false;  // intercommunicators: talk inside the local group
     int peer = -1;
     uint32_t channel = 0;    // distinguishes messages between the same pair
+    uint32_t peerSlot = 0;   // index of peer in Schedule::peers / localPeers (filled by the builder)
     BufRef src, dst;         // Send: src; Recv: dst; Copy: src -> dst; Reduce: dst = src op dst
     TypeRef srcType, dstType;
     uint32_t depBegin = 0, depCount = 0;  // into Schedule::deps
@@ -63,6 +64,11 @@ struct Schedule {
     std::vector<StepId> dependents;
     std::vector<TempBuffer> temps;      // slot kFirstTemp + i
     uint32_t channels = 1;              // channels used (tags reserved per call)
+    // Distinct peers this rank exchanges messages with, ascending: on the communicator
+    // (an intercommunicator's remote group) and inside an intercommunicator's local group.
+    // Message patterns are symmetric, so a peer lists me exactly when I list it: the
+    // runtime numbers calls per pair from these (docs/architecture.md, "Messages and tags").
+    std::vector<int> peers, localPeers;
     std::string algorithm;              // for verbose output and tests
 
     size_t countKind(StepKind k) const;

@@ -73,6 +73,11 @@ public:
     size_t unmatchedMessages() const;
     // Error recorded by the simulator (e.g. truncation), empty if none.
     const std::string& error() const { return error_; }
+    // Fault injection: from now on, `rank`'s sends after the first `okSends` fail with
+    // `code` (as a PML error would).
+    void failSends(int rank, int okSends, int code) { sendFault_ = {rank, okSends, code}; }
+    // Receives posted and not yet matched (abandoned requests are gone).
+    size_t postedReceives() const;
 
 private:
     friend class SimTransport;
@@ -92,6 +97,9 @@ private:
     std::map<Key, std::deque<Request*>> posted_;
     std::vector<TrafficCounter> traffic_;
     std::string error_;
+    struct SendFault {
+        int rank = -1, okSends = 0, code = 0;
+    } sendFault_;
 };
 
 }  // namespace hieragg::sim

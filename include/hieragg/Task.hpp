@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "hieragg/Schedule.hpp"
+#include "hieragg/TaskObserver.hpp"
 #include "hieragg/Transport.hpp"
 
 namespace hieragg {
@@ -19,6 +20,14 @@ struct TaskBindings {
     void* comm = nullptr;
     int tagBase = -1;       // tag of channel c = tagBase - c
     int localTagBase = -1;  // the same for messages inside an intercommunicator's local group
+    std::shared_ptr<TaskObserver> observer;  // counts sends and temporaries (null: nobody counts)
+    // When set, per peer instead (aligned with Schedule::peers / localPeers): the runtime
+    // numbers calls per pair of ranks, so a rank that skips a call it has no message in
+    // (Open MPI's MPI layer returns early on count 0) stays in step with the others.
+    std::vector<int> peerTagBase, localPeerTagBase;
+    // Temporaries the task may allocate (0 = no limit): more fails start() with
+    // HIERAGG_ERR_NO_MEM before any message is posted, like a failed allocation.
+    size_t maxTempBytes = 0;
 };
 
 class Task {
@@ -43,6 +52,9 @@ private:
     int fire(StepId id);
     void complete(StepId id);
     void fail(int err);
+    // Tests at most a bounded number of posted messages; true if any completed.
+    bool sweep();
+    bool testAt(size_t i);
 
     std::shared_ptr<const Schedule> sched_;
     Transport& tr_;
@@ -52,8 +64,14 @@ private:
     std::vector<uint32_t> pending_;    // unmet dependencies per step
     std::vector<StepId> ready_;        // FIFO keeps the schedule's order of posting
     size_t readyHead_ = 0;
-    std::vector<std::pair<StepId, void*>> active_;  // posted messages
+    // Posted messages in posting order; a finished one becomes a hole (nullptr request)
+    // until the next compaction, so a completion costs O(1) however many are posted.
+    std::vector<std::pair<StepId, void*>> active_;
+    size_t activeHead_ = 0;   // no live message before this index
+    size_t activeHoles_ = 0;
+    size_t activeCursor_ = 0; // where the rotating part of the next sweep starts
     size_t completed_ = 0;
+    size_t heldTempBytes_ = 0;  // reported to the observer, returned in the destructor
     bool finished_ = false;
     int status_ = 0;
 };

@@ -61,6 +61,18 @@ typedef struct hieragg_dtype_info {
 #define HIERAGG_PROC_NULL (-2)
 #define HIERAGG_ROOT (-4)
 
+/* What the shim recognised about a reduction's op and datatype (strong reproducibility). */
+#define HIERAGG_FLOAT_SUM_NONE 0
+#define HIERAGG_FLOAT_SUM_DOUBLE 1 /* MPI_SUM on MPI_DOUBLE */
+#define HIERAGG_FLOAT_SUM_FLOAT 2  /* MPI_SUM on MPI_FLOAT */
+
+/* coll_hieragg_reproducible */
+#define HIERAGG_REPRODUCIBLE_NONE 0
+#define HIERAGG_REPRODUCIBLE_ORDER 1
+#define HIERAGG_REPRODUCIBLE_STRONG 2
+/* Bytes of one reproducible-sum accumulator (the shim's accumulator_type). */
+#define HIERAGG_ACCUMULATOR_BYTES 32
+
 /* One collective call. Unused fields are zero/NULL. */
 typedef struct hieragg_coll_args {
     hieragg_coll_kind kind;
@@ -76,6 +88,7 @@ typedef struct hieragg_coll_args {
     void* const* rtypes;
     void* op;
     int op_commutative;
+    int float_sum;             /* HIERAGG_FLOAT_SUM_*: op is MPI_SUM on MPI_DOUBLE / MPI_FLOAT */
     int root;                  /* intercomm: HIERAGG_ROOT, HIERAGG_PROC_NULL or remote rank */
     /* Neighborhood collectives: neighbor lists in the standard's order, and the
      * topology kind (it decides how repeated peers pair up). */
@@ -101,6 +114,7 @@ typedef struct hieragg_transport {
     int (*copy)(const void* src, size_t scount, void* stype, void* dst, size_t rcount, void* rtype);
     void (*dtype_info)(void* dtype, hieragg_dtype_info* out);
     void* packed_type; /* a byte type: data in it is the packed form of any type */
+    void* accumulator_type; /* HIERAGG_ACCUMULATOR_BYTES contiguous bytes (strong reproducibility) */
     /* Drive the progress engine once (used only where the core must wait). */
     void (*progress)(void);
     /* Output: level 0 = warning (always shown), >0 = verbose level. */
@@ -126,7 +140,10 @@ typedef struct hieragg_config {
     size_t segment_size;            /* bytes per pipeline segment / pulse */
     int algorithm[HIERAGG_COLL_KIND_COUNT]; /* per-collective override, 0 = auto */
     int hierarchy;                  /* 0 = never decompose, 1 = decompose when useful */
+    int reproducible;               /* HIERAGG_REPRODUCIBLE_*; 0 (none) behaves as order */
     hieragg_link_cost link_cost[HIERAGG_LINK_CLASS_COUNT]; /* see hieragg_link_cost */
+    const char* rules_file;         /* coll_hieragg_rules_file: fitted selection rules (NULL/"" = none) */
+    size_t max_temp_bytes;          /* temporaries one call may allocate per rank, 0 = no limit */
 } hieragg_config;
 
 typedef struct hieragg_comm hieragg_comm;
@@ -137,18 +154,47 @@ typedef void (*hieragg_complete_fn)(void* ctx, int status);
 int hieragg_core_init(const hieragg_transport* transport, const hieragg_config* config);
 void hieragg_core_fini(void);
 
-/* Per-communicator state; decomposition happens lazily on first use. */
+/* Per-communicator state; the decomposition is built on first use, without blocking. */
 hieragg_comm* hieragg_comm_create(void* comm, int rank, int size, int is_inter, int remote_size,
                                   int world_rank);
 void hieragg_comm_destroy(hieragg_comm* comm);
 
 /* Start a collective. On success the completion callback runs exactly once,
- * possibly before hieragg_start returns. Returns 0 or an error code. */
+ * possibly before hieragg_start returns. Returns 0 or an error code. Never waits for
+ * another rank: the first call on a communicator starts the identity exchange and
+ * runs once it has finished (inside hieragg_progress). */
 int hieragg_start(hieragg_comm* comm, const hieragg_coll_args* args, hieragg_complete_fn done,
                   void* ctx);
 
+/* Persistent collectives (MPI-4) are matched in the order of their init calls: the
+ * init takes an id (local, no communication) and every start of the request runs in
+ * that id's own tag space. Free releases what the init kept. */
+int hieragg_persistent_init(hieragg_comm* comm, const hieragg_coll_args* args, uint32_t* id);
+void hieragg_persistent_free(hieragg_comm* comm, uint32_t id);
+int hieragg_start_persistent(hieragg_comm* comm, const hieragg_coll_args* args, uint32_t id,
+                             hieragg_complete_fn done, void* ctx);
+
 /* Progress every active collective; returns how many completed. Safe to re-enter. */
 int hieragg_progress(void);
+
+/* Observability (MPI_T performance variables, docs/tuning.md). Per communicator, what this
+ * process sent: [0] inside its subspace (the whole communicator when it is not decomposed),
+ * [l] across leader level l (to a peer in another level-(l-1) group; deeper levels add up
+ * in the last entry); and the most temporary memory its collectives held at once. */
+#define HIERAGG_COUNTER_LEVELS 4
+typedef struct hieragg_comm_counters {
+    uint64_t bytes[HIERAGG_COUNTER_LEVELS];
+    uint64_t messages[HIERAGG_COUNTER_LEVELS];
+    uint64_t temp_bytes_high_water;
+    uint64_t subspaces; /* level-0 groups of the decomposition (1: not decomposed; 0: not known yet) */
+} hieragg_comm_counters;
+/* Counters of the communicator whose shim handle is `comm`; zeros if hieragg does not serve it. */
+void hieragg_read_counters(void* comm, hieragg_comm_counters* out);
+/* Calls of `kind` on `comm` served by each of its algorithms: out[i] for enum value i + 1 of
+ * coll_hieragg_<kind>_algorithm (a call whose stages ran different algorithms counts for
+ * each). Writes min(max, count) values; returns the count (hieragg_algorithm_count). */
+int hieragg_read_algorithm_calls(void* comm, hieragg_coll_kind kind, uint64_t* out, int max);
+int hieragg_algorithm_count(hieragg_coll_kind kind);
 
 /* Names for parameters and messages. */
 const char* hieragg_coll_name(hieragg_coll_kind kind);

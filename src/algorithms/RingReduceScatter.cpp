@@ -40,14 +40,18 @@ Emitted RingReduceScatter::emitToOutput(ScheduleBuilder& b, const Group& g, cons
     StepId sent = b.send(right, input[(g.me + n - 1) % n].buf, input[(g.me + n - 1) % n].type, after, channel);
     all.add(sent);
     StepId built = after;
+    StepId lastSendOf[2] = {after, after};  // the send that last read each scratch piece
     for (int s = 0; s + 1 < n; ++s) {
         const BufRef x = scratch[s % 2];
         const Block& in = input[((g.me - s - 2) % n + 2 * n) % n];
-        // scratch[s % 2] was last read by step s - 1's send; receives post in step order.
-        const StepId got = b.recv(left, x, in.type, Deps{built, sent}, channel);
+        // scratch[s % 2] was last read by step s - 2's send; receives post in step order.
+        // Never after this rank's own latest send: with rendezvous-sized pieces every rank
+        // would wait for its right neighbour's receive, and none would post one.
+        const StepId got = b.recv(left, x, in.type, Deps{built, lastSendOf[s % 2]}, channel);
         if (s + 2 < n) {
             built = b.reduce(in.buf, x, in.type, Deps{got});  // partial = mine op received
             sent = b.send(right, x, in.type, built, channel);
+            lastSendOf[s % 2] = sent;
             all.add(sent);
         } else {
             built = b.reduce(x, out.buf, out.type, Deps{got, placed});  // out = received op mine

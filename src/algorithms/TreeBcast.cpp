@@ -12,7 +12,8 @@ Emitted TreeBcast::emit(ScheduleBuilder& b, const Group& g, BufRef buf, TypeRef 
     const int parent = tree.parent[g.me];
     const std::vector<int>& kids = tree.children[g.me];
     const size_t total = type.count;
-    const size_t seg = segmentCount == 0 || segmentCount >= total ? (total ? total : 1) : segmentCount;
+    size_t seg = segmentCount == 0 || segmentCount >= total ? (total ? total : 1) : segmentCount;
+    seg = std::max(seg, (total + kMaxSegments - 1) / kMaxSegments);
     const size_t nseg = total == 0 ? 1 : (total + seg - 1) / seg;
     Deps allReady, allDone;
     for (size_t s = 0; s < nseg; ++s) {

@@ -8,7 +8,45 @@ namespace {
 bool usesPeerTypes(hieragg_coll_kind k) {
     return k == HIERAGG_ALLTOALLW || k == HIERAGG_NEIGHBOR_ALLTOALLW;
 }
+
+void dropSend(hieragg_coll_args& a) {
+    a.sbuf = nullptr;
+    a.scount = 0;
+    a.scounts = a.sdispls = nullptr;
+    a.stype = nullptr;
+}
+void dropRecv(hieragg_coll_args& a) {
+    a.rbuf = nullptr;
+    a.rcount = 0;
+    a.rcounts = a.rdispls = nullptr;
+    a.rtype = nullptr;
+}
 }  // namespace
+
+void dropInsignificant(CollCall& call) {
+    hieragg_coll_args& a = call.args;
+    if (!call.inter) return;
+    const hieragg_coll_kind k = a.kind;
+    const bool rooted = k == HIERAGG_BCAST || k == HIERAGG_REDUCE || k == HIERAGG_GATHER ||
+                        k == HIERAGG_GATHERV || k == HIERAGG_SCATTER || k == HIERAGG_SCATTERV;
+    if (!rooted) return;
+    if (a.root == HIERAGG_PROC_NULL) {
+        dropSend(a);
+        dropRecv(a);
+        a.op = nullptr;
+        return;
+    }
+    const bool gathers = k == HIERAGG_GATHER || k == HIERAGG_GATHERV;
+    const bool scatters = k == HIERAGG_SCATTER || k == HIERAGG_SCATTERV;
+    if (a.root == HIERAGG_ROOT) {
+        if (gathers) dropSend(a);
+        if (scatters) dropRecv(a);
+        if (k == HIERAGG_REDUCE) a.sbuf = nullptr;
+    } else {
+        if (gathers) dropRecv(a);
+        if (scatters) dropSend(a);
+    }
+}
 
 int peerTypeCount(const CollCall& call) {
     const hieragg_coll_kind k = call.args.kind;
@@ -19,6 +57,7 @@ int peerTypeCount(const CollCall& call) {
 }
 
 void describeTypes(CollCall& call, Transport& tr) {
+    dropInsignificant(call);
     const hieragg_coll_args& a = call.args;
     if (a.stype) call.stype = tr.typeInfo(a.stype);
     if (a.rtype) call.rtype = tr.typeInfo(a.rtype);

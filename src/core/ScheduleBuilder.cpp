@@ -101,6 +101,21 @@ Schedule ScheduleBuilder::finish() {
         for (uint32_t j = 0; j < s.depCount; ++j)
             sched_.dependents[fill[sched_.deps[s.depBegin + j]]++] = static_cast<StepId>(i);
     }
+    // Distinct peers per communicator side, and each message's index among them.
+    for (int side = 0; side < 2; ++side) {
+        std::vector<int>& peers = side ? sched_.localPeers : sched_.peers;
+        peers.clear();
+        for (const Step& s : sched_.steps)
+            if ((s.kind == StepKind::Send || s.kind == StepKind::Recv) && s.localComm == (side == 1))
+                peers.push_back(s.peer);
+        std::sort(peers.begin(), peers.end());
+        peers.erase(std::unique(peers.begin(), peers.end()), peers.end());
+    }
+    for (Step& s : sched_.steps) {
+        if (s.kind != StepKind::Send && s.kind != StepKind::Recv) continue;
+        const std::vector<int>& peers = s.localComm ? sched_.localPeers : sched_.peers;
+        s.peerSlot = static_cast<uint32_t>(std::lower_bound(peers.begin(), peers.end(), s.peer) - peers.begin());
+    }
     return std::move(sched_);
 }
 

@@ -24,6 +24,12 @@ size_t SimNetwork::unmatchedMessages() const {
     return n;
 }
 
+size_t SimNetwork::postedReceives() const {
+    size_t n = 0;
+    for (const auto& kv : posted_) n += kv.second.size();
+    return n;
+}
+
 void SimNetwork::match(const Key& key) {
     auto in = inflight_.find(key);
     auto po = posted_.find(key);
@@ -47,6 +53,7 @@ void SimNetwork::match(const Key& key) {
 
 int SimTransport::isend(void* comm, bool local, const void* buf, size_t count, void* type, int peer,
                         int tag, void** req) {
+    if (net_.sendFault_.rank == rank_ && net_.sendFault_.okSends-- <= 0) return net_.sendFault_.code;
     auto* t = static_cast<SimType*>(type);
     size_t bytes = count * t->size;
     SimNetwork::Key key{static_cast<SimComm*>(comm)->id, local, rank_, peer, tag};

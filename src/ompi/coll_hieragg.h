@@ -9,25 +9,30 @@
 #include "ompi_config.h"
 #include "ompi/communicator/communicator.h"
 #include "ompi/mca/coll/coll.h"
+#include "coll_hieragg_compat.h"
 
 #include "hieragg/abi.h"
 
 BEGIN_C_DECLS
 
 typedef struct mca_coll_hieragg_component_t {
-    mca_coll_base_component_2_0_0_t super;
+    mca_coll_base_component_t super; /* 2.0.0 on 4.1, 2.4.0 on 5.0 */
     int priority;
     int verbose;
     char* split;
     int segment_size;
     int hierarchy;
+    int reproducible;     /* HIERAGG_REPRODUCIBLE_* */
+    struct ompi_datatype_t* accumulator_type; /* for reproducible=strong, NULL until init_query */
+    size_t max_temp_bytes;
     int algorithm[HIERAGG_COLL_KIND_COUNT];
     hieragg_link_cost link_cost[HIERAGG_LINK_CLASS_COUNT]; /* coll_hieragg_cost_<link>_<param> */
+    char* rules_file;     /* coll_hieragg_rules_file (tuning: docs/tuning.md) */
     int output;           /* opal_output stream for verbose messages */
     int core_ready;       /* hieragg_core_init succeeded */
 } mca_coll_hieragg_component_t;
 
-OMPI_MODULE_DECLSPEC extern mca_coll_hieragg_component_t mca_coll_hieragg_component;
+HIERAGG_COMPONENT_EXPORT extern mca_coll_hieragg_component_t mca_coll_hieragg_component;
 
 typedef struct mca_coll_hieragg_module_t {
     mca_coll_base_module_t super;
@@ -39,6 +44,9 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
 mca_coll_base_module_t* mca_coll_hieragg_comm_query(struct ompi_communicator_t* comm, int* priority);
 /* Sets every collective entry of the module's function table. */
 void mca_coll_hieragg_fill_functions(mca_coll_base_module_t* m);
+/* 1 when the structures the shim uses have the sizes libmpi was built with;
+ * else 0 and a description of the first mismatch in MISMATCH. */
+int mca_coll_hieragg_layout_check(char* mismatch, size_t len);
 /* Callbacks handed to the core. */
 void mca_coll_hieragg_transport(hieragg_transport* t);
 

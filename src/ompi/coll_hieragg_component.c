@@ -4,14 +4,17 @@
  */
 #include "coll_hieragg.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "opal/mca/base/mca_base_pvar.h"
 #include "opal/mca/base/mca_base_var.h"
 #include "opal/mca/base/mca_base_var_enum.h"
 #include "opal/runtime/opal_progress.h"
 #include "opal/util/output.h"
 #include "opal/util/proc.h"
+#include "ompi/datatype/ompi_datatype.h"
 
 static int hieragg_register(void);
 static int hieragg_open(void);
@@ -20,7 +23,7 @@ static int hieragg_close(void);
 mca_coll_hieragg_component_t mca_coll_hieragg_component = {
     .super = {
         .collm_version = {
-            MCA_COLL_BASE_VERSION_2_0_0,
+            HIERAGG_COLL_BASE_VERSION,
             .mca_component_name = "hieragg",
             MCA_BASE_MAKE_VERSION(component, 0, 1, 0),
             .mca_open_component = hieragg_open,
@@ -36,6 +39,9 @@ mca_coll_hieragg_component_t mca_coll_hieragg_component = {
     .split = NULL,
     .segment_size = 64 * 1024,
     .hierarchy = 1,
+    .reproducible = HIERAGG_REPRODUCIBLE_ORDER,
+    .accumulator_type = NULL,
+    .max_temp_bytes = 0,
     .output = -1,
 };
 
@@ -58,6 +64,109 @@ static mca_base_var_enum_t* algorithm_enum(hieragg_coll_kind kind) {
     if (OPAL_SUCCESS != mca_base_var_enum_create(enum_name, values[kind], &e)) return NULL;
     return e;
 }
+
+/* ---- Tuning and observability (issue 9; docs/tuning.md) ---------------------------- */
+/* MPI_T performance variables, bound to communicators (MPI_T_BIND_MPI_COMM): Open MPI
+ * hands get_value the communicator; the core finds its counters by that handle. The
+ * ctx says which field: 0..3 bytes[l], 4..7 messages[l], 8 the temporary high water. */
+enum { PVAR_BYTES = 0, PVAR_MESSAGES = HIERAGG_COUNTER_LEVELS, PVAR_TEMP = 2 * HIERAGG_COUNTER_LEVELS,
+       PVAR_SUBSPACES };
+
+static int pvar_one_notify(mca_base_pvar_t* pvar, mca_base_pvar_event_t event, void* obj, int* count) {
+    (void)pvar;
+    (void)obj;
+    if (MCA_BASE_PVAR_HANDLE_BIND == event) *count = 1;
+    return OMPI_SUCCESS;
+}
+static int pvar_leaders_notify(mca_base_pvar_t* pvar, mca_base_pvar_event_t event, void* obj, int* count) {
+    (void)pvar;
+    (void)obj;
+    if (MCA_BASE_PVAR_HANDLE_BIND == event) *count = HIERAGG_COUNTER_LEVELS - 1;
+    return OMPI_SUCCESS;
+}
+static int pvar_counter_get(const mca_base_pvar_t* pvar, void* value, void* obj) {
+    const int field = (int)(intptr_t)pvar->ctx;
+    unsigned long long* out = (unsigned long long*)value;
+    hieragg_comm_counters k;
+    hieragg_read_counters(obj, &k);
+    if (field == PVAR_TEMP || field == PVAR_SUBSPACES) {
+        out[0] = field == PVAR_TEMP ? k.temp_bytes_high_water : k.subspaces;
+    } else if (field == PVAR_BYTES || field == PVAR_MESSAGES) {
+        out[0] = field == PVAR_BYTES ? k.bytes[0] : k.messages[0];
+    } else { /* leader levels 1..: one value per level */
+        const uint64_t* src = field == PVAR_BYTES + 1 ? k.bytes : k.messages;
+        for (int l = 1; l < HIERAGG_COUNTER_LEVELS; ++l) out[l - 1] = src[l];
+    }
+    return OMPI_SUCCESS;
+}
+static int pvar_algorithms_notify(mca_base_pvar_t* pvar, mca_base_pvar_event_t event, void* obj, int* count) {
+    (void)obj;
+    if (MCA_BASE_PVAR_HANDLE_BIND == event) *count = hieragg_algorithm_count((hieragg_coll_kind)(intptr_t)pvar->ctx);
+    return OMPI_SUCCESS;
+}
+static int pvar_algorithms_get(const mca_base_pvar_t* pvar, void* value, void* obj) {
+    const hieragg_coll_kind kind = (hieragg_coll_kind)(intptr_t)pvar->ctx;
+    uint64_t calls[64];
+    const int n = hieragg_read_algorithm_calls(obj, kind, calls, 64);
+    for (int i = 0; i < n && i < 64; ++i) ((unsigned long long*)value)[i] = calls[i];
+    return OMPI_SUCCESS;
+}
+
+static void hieragg_register_pvars(mca_base_component_t* c) {
+    static const struct {
+        const char* name;
+        const char* help;
+        int cls, field;
+        mca_base_notify_fn_t notify;
+    } vars[] = {
+        {"subspace_bytes", "Bytes this process sent inside its subspace (the whole communicator when it is "
+         "not decomposed) in hieragg's collectives on the communicator", MCA_BASE_PVAR_CLASS_COUNTER,
+         PVAR_BYTES, pvar_one_notify},
+        {"subspace_messages", "Messages this process sent inside its subspace", MCA_BASE_PVAR_CLASS_COUNTER,
+         PVAR_MESSAGES, pvar_one_notify},
+        {"leader_bytes", "Bytes this process sent across each leader level (value l-1: to peers in another "
+         "level-(l-1) group of the decomposition; 3 values, deeper levels add up in the last)",
+         MCA_BASE_PVAR_CLASS_COUNTER, PVAR_BYTES + 1, pvar_leaders_notify},
+        {"leader_messages", "Messages this process sent across each leader level (as leader_bytes)",
+         MCA_BASE_PVAR_CLASS_COUNTER, PVAR_MESSAGES + 1, pvar_leaders_notify},
+        {"temp_bytes_high_water", "Most temporary memory [bytes] this process's collectives on the "
+         "communicator held at once", MCA_BASE_PVAR_CLASS_HIGHWATERMARK, PVAR_TEMP, pvar_one_notify},
+        {"subspaces", "Subspaces (level-0 groups) of the communicator's decomposition: 1 when it is not "
+         "decomposed, 0 before its first collective", MCA_BASE_PVAR_CLASS_SIZE, PVAR_SUBSPACES, pvar_one_notify},
+    };
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; ++i)
+        (void)mca_base_component_pvar_register(c, vars[i].name, vars[i].help, OPAL_INFO_LVL_4, vars[i].cls,
+                                               MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL,
+                                               MCA_BASE_VAR_BIND_MPI_COMM, MCA_BASE_PVAR_FLAG_READONLY,
+                                               pvar_counter_get, NULL, vars[i].notify,
+                                               (void*)(intptr_t)vars[i].field);
+    for (int k = 0; k < HIERAGG_COLL_KIND_COUNT; ++k) {
+        char name[96], help[640];
+        snprintf(name, sizeof name, "%s_algorithm_calls", hieragg_coll_name((hieragg_coll_kind)k));
+        snprintf(help, sizeof help, "Calls of %s on the communicator served by each algorithm: value i counts "
+                 "algorithm i+1 of coll_hieragg_%s_algorithm (%s); a call whose levels ran different "
+                 "algorithms counts for each", hieragg_coll_name((hieragg_coll_kind)k),
+                 hieragg_coll_name((hieragg_coll_kind)k), hieragg_algorithm_names((hieragg_coll_kind)k));
+        (void)mca_base_component_pvar_register(c, name, help, OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER,
+                                               MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL,
+                                               MCA_BASE_VAR_BIND_MPI_COMM, MCA_BASE_PVAR_FLAG_READONLY,
+                                               pvar_algorithms_get, NULL, pvar_algorithms_notify,
+                                               (void*)(intptr_t)k);
+    }
+}
+
+static void hieragg_register_tuning(mca_base_component_t* c, mca_coll_hieragg_component_t* m) {
+    m->rules_file = "";
+    (void)mca_base_component_var_register(c, "rules_file",
+        "Selection rules fitted by hieragg-tune (JSON, schema hieragg-rules version 1): per "
+        "collective, candidate algorithms with fitted performance functions, valid ranges and a "
+        "threshold. Inside a rule's range the first candidate reaching the threshold runs; outside "
+        "it, or when the file is missing or bad (one warning), the cost model decides. Empty = none",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &m->rules_file);
+    hieragg_register_pvars(c);
+}
+/* ---- end of tuning and observability ------------------------------------------------ */
 
 static int hieragg_register(void) {
     mca_base_component_t* c = &mca_coll_hieragg_component.super.collm_version;
@@ -87,6 +196,30 @@ static int hieragg_register(void) {
         "1: run collectives over the decomposition when it splits the communicator; "
         "0: always run the flat algorithms",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &m->hierarchy);
+    {
+        static mca_base_var_enum_value_t repro_values[] = {
+            {HIERAGG_REPRODUCIBLE_NONE, "none"},
+            {HIERAGG_REPRODUCIBLE_ORDER, "order"},
+            {HIERAGG_REPRODUCIBLE_STRONG, "strong"},
+            {0, NULL}};
+        mca_base_var_enum_t* e = NULL;
+        (void)mca_base_var_enum_create("coll_hieragg_reproducible_modes", repro_values, &e);
+        (void)mca_base_component_var_register(c, "reproducible",
+            "Reproducibility of reductions: order = fixed combination order (the same bits for "
+            "the same communicator, decomposition and root); none = no promise (today the same "
+            "as order); strong = MPI_SUM of MPI_DOUBLE/MPI_FLOAT gives the same bits for the "
+            "same multiset of contributions whatever the decomposition, root, placement or "
+            "process count (exact binned accumulators, rounded once; see docs/reproducibility.md)",
+            MCA_BASE_VAR_TYPE_INT, e, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+            &m->reproducible);
+        if (e) OBJ_RELEASE(e);
+    }
+    (void)mca_base_component_var_register(c, "max_temp_bytes",
+        "Temporary memory one collective may allocate per process (0 = no limit). A call "
+        "whose schedule needs more runs with smaller pulses or the flat algorithm; if none "
+        "fits, it fails with MPI_ERR_NO_MEM on every process (nothing is sent)",
+        MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &m->max_temp_bytes);
     for (int k = 0; k < HIERAGG_COLL_KIND_COUNT; ++k) {
         char name[96], help[640];
         mca_base_var_enum_t* e = algorithm_enum((hieragg_coll_kind)k);
@@ -121,6 +254,7 @@ static int hieragg_register(void) {
                                                   OPAL_INFO_LVL_7, MCA_BASE_VAR_SCOPE_READONLY, field[f]);
         }
     }
+    hieragg_register_tuning(c, m);
     return OMPI_SUCCESS;
 }
 
@@ -138,6 +272,7 @@ static int hieragg_close(void) {
         hieragg_core_fini();
         m->core_ready = 0;
     }
+    if (m->accumulator_type) ompi_datatype_destroy(&m->accumulator_type);
     if (m->output >= 0) opal_output_close(m->output);
     m->output = -1;
     return OMPI_SUCCESS;
@@ -148,11 +283,20 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
     (void)enable_mpi_threads;
     mca_coll_hieragg_component_t* m = &mca_coll_hieragg_component;
     if (m->core_ready) return OMPI_SUCCESS;
+    char mismatch[256];
+    if (!mca_coll_hieragg_layout_check(mismatch, sizeof mismatch)) {
+        /* Built against another Open MPI: stay out of the job rather than misread it. */
+        if (0 == opal_proc_local_get()->proc_name.vpid)
+            opal_output(0, "coll:hieragg: WARNING: %s; hieragg disables itself (rebuild it against "
+                           "this Open MPI's headers)", mismatch);
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
     hieragg_transport t;
     hieragg_config cfg;
     memset(&cfg, 0, sizeof cfg);
     mca_coll_hieragg_transport(&t);
-    cfg.split = m->split ? m->split : "node";
+    /* An empty value reaches the core as "" so that it warns and falls back like any bad value. */
+    cfg.split = m->split ? m->split : "";
     cfg.verbose = m->verbose;
     if (m->segment_size < 64) {
         /* Every process reads the same value: only the first one says so. */
@@ -162,9 +306,24 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
         m->segment_size = 64 * 1024;
     }
     cfg.segment_size = (size_t)m->segment_size;
+    if (m->hierarchy != 0 && m->hierarchy != 1) {
+        if (0 == opal_proc_local_get()->proc_name.vpid)
+            opal_output(0, "coll:hieragg: WARNING: coll_hieragg_hierarchy=%d is not 0 or 1; using 1",
+                        m->hierarchy);
+        m->hierarchy = 1;
+    }
     cfg.hierarchy = m->hierarchy;
+    cfg.reproducible = m->reproducible;
+    /* Accumulators travel as opaque 32-byte elements (the same layout on every rank). */
+    if (HIERAGG_REPRODUCIBLE_STRONG == m->reproducible && NULL == m->accumulator_type &&
+        OMPI_SUCCESS == ompi_datatype_create_contiguous(HIERAGG_ACCUMULATOR_BYTES, &ompi_mpi_byte.dt,
+                                                        &m->accumulator_type))
+        ompi_datatype_commit(&m->accumulator_type);
+    t.accumulator_type = m->accumulator_type;
+    cfg.max_temp_bytes = m->max_temp_bytes;
     for (int k = 0; k < HIERAGG_COLL_KIND_COUNT; ++k) cfg.algorithm[k] = m->algorithm[k];
     for (int l = 0; l < HIERAGG_LINK_CLASS_COUNT; ++l) cfg.link_cost[l] = m->link_cost[l];
+    cfg.rules_file = m->rules_file;
     if (0 != hieragg_core_init(&t, &cfg)) return OMPI_ERR_OUT_OF_RESOURCE;
     opal_progress_register(hieragg_progress);
     m->core_ready = 1;

@@ -27,6 +27,7 @@ typedef struct mca_coll_hieragg_request_t {
     ompi_coll_base_nbc_request_t super;
     int* neighbors;             /* neighbor lists of a neighborhood collective, owned */
     hieragg_coll_args args;     /* persistent requests start these again */
+    uint32_t persistent_id;     /* from hieragg_persistent_init: matches starts in init order */
     mca_coll_hieragg_module_t* module;
 } mca_coll_hieragg_request_t;
 static OBJ_CLASS_INSTANCE(mca_coll_hieragg_request_t, ompi_coll_base_nbc_request_t, NULL, NULL);
@@ -34,7 +35,7 @@ static OBJ_CLASS_INSTANCE(mca_coll_hieragg_request_t, ompi_coll_base_nbc_request
 static int map_status(int status) {
     switch (status) {
     case 0: return OMPI_SUCCESS;
-    case HIERAGG_ERR_NO_MEM: return OMPI_ERR_OUT_OF_RESOURCE;
+    case HIERAGG_ERR_NO_MEM: return MPI_ERR_NO_MEM; /* an MPI error class the caller can test */
     case HIERAGG_ERR_UNSUPPORTED: return MPI_ERR_UNSUPPORTED_OPERATION;
     case HIERAGG_ERR_INTERNAL: return MPI_ERR_INTERN;
     default: return status;
@@ -44,6 +45,8 @@ static int map_status(int status) {
 static int request_free(ompi_request_t** req) {
     mca_coll_hieragg_request_t* h = (mca_coll_hieragg_request_t*)*req;
     if (!REQUEST_COMPLETE(&h->super.super)) return MPI_ERR_REQUEST; /* still running */
+    if (h->super.super.req_persistent && NULL != h->module)
+        hieragg_persistent_free(h->module->state, h->persistent_id);
     free(h->neighbors);
     h->neighbors = NULL;
     OMPI_REQUEST_FINI(&h->super.super);
@@ -102,7 +105,8 @@ static int persistent_start(size_t count, ompi_request_t** requests) {
         h->super.super.req_complete = REQUEST_PENDING;
         h->super.super.req_state = OMPI_REQUEST_ACTIVE;
         h->super.super.req_status.MPI_ERROR = MPI_SUCCESS;
-        int rc = hieragg_start(h->module->state, &h->args, nonblocking_done, h);
+        int rc = hieragg_start_persistent(h->module->state, &h->args, h->persistent_id,
+                                          nonblocking_done, h);
         if (rc != 0) {
             h->super.super.req_complete = REQUEST_COMPLETED;
             h->super.super.req_state = OMPI_REQUEST_INACTIVE;
@@ -121,10 +125,12 @@ static int run(hieragg_coll_args* a, ompi_communicator_t* comm, mca_coll_base_mo
     if (RUN_BLOCKING == mode) {
         blocking_wait w = {0, 0};
         int rc = hieragg_start(m->state, a, blocking_done, &w);
+        /* The call may wait for the communicator's decomposition: `a` (and the neighbor
+         * lists it points to) must stay valid until it completes. */
+        if (rc == 0)
+            while (!w.done) opal_progress();
         free(neighbors);
-        if (rc != 0) return map_status(rc);
-        while (!w.done) opal_progress();
-        return map_status(w.status);
+        return map_status(rc != 0 ? rc : w.status);
     }
     mca_coll_hieragg_request_t* h = new_request(comm, RUN_PERSISTENT == mode);
     if (NULL == h) {
@@ -137,7 +143,14 @@ static int run(hieragg_coll_args* a, ompi_communicator_t* comm, mca_coll_base_mo
     *request = &h->super.super;
     if (RUN_PERSISTENT == mode) {
         h->super.super.req_start = persistent_start;
-        return OMPI_SUCCESS;
+        int rc = hieragg_persistent_init(m->state, a, &h->persistent_id);
+        if (rc != 0) {
+            h->module = NULL; /* nothing to release in the core */
+            h->super.super.req_complete = REQUEST_COMPLETED;
+            request_free(request);
+            *request = MPI_REQUEST_NULL;
+        }
+        return map_status(rc);
     }
     int rc = hieragg_start(m->state, a, nonblocking_done, h);
     if (rc != 0) {
@@ -167,9 +180,15 @@ static void in_place(hieragg_coll_args* a) {
     }
 }
 
+/* Call after the datatype is set: the core runs MPI_SUM on doubles and floats on
+ * reproducible accumulators when coll_hieragg_reproducible=strong. */
 static void set_op(hieragg_coll_args* a, ompi_op_t* op) {
     a->op = op;
     a->op_commutative = ompi_op_is_commute(op) ? 1 : 0;
+    if (op == &ompi_mpi_op_sum.op && a->stype == (void*)&ompi_mpi_double.dt)
+        a->float_sum = HIERAGG_FLOAT_SUM_DOUBLE;
+    else if (op == &ompi_mpi_op_sum.op && a->stype == (void*)&ompi_mpi_float.dt)
+        a->float_sum = HIERAGG_FLOAT_SUM_FLOAT;
 }
 
 /* Neighbor lists in the standard's order (cart: -1 then +1 shift per dimension). */
@@ -463,18 +482,32 @@ static int module_enable(mca_coll_base_module_t* module, struct ompi_communicato
  * leaves it to the other components, e.g. to compare both in one job. */
 static bool disabled_by_info(struct ompi_communicator_t* comm) {
     char value[16] = {0};
-    int flag = 0;
-    if (NULL == comm->super.s_info) return false;
-    if (OPAL_SUCCESS != opal_info_get(comm->super.s_info, "hieragg_disable", sizeof value - 1, value, &flag) ||
-        !flag)
-        return false;
+    if (!hieragg_compat_info_get(comm->super.s_info, "hieragg_disable", value, sizeof value)) return false;
     return 0 == strcmp(value, "true") || 0 == strcmp(value, "1");
+}
+
+/* Info key "ompi_comm_coll_preference" names the components a communicator
+ * wants first; HAN sets it on the sub-communicators it builds for itself (e.g.
+ * "sm,^han", "tuned,^han"). When it names components but not hieragg, the
+ * communicator belongs to another component's algorithm: stay out of it, or
+ * hieragg (priority above the named one's) would run HAN's inner steps. */
+static bool reserved_for_others(struct ompi_communicator_t* comm) {
+    char value[256] = {0};
+    if (!hieragg_compat_info_get(comm->super.s_info, "ompi_comm_coll_preference", value, sizeof value))
+        return false;
+    bool names_any = false;
+    char* save = NULL;
+    for (char* tok = strtok_r(value, ",", &save); tok && '^' != tok[0]; tok = strtok_r(NULL, ",", &save)) {
+        if (0 == strcmp(tok, "hieragg")) return false;
+        names_any = true;
+    }
+    return names_any;
 }
 
 mca_coll_base_module_t* mca_coll_hieragg_comm_query(struct ompi_communicator_t* comm, int* priority) {
     mca_coll_hieragg_component_t* c = &mca_coll_hieragg_component;
     if (c->priority < 0 || !c->core_ready) return NULL;
-    if (disabled_by_info(comm)) return NULL;
+    if (disabled_by_info(comm) || reserved_for_others(comm)) return NULL;
     mca_coll_hieragg_module_t* m = OBJ_NEW(mca_coll_hieragg_module_t);
     if (NULL == m) return NULL;
     m->super.coll_module_enable = module_enable;

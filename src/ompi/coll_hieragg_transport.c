@@ -4,6 +4,8 @@
  */
 #include "coll_hieragg.h"
 
+#include <limits.h>
+
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/mca/pml/pml.h"
 #include "ompi/op/op.h"
@@ -56,10 +58,52 @@ static int t_reduce(void* op, const void* src, void* dst, size_t count, void* dt
     return OMPI_SUCCESS;
 }
 
+/* Overridable only to exercise the chunked path with small copies. */
+#ifndef HIERAGG_COPY_CHUNK_LIMIT
+#define HIERAGG_COPY_CHUNK_LIMIT INT_MAX
+#endif
+#ifndef HIERAGG_COPY_CHUNK_BYTES
+#define HIERAGG_COPY_CHUNK_BYTES ((size_t)1 << 30)
+#endif
+
+static size_t gcd_size(size_t a, size_t b) {
+    while (b) {
+        size_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* ompi_datatype_sndrcv takes int32 counts: a larger copy (e.g. gigabytes of packed
+ * bytes) runs in chunks that end on element boundaries of both types. */
 static int t_copy(const void* src, size_t scount, void* stype, void* dst, size_t rcount, void* rtype) {
+    ompi_datatype_t *st = (ompi_datatype_t*)stype, *rt = (ompi_datatype_t*)rtype;
     if (scount == 0 && rcount == 0) return OMPI_SUCCESS;
-    return ompi_datatype_sndrcv(src, (int32_t)scount, (ompi_datatype_t*)stype, dst, (int32_t)rcount,
-                                (ompi_datatype_t*)rtype);
+    if (scount <= HIERAGG_COPY_CHUNK_LIMIT && rcount <= HIERAGG_COPY_CHUNK_LIMIT)
+        return ompi_datatype_sndrcv(src, (int32_t)scount, st, dst, (int32_t)rcount, rt);
+    size_t ssize = 0, rsize = 0;
+    ptrdiff_t lb = 0, sext = 0, rext = 0;
+    ompi_datatype_type_size(st, &ssize);
+    ompi_datatype_type_size(rt, &rsize);
+    ompi_datatype_get_extent(st, &lb, &sext);
+    ompi_datatype_get_extent(rt, &lb, &rext);
+    if (0 == ssize || 0 == rsize) return OMPI_SUCCESS;
+    const size_t total = scount * ssize;
+    if (total > rcount * rsize) return MPI_ERR_TRUNCATE;
+    const size_t unit = ssize / gcd_size(ssize, rsize) * rsize; /* both types end an element here */
+    if (unit > (size_t)INT_MAX) return MPI_ERR_COUNT;
+    const size_t chunk = unit * (HIERAGG_COPY_CHUNK_BYTES / unit ? HIERAGG_COPY_CHUNK_BYTES / unit : 1);
+    for (size_t done = 0; done < total;) {
+        const size_t bytes = total - done < chunk ? total - done : chunk;
+        int rc = ompi_datatype_sndrcv((const char*)src + (ptrdiff_t)(done / ssize) * sext,
+                                      (int32_t)(bytes / ssize), st,
+                                      (char*)dst + (ptrdiff_t)(done / rsize) * rext,
+                                      (int32_t)(bytes / rsize), rt);
+        if (OMPI_SUCCESS != rc) return rc;
+        done += bytes;
+    }
+    return OMPI_SUCCESS;
 }
 
 static void t_dtype_info(void* dtype, hieragg_dtype_info* out) {
@@ -94,6 +138,7 @@ void mca_coll_hieragg_transport(hieragg_transport* t) {
     t->copy = t_copy;
     t->dtype_info = t_dtype_info;
     t->packed_type = &ompi_mpi_packed.dt;
+    t->accumulator_type = NULL; /* set by init_query when reproducible=strong */
     t->progress = t_progress;
     t->output = t_output;
 }

@@ -8,8 +8,10 @@
 
 #include "Runtime.hpp"
 #include "hieragg/ScheduleBuilder.hpp"
+#include "hieragg/aggtree/InputFile.hpp"
 #include "hieragg/hier/Decomposition.hpp"
 #include "hieragg/hier/LocalIdentity.hpp"
+#include "hieragg/aggtree/Printable.hpp"
 #include "hieragg/hier/SplitSpec.hpp"
 
 namespace hieragg {
@@ -20,6 +22,8 @@ namespace {
 constexpr int kTagTop = -28;
 constexpr uint32_t kSeqWindow = 1u << 16;  // collectives in flight per communicator, at most
 constexpr int kLocalGroupOffset = 1 << 28;
+constexpr int kPersistentOffset = 1 << 29;
+constexpr int kExchangeOffset = 1 << 30;  // below every other region: -28 - 2^30 - channel
 
 // What every rank sends in the identity exchange. `inputs` fingerprints the split
 // value and the files it names, so ranks that read different files notice it.
@@ -37,10 +41,12 @@ uint64_t fingerprintInputs(const std::string& split) {
     if (hier::parseSplitSpec(split, spec, err)) {
         for (const auto& l : spec.levels) {
             if (l.path.empty()) continue;
-            std::ifstream in(l.path, std::ios::binary);
-            std::stringstream ss;
-            if (in) ss << in.rdbuf();
-            all += in ? "\n<" + ss.str() + ">" : "\n<missing>";
+            // Bounded and never blocking (a FIFO, /dev/zero); the decomposition reports why.
+            try {
+                all += "\n<" + aggtree::readInputFile(l.path) + ">";
+            } catch (const std::exception& e) {
+                all += "\n<unreadable: " + std::string(e.what()) + ">";
+            }
         }
     }
     return std::hash<std::string>{}(all);
@@ -74,51 +80,19 @@ Schedule ringAllgather(int rank, int size, size_t recordBytes) {
 }
 }  // namespace
 
-int tagBase(uint32_t seq, bool localGroup) {
+int tagBase(uint32_t seq, TagSpace space, bool localGroup) {
     return kTagTop - static_cast<int>((seq % kSeqWindow) * kMaxChannels) -
-           (localGroup ? kLocalGroupOffset : 0);
+           (space == TagSpace::Persistent ? kPersistentOffset : 0) - (localGroup ? kLocalGroupOffset : 0);
 }
 
-int ensureDecomposition(hieragg_comm& c) {
-    if (c.decomposed) return 0;
-    c.decomposed = true;
+int identityExchangeTagBase() { return kTagTop - kExchangeOffset; }
+
+namespace {
+
+// Every rank computes the same hierarchy from the same identities.
+void applyDecomposition(hieragg_comm& c, const std::vector<hier::RankIdentity>& ids, bool consistent) {
     Runtime& rt = *Runtime::instance();
-    if (c.inter || c.size <= 1 || rt.config().hierarchy == 0) return 0;
-
     const std::string& split = rt.split();
-    std::vector<hier::RankIdentity> ids(c.size);
-    bool consistent = true;
-    if (needsExchange(split)) {
-        std::vector<IdentityRecord> recs(c.size);
-        hier::RankIdentity me = hier::localIdentity(c.worldRank);
-        IdentityRecord& mine = recs[c.rank];
-        std::memset(&mine, 0, sizeof mine);
-        mine.worldRank = me.worldRank;
-        mine.numa = me.numa;
-        mine.inputs = fingerprintInputs(split);
-        std::strncpy(mine.hostname, me.hostname.c_str(), sizeof mine.hostname - 1);
-
-        auto sched = std::make_shared<const Schedule>(ringAllgather(c.rank, c.size, sizeof(IdentityRecord)));
-        TaskBindings bind;
-        bind.rbuf = recs.data();
-        bind.types = {nullptr, nullptr, rt.transport().packedType()};
-        bind.comm = c.comm;
-        bind.tagBase = tagBase(c.seq, false);
-        bind.localTagBase = tagBase(c.seq, true);
-        ++c.seq;
-        Task t(sched, rt.transport(), bind);
-        int rc = t.start();
-        while (rc == 0 && !t.progress()) rt.transport().progress();
-        if (rc != 0 || t.status() != 0) return rc != 0 ? rc : t.status();
-        for (int r = 0; r < c.size; ++r) {
-            recs[r].hostname[sizeof recs[r].hostname - 1] = '\0';
-            ids[r] = {recs[r].worldRank, recs[r].hostname, recs[r].numa};
-            if (recs[r].inputs != recs[0].inputs) consistent = false;
-        }
-    } else {
-        for (int r = 0; r < c.size; ++r) ids[r].worldRank = r;
-    }
-
     hier::DecompositionResult d = consistent
                                       ? hier::decomposeValue(split, ids)
                                       : hier::decomposeValue("node", ids);
@@ -130,10 +104,15 @@ int ensureDecomposition(hieragg_comm& c) {
     if ((d.fellBack() || !consistent) && !speaker && c.rank == 0)
         rt.verbose(1, "hieragg: " + (consistent ? d.warning : std::string("inconsistent split inputs")));
     if (!consistent && speaker)
-        rt.warnOnce("coll_hieragg_split=" + split +
+        rt.warnOnce("coll_hieragg_split=" + aggtree::printable(split) +
                 ": ranks of this communicator see different values or file contents; using 'node'");
     else if (d.fellBack() && speaker)
         rt.warnOnce(d.warning);
+    // Applied, but trimmed (e.g. more switch levels than the level cap): same speaker rule.
+    if (!d.notice.empty()) {
+        if (speaker) rt.warnOnce(d.notice);
+        else if (c.rank == 0) rt.verbose(1, "hieragg: " + d.notice);
+    }
     if (c.rank == 0) rt.verbose(1, "hieragg: communicator of " + std::to_string(c.size) + " ranks (world rank " +
                       std::to_string(c.worldRank) + " is rank " + std::to_string(c.rank) + "): split=" +
                       d.applied.text() + "; " + d.hierarchy.describe(d.levelNames));
@@ -141,7 +120,73 @@ int ensureDecomposition(hieragg_comm& c) {
         c.stageLinks = hier::stageLinks(d.levelNames, d.hierarchy.levels());
         c.hierarchy = std::make_unique<hier::Hierarchy>(std::move(d.hierarchy));
     }
-    return 0;
+}
+
+void becomeReady(hieragg_comm& c, int status) {
+    c.decomp = hieragg_comm::Decomp::Ready;
+    std::vector<char>().swap(c.identityRecords);
+    if (c.onReady) c.onReady(c, status);
+}
+
+// Completion of the identity exchange (from Runtime::progress, or at once from track).
+void exchangeDone(void* ctx, int status) {
+    hieragg_comm& c = *static_cast<hieragg_comm*>(ctx);
+    std::lock_guard<std::recursive_mutex> lock(c.mutex);
+    if (status == 0) {
+        try {
+            const auto* recs = reinterpret_cast<IdentityRecord*>(c.identityRecords.data());
+            std::vector<hier::RankIdentity> ids(c.size);
+            bool consistent = true;
+            for (int r = 0; r < c.size; ++r) {
+                IdentityRecord rec = recs[r];
+                rec.hostname[sizeof rec.hostname - 1] = '\0';
+                ids[r] = {rec.worldRank, rec.hostname, rec.numa};
+                if (rec.inputs != recs[0].inputs) consistent = false;
+            }
+            applyDecomposition(c, ids, consistent);
+        } catch (const std::bad_alloc&) {
+            status = HIERAGG_ERR_NO_MEM;
+        }
+    }
+    becomeReady(c, status);
+}
+
+}  // namespace
+
+void beginDecomposition(hieragg_comm& c, ReadyFn onReady) {
+    if (c.decomp != hieragg_comm::Decomp::None) return;
+    c.onReady = onReady;
+    c.decomp = hieragg_comm::Decomp::Exchanging;
+    Runtime& rt = *Runtime::instance();
+    if (c.inter || c.size <= 1 || rt.config().hierarchy == 0) return becomeReady(c, 0);
+
+    const std::string& split = rt.split();
+    if (!needsExchange(split)) {
+        std::vector<hier::RankIdentity> ids(c.size);
+        for (int r = 0; r < c.size; ++r) ids[r].worldRank = r;
+        applyDecomposition(c, ids, true);
+        return becomeReady(c, 0);
+    }
+    // A ring allgather of identity records on its own tag block, as a Task like any
+    // other: the call that triggered it returns at once and waits in c.pending.
+    c.identityRecords.assign(sizeof(IdentityRecord) * static_cast<size_t>(c.size), 0);
+    auto* recs = reinterpret_cast<IdentityRecord*>(c.identityRecords.data());
+    hier::RankIdentity me = hier::localIdentity(c.worldRank);
+    IdentityRecord& mine = recs[c.rank];
+    mine.worldRank = me.worldRank;
+    mine.numa = me.numa;
+    mine.inputs = fingerprintInputs(split);
+    std::strncpy(mine.hostname, me.hostname.c_str(), sizeof mine.hostname - 1);
+
+    auto sched = std::make_shared<const Schedule>(ringAllgather(c.rank, c.size, sizeof(IdentityRecord)));
+    TaskBindings bind;
+    bind.rbuf = recs;
+    bind.types = {nullptr, nullptr, rt.transport().packedType()};
+    bind.comm = c.comm;
+    bind.tagBase = bind.localTagBase = identityExchangeTagBase();
+    auto task = std::make_unique<Task>(sched, rt.transport(), bind);
+    if (int rc = task->start()) return becomeReady(c, rc);
+    rt.track(std::move(task), exchangeDone, &c);
 }
 
 }  // namespace hieragg

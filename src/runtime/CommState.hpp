@@ -1,21 +1,38 @@
 // Per-communicator state of the core (the hieragg_comm of the C ABI): the
-// sequence number that gives every collective its own tags, the lazily built
-// decomposition, and the schedule cache.
+// per-pair call numbers that give every collective its own tags, the
+// decomposition (built by a nonblocking identity exchange on first use), the
+// calls waiting for it, and the schedule cache.
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
+#include "CommCounters.hpp"
 #include "hieragg/CollCall.hpp"
 #include "hieragg/LruCache.hpp"
 #include "hieragg/Schedule.hpp"
+#include "hieragg/abi.h"
 #include "hieragg/hier/Hierarchy.hpp"
+#include "hieragg/hier/RulesFile.hpp"
 #include "hieragg/hier/Selection.hpp"
 
 namespace hieragg {
 constexpr size_t kCacheLimit = 128;  // schedules (and plans) kept per communicator
-}
+// A call started before the decomposition exists; it runs, in start order, once it does.
+struct PendingStart {
+    hieragg_coll_args args;
+    hieragg_complete_fn done;
+    void* ctx;
+    int64_t persistentId;  // -1: not a persistent request
+};
+// Tag bases of an intercommunicator's persistent request, per peer (Schedule::peers / localPeers).
+struct PersistentTags {
+    std::vector<int> peer, local;
+};
+}  // namespace hieragg
 
 struct hieragg_comm {
     void* comm = nullptr;
@@ -24,8 +41,18 @@ struct hieragg_comm {
     bool inter = false;
     int remoteSize = 0;
     int worldRank = 0;
-    uint32_t seq = 0;  // collectives started on this communicator (same on every rank)
-    bool decomposed = false;
+    // Calls so far that exchanged messages with each peer (communicator / remote group,
+    // and an intercommunicator's local group): the same count on both ends of a pair.
+    std::vector<uint32_t> pairSeq, localPairSeq;
+    uint32_t persistentCount = 0;  // persistent requests initialised (their own tag spaces)
+    // Intercommunicators number persistent requests per pair too (CoreAbi.cpp).
+    std::vector<uint32_t> persistPairSeq, localPersistPairSeq;
+    std::unordered_map<uint32_t, hieragg::PersistentTags> persistentTags;
+
+    enum class Decomp { None, Exchanging, Ready } decomp = Decomp::None;
+    std::vector<hieragg::PendingStart> pending;
+    std::vector<char> identityRecords;  // the exchange's receive buffer while it runs
+    void (*onReady)(hieragg_comm&, int) = nullptr;  // what beginDecomposition was given
     std::unique_ptr<hieragg::hier::Hierarchy> hierarchy;  // null: run flat
     // Schedules and plans per signature, least recently used evicted first (kCacheLimit each).
     hieragg::LruCache<std::shared_ptr<const hieragg::Schedule>> cache{hieragg::kCacheLimit};
@@ -33,15 +60,31 @@ struct hieragg_comm {
     // (per call signature class, hier::sizeClass), so the model runs once per class.
     std::vector<int> stageLinks;
     hieragg::LruCache<std::shared_ptr<const hieragg::hier::Plan>> plans{hieragg::kCacheLimit};
+    // The rules file's determinations for this communicator (SPEC 3.4), evaluated once
+    // after the decomposition; null with no (usable) rules file.
+    bool rulesEvaluated = false;
+    // MPI_T counters; shared with this communicator's tasks (they may outlive it).
+    std::shared_ptr<hieragg::CommCounters> counters = std::make_shared<hieragg::CommCounters>();
+    bool countersLevelled = false;  // counters know the decomposition
+    std::unique_ptr<hieragg::hier::Determinations> determinations;
+    // Starts on this communicator come from one thread at a time (MPI orders them), but the
+    // exchange completes from whichever thread drives progress.
+    std::recursive_mutex mutex;
 };
 
 namespace hieragg {
 
-// Tag of channel 0 of collective number `seq`; channels count down from there.
-int tagBase(uint32_t seq, bool localGroup);
+// Tag regions (Open MPI leaves tags below -27 to collectives): per-pair call numbers,
+// persistent requests' own numbers, and the identity exchange's fixed channel block.
+enum class TagSpace { Call, Persistent };
+int tagBase(uint32_t seq, TagSpace space, bool localGroup);
+int identityExchangeTagBase();
 constexpr uint32_t kMaxChannels = 4096;
 
-// Builds the decomposition on first use (one identity exchange, blocking).
-int ensureDecomposition(hieragg_comm& c);
+// Starts whatever the decomposition needs (c.decomp None -> Exchanging or Ready). Never
+// waits for another rank: the exchange is a Task progressed with the others, and
+// `onReady(c)` runs (c.mutex held) when the decomposition exists, here or from progress.
+using ReadyFn = void (*)(hieragg_comm& c, int status);
+void beginDecomposition(hieragg_comm& c, ReadyFn onReady);
 
 }  // namespace hieragg

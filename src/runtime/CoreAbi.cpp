@@ -1,15 +1,20 @@
 // The C ABI (include/hieragg/abi.h) over the C++ core.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <stdexcept>
 
 #include "CommState.hpp"
+#include "ReproducibleCall.hpp"
 #include "Runtime.hpp"
 #include "hieragg/CallBinding.hpp"
 #include "hieragg/hier/AlgorithmRegistry.hpp"
 #include "hieragg/hier/Recipes.hpp"
+#include "hieragg/hier/RulesFile.hpp"
 #include "hieragg/hier/Selection.hpp"
+#include "hieragg/hier/TempLimit.hpp"
 
 using namespace hieragg;
 
@@ -56,11 +61,41 @@ std::string cacheKey(const CollCall& c) {
 // message, the op's commutativity and the override; only what every rank of the call
 // shares (not in-place, which MPI lets the root alone set), so every rank picks the same
 // plan. Roots and exact counts of a class share it (choosePlan ignores the root).
-std::string planKey(const CollCall& c) {
+std::string planKey(const CollCall& c, const hier::RuleCandidate* rule) {
     struct Key {
         int kind, sizeClass, commutative, algorithm;
-    } k{c.args.kind, hier::sizeClass(hier::modelBytes(c)), c.args.op_commutative, c.algorithm};
+        const void* rule;
+    } k;
+    std::memset(&k, 0, sizeof k);
+    k = {c.args.kind, hier::sizeClass(hier::modelBytes(c)), c.args.op_commutative, c.algorithm, rule};
     return std::string(reinterpret_cast<const char*>(&k), sizeof k);
+}
+
+// SPEC 3.4: the rules file (coll_hieragg_rules_file) decides where it is valid. Its
+// determinations are evaluated once per communicator, after the decomposition; a call
+// only looks its size class up. An explicit coll_hieragg_<coll>_algorithm wins over it.
+// Problems with the file are reported once, by world rank 0, and the cost model decides.
+const hier::RuleCandidate* ruleFor(CollCall& call, hieragg_comm& c, Runtime& rt) {
+    if (!c.rulesEvaluated) {
+        c.rulesEvaluated = true;
+        const std::string file = "coll:hieragg: WARNING: rules file " + rt.rulesPath() + ": ";
+        if (!rt.rules()) {
+            if (c.worldRank == 0 && !rt.rulesProblem().empty())
+                rt.warnOnce(file + rt.rulesProblem() + "; the cost model decides instead");
+        } else if (!c.inter) {
+            const int subspaces = c.hierarchy && !c.hierarchy->isTrivial() ? c.hierarchy->groupCount(0) : 1;
+            std::vector<std::string> outOfRange;
+            c.determinations = std::make_unique<hier::Determinations>(rt.rules(), c.size, subspaces, &outOfRange);
+            // A single rank has nothing to select: no warning for MPI_COMM_SELF and the like.
+            for (const std::string& o : outOfRange)
+                if (c.worldRank == 0 && c.size > 1)
+                    rt.warnOnce(file + o + "; the cost model decides for other communicators");
+        }
+    }
+    if (!c.determinations || call.algorithm != 0) return nullptr;
+    const hier::RuleCandidate* rule = c.determinations->ruleFor(call);
+    if (rule) hier::applyRule(call, *rule);
+    return rule;
 }
 
 // A forced algorithm whose needs fail is refused once (world rank 0 speaks for the job,
@@ -74,6 +109,274 @@ void refuseUnfit(CollCall& call, const hieragg_comm& c, Runtime& rt) {
         rt.warnOnce(std::string("coll_hieragg_") + hieragg_coll_name(call.args.kind) + "_algorithm=" + a->name +
                     " refused: it " + why + "; the cost model's choice runs instead");
     call.algorithm = 0;
+}
+
+// MPI_T: each registry algorithm that serves this call counts it once.
+void countServed(const CollCall& call, const Schedule& sched, CommCounters& counters) {
+    const std::vector<hier::AlgorithmInfo>& rows = hier::allAlgorithms();
+    std::vector<const hier::AlgorithmInfo*> used;
+    if (call.plan) {
+        // A forced "flat" row serves through the tree it runs over the whole communicator: both count.
+        const hier::AlgorithmInfo* forced = hier::algorithmByValue(call.args.kind, call.algorithm);
+        if (forced && forced->emitter == hier::Emitter::FlatComposition && call.plan->mode == hier::Plan::Mode::Flat)
+            used.push_back(forced);
+        for (const hier::StageChoice& s : call.plan->stages)
+            if (s.algo && std::find(used.begin(), used.end(), s.algo) == used.end()) used.push_back(s.algo);
+    } else if (const hier::AlgorithmInfo* a = hier::algorithmByValue(call.args.kind, call.algorithm)) {
+        used.push_back(a);
+    } else {
+        // Not model-driven and not forced: the recipe names what it ran ("ring", "pairwise(...)").
+        const std::string& name = sched.algorithm;
+        if (const hier::AlgorithmInfo* a =
+                hier::algorithmByName(call.args.kind, name.substr(0, name.find_first_of("(+: "))))
+            used.push_back(a);
+    }
+    for (const hier::AlgorithmInfo* a : used) counters.served(static_cast<size_t>(a - rows.data()));
+}
+
+// Builds (or finds in the cache) the schedule of `args` on `c`; fills `call`. Returns an
+// error code (and no schedule) when none can run. Throws what building throws.
+int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
+                std::shared_ptr<const Schedule>& sched) {
+    Runtime* rt = Runtime::instance();
+    call.args = args;
+    call.rank = c.rank;
+    call.size = c.size;
+    call.inter = c.inter;
+    call.remoteSize = c.remoteSize;
+    call.hierarchy = c.hierarchy.get();
+    call.segmentBytes = rt->config().segment_size ? rt->config().segment_size : 64 * 1024;
+    call.algorithm = rt->config().algorithm[args.kind];
+    describeTypes(call, rt->transport());
+    refuseUnfit(call, c, *rt);
+    call.costs = &rt->costs();
+    call.stageLinks = c.stageLinks.empty() ? nullptr : &c.stageLinks;
+    const bool overridden = call.algorithm != 0;
+    // Every start (direct, queued behind the identity exchange, persistent, a strong
+    // chain's link) comes through here, so the rules file decides for all of them.
+    const hier::RuleCandidate* rule = ruleFor(call, c, *rt);
+    bool newPlan = false;
+    if (hier::modelDriven(args.kind)) {
+        const std::string pk = planKey(call, rule);
+        std::shared_ptr<const hier::Plan>* found = c.plans.find(pk);
+        if (!found) {
+            hier::Plan plan = hier::choosePlan(call, rt->costs());
+            if (rule) hier::applyRuleTunables(plan, *rule, "rules file");
+            found = &c.plans.insert(pk, std::make_shared<const hier::Plan>(std::move(plan)));
+            newPlan = true;
+        }
+        call.plan = *found;
+    }
+
+    std::string key;
+    if (cacheable(args.kind)) {
+        key = cacheKey(call);
+        if (auto* hit = c.cache.find(key)) sched = *hit;
+    }
+    if (!sched) {
+        std::optional<Schedule> built = recipes::scheduleWithinTempLimit(call, rt->config().max_temp_bytes);
+        if (!built) {
+            // Every rank comes to the same verdict (TempLimit.hpp): nobody sends, nobody waits.
+            if (c.rank == 0 || c.inter)
+                rt->verbose(1, std::string("hieragg: ") + hieragg_coll_name(args.kind) +
+                                   ": no schedule fits coll_hieragg_max_temp_bytes=" +
+                                   std::to_string(rt->config().max_temp_bytes));
+            return HIERAGG_ERR_NO_MEM;
+        }
+        sched = std::make_shared<const Schedule>(std::move(*built));
+        if (sched->channels > kMaxChannels) return HIERAGG_ERR_INTERNAL;
+        if (c.rank == 0 || c.inter) {
+            // Once per communicator and signature class: the plan, stage by stage (the
+            // schedule that runs may differ from it under coll_hieragg_max_temp_bytes).
+            std::string msg = std::string("hieragg: ") + hieragg_coll_name(args.kind) + " on " +
+                              std::to_string(c.size) + " ranks: " + sched->algorithm;
+            // Where the choice came from (coll_hieragg_verbose=2).
+            msg += rule ? " {from rules file " + rt->rulesPath() + ": " + rule->label() + "}"
+                   : overridden ? std::string(" {from coll_hieragg_") + hieragg_coll_name(args.kind) + "_algorithm}"
+                   : hier::modelDriven(args.kind) ? std::string(" {from the cost model}")
+                                                   : std::string(" {built-in choice}");
+            if (newPlan) {
+                char pred[64];
+                std::snprintf(pred, sizeof pred, "%.2f", call.plan->predUs);
+                msg += " [" + std::to_string(hier::modelBytes(call)) + " B, pred=" + pred + " us]\n" +
+                       call.plan->describe();
+            }
+            if (newPlan || !hier::modelDriven(args.kind)) rt->verbose(2, msg);
+        }
+        if (!key.empty()) c.cache.insert(key, sched);
+    }
+    return 0;
+}
+
+// Per-peer tag bases of an intercommunicator's persistent request, taken at its init.
+void takePersistentTags(hieragg_comm& c, const Schedule& sched, PersistentTags& tags) {
+    if (c.persistPairSeq.empty()) c.persistPairSeq.assign(static_cast<size_t>(c.remoteSize), 0);
+    if (c.localPersistPairSeq.empty()) c.localPersistPairSeq.assign(static_cast<size_t>(c.size), 0);
+    for (int p : sched.peers) tags.peer.push_back(tagBase(c.persistPairSeq.at(p)++, TagSpace::Persistent, false));
+    for (int p : sched.localPeers)
+        tags.local.push_back(tagBase(c.localPersistPairSeq.at(p)++, TagSpace::Persistent, true));
+}
+
+// Which tags a Task takes: the next per-pair call numbers, a persistent request's tags
+// of its init, or numbers a chain reserved earlier (one per link, on every pair).
+struct CallNumbers {
+    int64_t persistentId = -1;                        // >= 0: a persistent request
+    const std::vector<uint32_t>* reserved = nullptr;  // per peer: first number of a chain
+    uint32_t link = 0;                                // this Task's offset in the chain
+    bool countCall = true;  // MPI_T: count the algorithms that served (a chain's first link only)
+};
+
+// Builds (or finds) the schedule and starts its Task on `tr`. Returns an error code
+// without calling `done` when nothing was started.
+int launchTask(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, const CallNumbers& numbers,
+               hieragg_complete_fn done, void* ctx) {
+    Runtime* rt = Runtime::instance();
+    try {
+        CollCall call;
+        std::shared_ptr<const Schedule> sched;
+        if (int rc = scheduleFor(c, args, call, sched)) return rc;
+        TaskBindings bind = bindCall(call, tr, c.comm, 0, 0);
+        // MPI_T: the decomposition exists here (launches wait for it); the counters learn
+        // each peer's level once, then every Task of the communicator counts into them.
+        if (!c.countersLevelled) {
+            c.counters->setHierarchy(c.hierarchy.get(), c.rank);
+            c.countersLevelled = true;
+        }
+        bind.observer = c.counters;
+        if (numbers.persistentId >= 0) {
+            // Every start of a persistent request uses the tags of its init: starts of one
+            // request follow each other on every rank, and MPI's non-overtaking rule keeps
+            // the messages of consecutive starts apart.
+            const auto id = static_cast<uint32_t>(numbers.persistentId);
+            auto it = c.persistentTags.find(id);
+            if (it != c.persistentTags.end()) {
+                bind.peerTagBase = it->second.peer;
+                bind.localPeerTagBase = it->second.local;
+            } else {
+                bind.tagBase = tagBase(id, TagSpace::Persistent, false);
+                bind.localTagBase = tagBase(id, TagSpace::Persistent, true);
+            }
+        } else if (numbers.reserved) {
+            // Chains run on intracommunicators only (no local group).
+            if (!sched->localPeers.empty()) return HIERAGG_ERR_INTERNAL;
+            bind.peerTagBase.reserve(sched->peers.size());
+            for (int p : sched->peers)
+                bind.peerTagBase.push_back(tagBase(numbers.reserved->at(p) + numbers.link, TagSpace::Call, false));
+        } else {
+            if (c.pairSeq.empty()) c.pairSeq.assign(static_cast<size_t>(c.inter ? c.remoteSize : c.size), 0);
+            if (c.inter && c.localPairSeq.empty()) c.localPairSeq.assign(static_cast<size_t>(c.size), 0);
+            bind.peerTagBase.reserve(sched->peers.size());
+            for (int p : sched->peers) bind.peerTagBase.push_back(tagBase(c.pairSeq.at(p)++, TagSpace::Call, false));
+            bind.localPeerTagBase.reserve(sched->localPeers.size());
+            for (int p : sched->localPeers)
+                bind.localPeerTagBase.push_back(tagBase(c.localPairSeq.at(p)++, TagSpace::Call, true));
+        }
+        bind.maxTempBytes = rt->config().max_temp_bytes;
+        auto task = std::make_unique<Task>(sched, tr, std::move(bind));
+        if (numbers.countCall) countServed(call, *sched, *c.counters);
+        if (int rc = task->start()) return rc;
+        rt->track(std::move(task), done, ctx);
+        return 0;
+    } catch (const std::bad_alloc&) {
+        return HIERAGG_ERR_NO_MEM;
+    } catch (const std::exception& e) {
+        rt->warn(std::string("hieragg: ") + hieragg_coll_name(args.kind) + ": " + e.what());
+        return HIERAGG_ERR_UNSUPPORTED;
+    }
+}
+
+// coll_hieragg_reproducible=strong: MPI_SUM of doubles/floats runs on accumulators
+// (ReproducibleCall converts at entry and rounds once at completion).
+bool strongReproducible(const Runtime& rt, const hieragg_comm& c, const hieragg_coll_args& a) {
+    return rt.config().reproducible == HIERAGG_REPRODUCIBLE_STRONG && ReproducibleCall::applies(a, c.inter);
+}
+
+// Starts a strong reduction's chain of links (ReproducibleCall.hpp). It runs where any
+// call is launched (the decomposition exists, start order), so every rank reserves the
+// chain's numbers at the same point of its per-pair sequences: `links` consecutive
+// numbers on EVERY pair of the communicator, whatever each link's schedule touches.
+// That is consistent because strong mode serves intracommunicator reductions only,
+// which every rank calls (the count is the same everywhere). Later links start from
+// the progress engine with the numbers reserved here, so calls started meanwhile on
+// any rank never shift them. A persistent request's links all use its init's tags:
+// links follow each other on every rank, as consecutive starts do.
+int launchReproducible(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId,
+                       hieragg_complete_fn done, void* ctx) {
+    Runtime& rt = *Runtime::instance();
+    void* accType = rt.transport().accumulatorType();
+    if (!accType) {  // the shim could not create it: keep the job running
+        rt.warnOnce("coll_hieragg_reproducible=strong: no accumulator datatype; reductions keep a fixed order only");
+        CallNumbers numbers;
+        numbers.persistentId = persistentId;
+        return launchTask(c, args, rt.transport(), numbers, done, ctx);
+    }
+    try {
+        const size_t segment = rt.config().segment_size ? rt.config().segment_size : 64 * 1024;
+        std::unique_ptr<ReproducibleCall> chain =
+            ReproducibleCall::create(args, c.rank, c.size, segment, rt.transport(), accType, done, ctx);
+        if (!chain) return HIERAGG_ERR_NO_MEM;
+        std::vector<uint32_t> reserved;
+        if (persistentId < 0) {
+            if (c.pairSeq.empty()) c.pairSeq.assign(static_cast<size_t>(c.size), 0);
+            reserved = c.pairSeq;
+            for (uint32_t& n : c.pairSeq) n += static_cast<uint32_t>(chain->links());
+        }
+        hieragg_comm* comm = &c;
+        const int status = chain->run([comm, persistentId, reserved = std::move(reserved)](
+                                          const hieragg_coll_args& a, Transport& tr, size_t link,
+                                          hieragg_complete_fn linkDone, void* linkCtx) {
+            // Later links start from completion callbacks, outside the start's lock.
+            std::lock_guard<std::recursive_mutex> lock(comm->mutex);
+            CallNumbers numbers;
+            numbers.persistentId = persistentId;
+            if (persistentId < 0) {
+                numbers.reserved = &reserved;
+                numbers.link = static_cast<uint32_t>(link);
+            }
+            numbers.countCall = link == 0;  // one user call, however many links
+            return launchTask(*comm, a, tr, numbers, linkDone, linkCtx);
+        });
+        if (status == 0) chain.release();  // the chain owns itself until it completes the call
+        return status;
+    } catch (const std::bad_alloc&) {
+        return HIERAGG_ERR_NO_MEM;
+    }
+}
+
+// Starts the call `args` (the decomposition exists). Returns an error code without
+// calling `done` when nothing was started.
+int launch(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId, hieragg_complete_fn done,
+           void* ctx) {
+    Runtime* rt = Runtime::instance();
+    if (strongReproducible(*rt, c, args)) return launchReproducible(c, args, persistentId, done, ctx);
+    CallNumbers numbers;
+    numbers.persistentId = persistentId;
+    return launchTask(c, args, rt->transport(), numbers, done, ctx);
+}
+
+// The decomposition exists: run the calls that waited for it, in start order. One that
+// cannot start completes with its error (its caller has already returned).
+void runPending(hieragg_comm& c, int status) {
+    std::vector<PendingStart> pending;
+    pending.swap(c.pending);
+    for (const PendingStart& p : pending) {
+        const int rc = status != 0 ? status : launch(c, p.args, p.persistentId, p.done, p.ctx);
+        if (rc != 0) p.done(p.ctx, rc);
+    }
+}
+
+int startCall(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId, hieragg_complete_fn done,
+              void* ctx) {
+    if (!Runtime::instance()) return HIERAGG_ERR_INTERNAL;
+    std::lock_guard<std::recursive_mutex> lock(c.mutex);
+    if (c.decomp == hieragg_comm::Decomp::Ready) return launch(c, args, persistentId, done, ctx);
+    try {
+        c.pending.push_back({args, done, ctx, persistentId});
+    } catch (const std::bad_alloc&) {
+        return HIERAGG_ERR_NO_MEM;
+    }
+    beginDecomposition(c, runPending);  // may run the pending calls at once
+    return 0;
 }
 
 }  // namespace
@@ -100,76 +403,57 @@ hieragg_comm* hieragg_comm_create(void* comm, int rank, int size, int is_inter, 
     c->inter = is_inter != 0;
     c->remoteSize = remote_size;
     c->worldRank = world_rank;
+    if (Runtime* rt = Runtime::instance()) rt->registerComm(comm, c);
     return c;
 }
 
-void hieragg_comm_destroy(hieragg_comm* comm) { delete comm; }
+void hieragg_comm_destroy(hieragg_comm* comm) {
+    if (!comm) return;
+    if (Runtime* rt = Runtime::instance()) {
+        rt->unregisterComm(comm->comm, comm);
+        // A communicator freed while its identity exchange still runs (no collective of it
+        // ever completed here): the exchange must not call back into freed state.
+        if (comm->decomp == hieragg_comm::Decomp::Exchanging) rt->forget(comm);
+    }
+    delete comm;
+}
 
 int hieragg_start(hieragg_comm* c, const hieragg_coll_args* args, hieragg_complete_fn done, void* ctx) {
-    Runtime* rt = Runtime::instance();
-    if (!rt) return HIERAGG_ERR_INTERNAL;
-    try {
-        if (int rc = ensureDecomposition(*c)) return rc;
-        CollCall call;
-        call.args = *args;
-        call.rank = c->rank;
-        call.size = c->size;
-        call.inter = c->inter;
-        call.remoteSize = c->remoteSize;
-        call.hierarchy = c->hierarchy.get();
-        call.segmentBytes = rt->config().segment_size ? rt->config().segment_size : 64 * 1024;
-        call.algorithm = rt->config().algorithm[args->kind];
-        describeTypes(call, rt->transport());
-        refuseUnfit(call, *c, *rt);
-        call.costs = &rt->costs();
-        call.stageLinks = c->stageLinks.empty() ? nullptr : &c->stageLinks;
-        bool newPlan = false;
-        if (hier::modelDriven(args->kind)) {
-            const std::string pk = planKey(call);
-            std::shared_ptr<const hier::Plan>* found = c->plans.find(pk);
-            if (!found) {
-                found = &c->plans.insert(pk, std::make_shared<const hier::Plan>(hier::choosePlan(call, rt->costs())));
-                newPlan = true;
-            }
-            call.plan = *found;
-        }
+    return startCall(*c, *args, -1, done, ctx);
+}
 
+int hieragg_persistent_init(hieragg_comm* c, const hieragg_coll_args* args, uint32_t* id) {
+    if (!Runtime::instance()) return HIERAGG_ERR_INTERNAL;
+    std::lock_guard<std::recursive_mutex> lock(c->mutex);
+    *id = c->persistentCount++;
+    if (!c->inter) return 0;
+    // Intercommunicators: Open MPI skips some inits on ranks whose count is 0 (e.g.
+    // MPIX_Reduce_init at MPI_PROC_NULL), so a per-communicator number would drift there;
+    // number per pair instead, from the schedule (no decomposition needed), as calls do.
+    try {
+        CollCall call;
         std::shared_ptr<const Schedule> sched;
-        std::string key;
-        if (cacheable(args->kind)) {
-            key = cacheKey(call);
-            if (auto* hit = c->cache.find(key)) sched = *hit;
-        }
-        if (!sched) {
-            sched = std::make_shared<const Schedule>(recipes::buildSchedule(call));
-            if (sched->channels > kMaxChannels) return HIERAGG_ERR_INTERNAL;
-            if (c->rank == 0 || c->inter) {
-                // Once per communicator and signature class: the plan, stage by stage.
-                std::string msg = std::string("hieragg: ") + hieragg_coll_name(args->kind) + " on " +
-                                  std::to_string(c->size) + " ranks: " + sched->algorithm;
-                if (newPlan) {
-                    char pred[64];
-                    std::snprintf(pred, sizeof pred, "%.2f", call.plan->predUs);
-                    msg += " [" + std::to_string(hier::modelBytes(call)) + " B, pred=" + pred + " us]\n" +
-                           call.plan->describe();
-                }
-                if (newPlan || !hier::modelDriven(args->kind)) rt->verbose(2, msg);
-            }
-            if (!key.empty()) c->cache.insert(key, sched);
-        }
-        const uint32_t seq = c->seq++;
-        auto task = std::make_unique<Task>(
-            sched, rt->transport(),
-            bindCall(call, rt->transport(), c->comm, tagBase(seq, false), tagBase(seq, true)));
-        if (int rc = task->start()) return rc;
-        rt->track(std::move(task), done, ctx);
+        if (int rc = scheduleFor(*c, *args, call, sched)) return rc;
+        PersistentTags tags;
+        takePersistentTags(*c, *sched, tags);
+        c->persistentTags[*id] = std::move(tags);
         return 0;
     } catch (const std::bad_alloc&) {
         return HIERAGG_ERR_NO_MEM;
     } catch (const std::exception& e) {
-        rt->warn(std::string("hieragg: ") + hieragg_coll_name(args->kind) + ": " + e.what());
+        Runtime::instance()->warn(std::string("hieragg: ") + hieragg_coll_name(args->kind) + ": " + e.what());
         return HIERAGG_ERR_UNSUPPORTED;
     }
+}
+
+void hieragg_persistent_free(hieragg_comm* c, uint32_t id) {
+    std::lock_guard<std::recursive_mutex> lock(c->mutex);
+    c->persistentTags.erase(id);
+}
+
+int hieragg_start_persistent(hieragg_comm* c, const hieragg_coll_args* args, uint32_t id,
+                             hieragg_complete_fn done, void* ctx) {
+    return startCall(*c, *args, id, done, ctx);
 }
 
 int hieragg_progress(void) {
@@ -177,17 +461,31 @@ int hieragg_progress(void) {
     return rt ? rt->progress() : 0;
 }
 
-const char* hieragg_coll_name(hieragg_coll_kind kind) {
-    static const char* names[HIERAGG_COLL_KIND_COUNT] = {
-        "allgather", "allgatherv", "allreduce", "alltoall", "alltoallv", "alltoallw", "barrier",
-        "bcast", "exscan", "gather", "gatherv", "reduce", "reduce_scatter", "reduce_scatter_block",
-        "scan", "scatter", "scatterv", "neighbor_allgather", "neighbor_allgatherv",
-        "neighbor_alltoall", "neighbor_alltoallv", "neighbor_alltoallw"};
-    return kind >= 0 && kind < HIERAGG_COLL_KIND_COUNT ? names[kind] : "unknown";
-}
+const char* hieragg_coll_name(hieragg_coll_kind kind) { return hier::collectiveName(kind); }
 
 const char* hieragg_algorithm_names(hieragg_coll_kind kind) {
     return hier::algorithmNames(kind);
+}
+
+void hieragg_read_counters(void* comm, hieragg_comm_counters* out) {
+    std::memset(out, 0, sizeof *out);
+    if (Runtime* rt = Runtime::instance()) rt->withComm(comm, [&](hieragg_comm& c) { c.counters->read(*out); });
+}
+
+int hieragg_algorithm_count(hieragg_coll_kind kind) {
+    return static_cast<int>(hier::algorithmsOf(kind).size());
+}
+
+int hieragg_read_algorithm_calls(void* comm, hieragg_coll_kind kind, uint64_t* out, int max) {
+    const std::vector<const hier::AlgorithmInfo*>& algos = hier::algorithmsOf(kind);
+    const int n = static_cast<int>(algos.size());
+    for (int i = 0; i < n && i < max; ++i) out[i] = 0;
+    if (Runtime* rt = Runtime::instance())
+        rt->withComm(comm, [&](hieragg_comm& c) {
+            for (int i = 0; i < n && i < max; ++i)
+                out[i] = c.counters->algorithmCalls(static_cast<size_t>(algos[i] - hier::allAlgorithms().data()));
+        });
+    return n;
 }
 
 hieragg_link_cost hieragg_default_link_cost(int link) { return hier::defaultLinkCost(link); }

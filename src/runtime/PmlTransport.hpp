@@ -35,6 +35,7 @@ public:
         return info;
     }
     void* packedType() override { return cb_.packed_type; }
+    void* accumulatorType() const { return cb_.accumulator_type; }
     void progress() override { cb_.progress(); }
     void output(int level, const std::string& msg) const {
         if (cb_.output) cb_.output(level, msg.c_str());

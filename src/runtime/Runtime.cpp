@@ -9,9 +9,16 @@ Runtime* gRuntime = nullptr;
 Runtime* Runtime::instance() { return gRuntime; }
 
 Runtime::Runtime(const hieragg_transport& tr, const hieragg_config& cfg)
-    : transport_(tr), config_(cfg), split_(cfg.split ? cfg.split : "node") {
+    : transport_(tr), config_(cfg), split_(cfg.split ? cfg.split : "") {
     config_.split = split_.c_str();
     costs_ = hier::costParamsFrom(cfg.link_cost);
+    config_.rules_file = nullptr;  // the shim's string need not outlive init
+    if (cfg.rules_file && *cfg.rules_file) {
+        rulesPath_ = cfg.rules_file;
+        config_.rules_file = rulesPath_.c_str();
+        auto rules = std::make_shared<hier::RulesFile>();
+        if (hier::loadRulesFile(rulesPath_, *rules, rulesProblem_)) rules_ = std::move(rules);
+    }
 }
 
 int Runtime::init(const hieragg_transport& tr, const hieragg_config& cfg) {
@@ -25,6 +32,17 @@ void Runtime::fini() {
     gRuntime = nullptr;
 }
 
+void Runtime::registerComm(void* handle, hieragg_comm* c) {
+    std::lock_guard<std::mutex> lock(commsMutex_);
+    comms_[handle] = c;
+}
+
+void Runtime::unregisterComm(void* handle, hieragg_comm* c) {
+    std::lock_guard<std::mutex> lock(commsMutex_);
+    auto it = comms_.find(handle);
+    if (it != comms_.end() && it->second == c) comms_.erase(it);
+}
+
 void Runtime::track(std::unique_ptr<Task> task, hieragg_complete_fn done, void* ctx) {
     if (task->done()) {
         const int status = task->status();
@@ -34,6 +52,21 @@ void Runtime::track(std::unique_ptr<Task> task, hieragg_complete_fn done, void* 
     }
     std::lock_guard<std::mutex> lock(mutex_);
     active_.push_back({std::move(task), done, ctx});
+}
+
+void Runtime::forget(void* ctx) {
+    std::vector<Active> dropped;  // destroyed unlocked: abandoning requests may call into the PML
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (size_t i = 0; i < active_.size();) {
+            if (active_[i].ctx != ctx) {
+                ++i;
+                continue;
+            }
+            dropped.push_back(std::move(active_[i]));
+            active_.erase(active_.begin() + static_cast<ptrdiff_t>(i));
+        }
+    }
 }
 
 int Runtime::progress() {

@@ -4,6 +4,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -12,6 +13,9 @@
 #include "hieragg/Task.hpp"
 #include "hieragg/abi.h"
 #include "hieragg/hier/CostParams.hpp"
+#include "hieragg/hier/RulesFile.hpp"
+
+struct hieragg_comm;
 
 namespace hieragg {
 
@@ -26,10 +30,27 @@ public:
     const std::string& split() const { return split_; }
     // The selection's cost model parameters (coll_hieragg_cost_*, defaults filled in).
     const hier::CostParams& costs() const { return costs_; }
+    // The rules file (coll_hieragg_rules_file) when it loaded, else null; rulesProblem()
+    // then says why ("" when no file was given).
+    const std::shared_ptr<const hier::RulesFile>& rules() const { return rules_; }
+    const std::string& rulesPath() const { return rulesPath_; }
+    const std::string& rulesProblem() const { return rulesProblem_; }
+
+    // Communicators by the shim's handle, for the MPI_T readers (which get the handle).
+    void registerComm(void* handle, hieragg_comm* c);
+    void unregisterComm(void* handle, hieragg_comm* c);
+    // Runs f(c) under the registry's lock if `handle` is known (c stays alive meanwhile).
+    template <class F> void withComm(void* handle, F f) {
+        std::lock_guard<std::mutex> lock(commsMutex_);
+        auto it = comms_.find(handle);
+        if (it != comms_.end()) f(*it->second);
+    }
 
     // Takes a started task; completes it now if it is already done.
     void track(std::unique_ptr<Task> task, hieragg_complete_fn done, void* ctx);
     int progress();
+    // Drops (abandons) the tasks whose completion context is ctx, without calling back.
+    void forget(void* ctx);
     void warn(const std::string& msg) const { transport_.output(0, msg); }
     // Each distinct warning once per process (communicators repeat the same problem).
     void warnOnce(const std::string& msg) {
@@ -51,12 +72,16 @@ private:
     hieragg_config config_;
     std::string split_;
     hier::CostParams costs_;
+    std::shared_ptr<const hier::RulesFile> rules_;
+    std::string rulesPath_, rulesProblem_;
     std::vector<Active> active_;
     bool inProgress_ = false;
     // MPI_THREAD_MULTIPLE: threads may start collectives on different communicators
     // and drive opal_progress at once; one of them progresses, the others move on.
     std::mutex mutex_;
     std::set<std::string> warned_;
+    std::mutex commsMutex_;
+    std::map<void*, hieragg_comm*> comms_;
 };
 
 }  // namespace hieragg

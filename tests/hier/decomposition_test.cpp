@@ -2,12 +2,14 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
 
+#include "hieragg/hier/CostParams.hpp"
 #include "hieragg/hier/Decomposition.hpp"
 #include "hier_reference.hpp"
 
@@ -254,6 +256,114 @@ TEST(Decomposition, TopologyLeafSwitches) {
     ASSERT_EQ(res.hierarchy.levels(), 2);
     EXPECT_EQ(groupsAt(res.hierarchy, 0), (Groups{{0, 4}, {1, 5}, {2}, {3}}));
     EXPECT_EQ(groupsAt(res.hierarchy, 1), (Groups{{0, 3, 4}, {1, 2, 5}}));
+}
+
+// Three switch levels: leaves l0..l3 (two hosts each), m0 over l0,l1, m1 over l2,l3, top
+// over m0,m1. References below are worked out by hand from this file.
+const char* const kThreeLevelTopology =
+    "SwitchName=top Switches=m[0-1]\n"  // parents may come before their children
+    "SwitchName=m0 Switches=l[0-1]\n"
+    "SwitchName=m1 Switches=l[2-3]\n"
+    "SwitchName=l0 Nodes=n[0-1]\n"
+    "SwitchName=l1 Nodes=n[2-3]\n"
+    "SwitchName=l2 Nodes=n[4-5]\n"
+    "SwitchName=l3 Nodes=n[6-7]\n";
+
+TEST(Decomposition, TopologyUsesEverySwitchLevel) {
+    TempDir dir;
+    const std::string conf = dir.write("three.conf", kThreeLevelTopology);
+    // rank: 0  1  2  3  4  5  6  7
+    // leaf: l2 l0 l3 l1 l0 l3 l1 l2;  middle: m1 m0 m1 m0 m0 m1 m0 m1;  top: one group, pruned.
+    auto all = identities({"n5", "n0", "n7.cluster", "n2", "n1", "n6", "n3", "n4"});
+    DecompositionResult res = decomposeOk("topology:" + conf, all);
+    ASSERT_EQ(res.hierarchy.levels(), 2);
+    EXPECT_EQ(groupsAt(res.hierarchy, 0), (Groups{{0, 7}, {1, 4}, {2, 5}, {3, 6}}));
+    EXPECT_EQ(groupsAt(res.hierarchy, 1), (Groups{{0, 2, 5, 7}, {1, 3, 4, 6}}));
+    EXPECT_EQ(res.levelNames[0], "topology:" + conf);
+    EXPECT_EQ(res.levelNames[1], "topology:" + conf + " (switch level 1)");
+    EXPECT_TRUE(res.notice.empty());
+
+    // With node below: hosts n0,n1 hold two ranks each, n2,n3 one.
+    auto four = identities({"n0", "n2", "n1", "n0", "n3", "n1"});
+    res = decomposeOk("node,topology:" + conf, four);
+    ASSERT_EQ(res.hierarchy.levels(), 2);  // m0 holds all of them: middle and top pruned
+    EXPECT_EQ(groupsAt(res.hierarchy, 0), (Groups{{0, 3}, {1}, {2, 5}, {4}}));
+    EXPECT_EQ(groupsAt(res.hierarchy, 1), (Groups{{0, 2, 3, 5}, {1, 4}}));
+}
+
+TEST(Decomposition, TopologySwitchLevelsArePricedAsSwitchLinks) {
+    TempDir dir;
+    const std::string conf = dir.write("three.conf", kThreeLevelTopology);
+    auto all = identities({"n0", "n2", "n4", "n6", "n1", "n3", "n5", "n7", "n0"});
+    DecompositionResult res = decomposeOk("node,topology:" + conf, all);
+    ASSERT_EQ(res.hierarchy.levels(), 3);  // node, leaf switch, middle switch
+    // Inside a node; inside a leaf switch (between nodes); inside a middle switch (between
+    // leaf switches); the leaders of m0 and m1 talk across the top switch.
+    using namespace hieragg::hier;
+    EXPECT_EQ(stageLinks(res.levelNames, res.hierarchy.levels()),
+              (std::vector<int>{kLinkNode, kLinkNetwork, kLinkSwitch, kLinkSwitch}));
+}
+
+TEST(Decomposition, TopologyPrunesLevelsThatSplitNothing) {
+    TempDir dir;
+    const std::string conf = dir.write("three.conf", kThreeLevelTopology);
+    // All under one leaf: the leaf level stays, as one group.
+    DecompositionResult res = decomposeOk("topology:" + conf, identities({"n1", "n0", "n1"}));
+    ASSERT_EQ(res.hierarchy.levels(), 1);
+    EXPECT_EQ(groupsAt(res.hierarchy, 0), (Groups{{0, 1, 2}}));
+    // Under l0 and l2: the middle level (m0, m1) groups them exactly as the leaves do and
+    // the top is one group, so both are pruned.
+    res = decomposeOk("topology:" + conf, identities({"n0", "n4", "n1", "n5"}));
+    ASSERT_EQ(res.hierarchy.levels(), 1);
+    EXPECT_EQ(groupsAt(res.hierarchy, 0), (Groups{{0, 2}, {1, 3}}));
+
+    // Unbalanced: n0's path is l0 -> m0 -> top, n2's is l1 -> top. One level up there are
+    // two groups (m0, and top for n2), exactly the leaf groups, then one: both pruned.
+    const std::string uneven = dir.write("uneven.conf",
+                                         "SwitchName=l0 Nodes=n[0-1]\n"
+                                         "SwitchName=m0 Switches=l0\n"
+                                         "SwitchName=l1 Nodes=n[2-3]\n"
+                                         "SwitchName=top Switches=m0,l1\n");
+    res = decomposeOk("topology:" + uneven, identities({"n2", "n0", "n1", "n3"}));
+    ASSERT_EQ(res.hierarchy.levels(), 1);
+    EXPECT_EQ(groupsAt(res.hierarchy, 0), (Groups{{0, 3}, {1, 2}}));
+}
+
+TEST(Decomposition, TopologyTwoLevelForest) {
+    // Two top switches: t0 over s0,s1 and t1 over s2. Leaf level has three groups and the
+    // top level two, so both are kept.
+    TempDir dir;
+    const std::string conf = dir.write("forest.conf",
+                                       "SwitchName=s0 Nodes=a[0-1]\n"
+                                       "SwitchName=s1 Nodes=a[2-3]\n"
+                                       "SwitchName=s2 Nodes=b[0-3]\n"
+                                       "SwitchName=t0 Switches=s[0-1]\n"
+                                       "SwitchName=t1 Switches=s2\n");
+    // rank: 0:b1(s2,t1) 1:a0(s0,t0) 2:a3(s1,t0) 3:b2(s2,t1) 4:a1(s0,t0)
+    DecompositionResult res = decomposeOk("topology:" + conf, identities({"b1", "a0", "a3", "b2", "a1"}));
+    ASSERT_EQ(res.hierarchy.levels(), 2);
+    EXPECT_EQ(groupsAt(res.hierarchy, 0), (Groups{{0, 3}, {1, 4}, {2}}));
+    EXPECT_EQ(groupsAt(res.hierarchy, 1), (Groups{{0, 3}, {1, 2, 4}}));
+}
+
+TEST(Decomposition, TopologyLevelsRespectTheLevelCap) {
+    TempDir dir;
+    const std::string conf = dir.write("three.conf", kThreeLevelTopology);
+    auto all = identities({"n0", "n2", "n4", "n6", "n1", "n3", "n5", "n7"});
+    // Six levels before the topology leave room for one switch level of the two: the top
+    // ones are dropped, with one notice; the request still applies.
+    const std::string value = "virtual:1,roundrobin:8,virtual:2,roundrobin:4,virtual:3,roundrobin:2,topology:" + conf;
+    DecompositionResult res = decomposeOk(value, all);
+    ASSERT_EQ(res.hierarchy.levels(), 7);
+    EXPECT_EQ(res.levelNames.back(), "topology:" + conf);
+    EXPECT_EQ(groupsAt(res.hierarchy, 6), (Groups{{0, 4}, {1, 5}, {2, 6}, {3, 7}}));
+    EXPECT_NE(res.notice.find("coll_hieragg_split"), std::string::npos) << res.notice;
+    EXPECT_NE(res.notice.find("2 switch levels"), std::string::npos) << res.notice;
+    EXPECT_NE(res.notice.find("at most 7"), std::string::npos) << res.notice;
+    // Five levels before: both fit, no notice.
+    res = decomposeOk("virtual:1,roundrobin:8,virtual:2,roundrobin:4,virtual:3,topology:" + conf, all);
+    EXPECT_EQ(res.hierarchy.levels(), 7);
+    EXPECT_TRUE(res.notice.empty()) << res.notice;
 }
 
 TEST(Decomposition, TopologyFromSharedTestData) {

@@ -6,6 +6,7 @@ using hieragg::hier::parseSplitSpec;
 using hieragg::hier::SplitLevel;
 using hieragg::hier::SplitSpec;
 using Kind = hieragg::hier::SplitLevel::Kind;
+using hieragg::hier::kMaxSplitLevels;
 
 namespace {
 
@@ -110,4 +111,18 @@ TEST(SplitSpec, ErrorsNameTheProblem) {
     EXPECT_NE(parseBad("file:0-3}").find("unbalanced"), std::string::npos);
     EXPECT_NE(parseBad("file:{0-3}x").find("junk"), std::string::npos);
     EXPECT_NE(parseBad("topology:{0-3}").find("only for file"), std::string::npos);
+}
+
+// Deeper nesting than kMaxSplitLevels is refused (the caller warns and uses node).
+TEST(SplitSpec, NestingIsCapped) {
+    std::string value;
+    for (size_t i = 1; i <= kMaxSplitLevels; ++i) value += (i > 1 ? ",virtual:" : "virtual:") + std::to_string(i);
+    SplitSpec spec;
+    std::string error;
+    EXPECT_TRUE(parseSplitSpec(value, spec, error)) << error;
+    EXPECT_EQ(spec.levels.size(), kMaxSplitLevels);
+    value += ",virtual:" + std::to_string(kMaxSplitLevels + 1);
+    EXPECT_FALSE(parseSplitSpec(value, spec, error));
+    EXPECT_NE(error.find("at most " + std::to_string(kMaxSplitLevels)), std::string::npos) << error;
+    EXPECT_EQ(spec.text(), "node");
 }

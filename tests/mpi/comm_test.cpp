@@ -3,6 +3,8 @@
 // topology and on a distributed graph.
 #include "harness.hpp"
 
+#include <algorithm>
+
 using namespace mpitest;
 
 namespace {

@@ -12,8 +12,9 @@
 
 #include <gtest/gtest.h>
 #include <mpi.h>
-// After mpi.h: Open MPI's extensions, including MPIX_*_init (persistent collectives).
+// After mpi.h: Open MPI's extensions; MPIX_*_init (persistent collectives) on 4.1 and 5.0.
 #include <mpi-ext.h>
+#include "persistent_names.hpp"
 
 #include <cstdint>
 #include <functional>

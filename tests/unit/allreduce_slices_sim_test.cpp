@@ -157,10 +157,13 @@ TEST(AllreduceSlices, ScratchStaysBoundedForHugeCounts) {
                 describeTypes(c, net.transport(r));
                 const Schedule s = recipes::buildSchedule(c);
                 ASSERT_EQ(s.algorithm.find("bcast"), std::string::npos) << row << ": " << s.algorithm;
-                // Window of 2 scratch slots: a block of a segment (ring, multi-leader) or, for the
-                // butterflies, the fold's whole pulse of p2 (Rabenseifner) or 1 segment.
-                const size_t bound = std::string(row) == "rabenseifner" ? 2 * floorPow2(p) * seg : 2 * seg;
+                // Window of kPulseWindow (8) scratch slots: a block of a segment (ring, multi-leader)
+                // or, for the butterflies, the fold's whole pulse of p2 (Rabenseifner) or 1 segment.
+                const size_t window = 8;
+                const size_t bound = std::string(row) == "rabenseifner" ? window * floorPow2(p) * seg : window * seg;
                 EXPECT_LE(s.tempBytes(), bound) << row << " rank " << r << " count " << count;
+                // The runtime's channel space per call (kMaxChannels in CommState.hpp).
+                EXPECT_LE(s.channels, 4096u) << row << " rank " << r << " count " << count;
             }
     }
 }

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "SimFixture.hpp"
+#include "hieragg/CallBinding.hpp"
 
 using namespace hieragg;
 using namespace hieragg::testing;
@@ -84,4 +85,25 @@ TEST(BcastSim, OnlyOneMessageCrossesEachNodeBoundary) {
             if (s % 2 != d % 2) crossing += net.traffic(s, d).messages;
     EXPECT_EQ(crossing, 1u);
     EXPECT_EQ(net.totalMessages(), 7u);  // a broadcast tree over 8 ranks has 7 edges
+}
+
+// Defect 6: a 2.46 GB bcast posted ~37500 segments per rank. The chain now uses at most
+// TreeBcast::kMaxSegments, whatever the size (schedules only: no buffers are touched).
+TEST(BcastSim, ChainSegmentsStayFewForHugeMessages) {
+    const int p = 8;  // chains of 4 inside the virtual nodes (a 2-member chain is not segmented)
+    hier::Hierarchy h = virtualNodes(p, 4);
+    sim::SimNetwork net(p);
+    for (int r = 0; r < p; ++r) {
+        CollCall c = baseCall(HIERAGG_BCAST, r, p, &h);
+        c.args.rcount = size_t{1} << 24;  // 128 MiB of int64 in 64 KiB segments: 2048 before
+        c.args.stype = c.args.rtype = &int64Type();
+        c.args.root = 0;
+        c.segmentBytes = 1 << 16;
+        describeTypes(c, net.transport(r));
+        const Schedule s = recipes::buildSchedule(c);
+        // One chain level (<= 128 segments) plus one unsegmented k-nomial message between leaders.
+        EXPECT_LE(s.countKind(StepKind::Recv), 129u) << "rank " << r << " " << s.algorithm;
+        EXPECT_LE(s.countKind(StepKind::Send), 129u) << "rank " << r << " " << s.algorithm;
+        EXPECT_GE(s.countKind(StepKind::Recv) + s.countKind(StepKind::Send), 64u) << "still pipelined";
+    }
 }

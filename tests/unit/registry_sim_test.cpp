@@ -12,6 +12,7 @@
 #include "ReductionFixture.hpp"
 #include "hieragg/hier/AlgorithmRegistry.hpp"
 #include "hieragg/hier/Selection.hpp"
+#include "hieragg/algorithms/TreeBcast.hpp"
 
 using namespace hieragg;
 using namespace hieragg::testing;
@@ -332,7 +333,7 @@ TEST(Registry, ChainChunkFollowsSpecFormula) {
     hier::CostParams params = hier::CostParams::defaults();
     const hier::LinkCost& node = params.link[hier::kLinkNode];
     CollCall c = baseCall(HIERAGG_BCAST, 0, p, nullptr);
-    const size_t m = size_t{4} << 20;
+    const size_t m = size_t{1} << 20;  // c* = 15 KiB, above m / TreeBcast::kMaxSegments
     c.args.rcount = m / 8;
     c.rtype = {8, 0, 8, 0, 8};
     c.segmentBytes = size_t{1} << 30;  // no cap
@@ -349,6 +350,10 @@ TEST(Registry, ChainChunkFollowsSpecFormula) {
     EXPECT_EQ(std::string(hier::choosePlan(c, params).stages[0].algo->name), "chain");
     c.args.rcount = 1;
     EXPECT_NE(std::string(hier::choosePlan(c, params).stages[0].algo->name), "chain");
+    // Huge messages: the emitter cuts at most kMaxSegments segments, and the model prices that.
+    c.algorithm = valueOf(*hier::algorithmByName(HIERAGG_BCAST, "chain"));
+    c.args.rcount = (size_t{1} << 30) / 8;
+    EXPECT_EQ(hier::choosePlan(c, params).stages.at(0).segmentBytes, (size_t{1} << 30) / TreeBcast::kMaxSegments);
 }
 
 // Every rank must pick the same plan, and the runtime shares one plan per signature class
@@ -371,9 +376,10 @@ TEST(Registry, PlanIgnoresRootAndInPlace) {
             }
 }
 
-// Pulsed reductions: at most 2 pulses in flight per rank (kPulseWindow), and each window
-// costs an edge's round trip, so on a high-latency link 64 pulses cost >= 31 extra round
-// trips whatever the tree (found on the emulated cluster: the streaming-only model was 10x low).
+// Pulsed reductions: at most kPulseWindow pulses in flight per rank, and each window
+// costs an edge's round trip, so on a high-latency link 64 pulses cost >= 64/kPulseWindow - 1
+// extra round trips whatever the tree (found on the emulated cluster: the streaming-only
+// model was 10x low).
 TEST(Registry, PulseWindowBoundsReductionPredictions) {
     hier::CostParams params = hier::CostParams::defaults();
     params.link[hier::kLinkNode] = {100.0, 0.0001, 0.0, 0.0};
@@ -382,8 +388,9 @@ TEST(Registry, PulseWindowBoundsReductionPredictions) {
         c.rtype = c.stype = {8, 0, 8, 0, 8};
         c.algorithm = valueOf(*hier::algorithmByName(HIERAGG_REDUCE, name));
         const hier::Plan plan = hier::choosePlan(c, params);
-        EXPECT_GE(plan.predUs, 31 * 2 * 100.0) << name;
-        EXPECT_LE(plan.predUs, 40 * 2 * 100.0 + 3 * 100.0) << name;  // and not much more
+        const double windows = std::ceil(64.0 / 8);  // kPulseWindow = 8 (ReductionPulses.hpp)
+        EXPECT_GE(plan.predUs, (windows - 1) * 2 * 100.0) << name;
+        EXPECT_LE(plan.predUs, (windows + 2) * 2 * 100.0 + 3 * 100.0) << name;  // and not much more
     }
 }
 

@@ -7,8 +7,9 @@ namespace hieragg::recipes {
 
 Schedule reduceScatterBlock(const CollCall& c) {
     std::vector<size_t> counts(c.size, c.args.rcount);
-    // Intercommunicators: this group's input holds one block per remote rank.
-    const size_t sendTotal = c.args.rcount * static_cast<size_t>(c.inter ? c.remoteSize : c.size);
+    // MPI: each group's input vector holds rcount elements per rank of its own group, and
+    // both groups' vectors are equally long (recvcount differs when group sizes do).
+    const size_t sendTotal = c.args.rcount * static_cast<size_t>(c.size);
     return reduceThenScatter(c, counts, sendTotal);
 }
 

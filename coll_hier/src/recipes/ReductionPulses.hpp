@@ -19,7 +19,7 @@
 
 namespace hieragg::recipes {
 
-constexpr size_t kPulseWindow = 2;
+constexpr size_t kPulseWindow = 8;
 
 // How a vector of `count` elements is cut into pulses.
 struct PulsePlan {

@@ -28,13 +28,16 @@ namespace hieragg::recipes {
 namespace {
 using hier::Emitter;
 
-// Channel stages of window slot w: inner reduce-scatter, inner allgather, ring
-// reduce-scatter and allgather of the flat / column stage, the butterfly (3 channels).
+// Channels of window slot w, 2 stages (512) apart so that kPulseWindow (8) slots stay
+// within the runtime's 4096 channels per call: a ring reduce-scatter (1 channel), the
+// butterfly (3), a ring allgather (a channel per step, wrapping at 256). The node's inner
+// ring and the column's ring talk to disjoint peers (my node's members, other nodes'
+// ranks), so they share channels.
 struct Stages {
     uint32_t innerRs, innerAg, ringRs, ringAg, butterfly;
     static Stages of(size_t slot) {
-        const uint32_t s = 1 + 5 * static_cast<uint32_t>(slot);
-        return {stageChannel(s), stageChannel(s + 1), stageChannel(s + 2), stageChannel(s + 3), stageChannel(s + 4)};
+        const uint32_t base = stageChannel(2 * static_cast<uint32_t>(slot));
+        return {base, base + 4, base, base + 4, base + 1};
     }
 };
 

@@ -13,7 +13,11 @@ namespace hieragg {
 
 struct TreeBcast {
     const MemberTree& tree;   // over the members of g
-    size_t segmentCount = 0;  // elements per segment, 0 = whole message at once
+    // At most this many segments: beyond it the per-message cost (rendezvous, requests)
+    // outweighs the pipeline's gain, already within (n-2)/kMaxSegments of ideal.
+    // Segments live in the caller's buffer, so growing them costs no temporary memory.
+    static constexpr size_t kMaxSegments = 128;
+    size_t segmentCount = 0;  // elements per segment (grown to respect kMaxSegments), 0 = whole message
     // `buf` holds `type.count` elements, `extent` bytes apart; valid on the root once
     // `after` is done. Receives wait for `gate`.
     Emitted emit(ScheduleBuilder& b, const Group& g, BufRef buf, TypeRef type, ptrdiff_t extent,

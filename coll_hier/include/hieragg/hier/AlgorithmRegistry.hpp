@@ -74,6 +74,9 @@ struct AlgorithmInfo {
     const char* summary;
 };
 
+// "bcast", "allreduce", ... (the C ABI's hieragg_coll_name; "unknown" out of range).
+const char* collectiveName(hieragg_coll_kind kind);
+
 // Every entry of the table, in table order.
 const std::vector<AlgorithmInfo>& allAlgorithms();
 // The entries of one collective; enum value i + 1 of coll_hieragg_<coll>_algorithm is entry i

@@ -19,6 +19,9 @@ struct DecompositionResult {
     // line and the problem, and says that the "node" decomposition is used instead.
     std::string warning;
     bool fellBack() const { return !warning.empty(); }
+    // Empty unless the request was applied with a change the user should hear about once
+    // (a topology file with more switch levels than the level cap leaves room for).
+    std::string notice;
 };
 
 // `all` is indexed by communicator rank. Bad input (unreadable or malformed file, a rank

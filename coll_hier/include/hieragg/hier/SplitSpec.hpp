@@ -7,6 +7,10 @@
 
 namespace hieragg::hier {
 
+// Nesting deeper than this is refused (warning, fallback to node): each level costs
+// channel stages in a call's tag block, and real machines have a handful of levels.
+constexpr size_t kMaxSplitLevels = 7;
+
 struct SplitLevel {
     enum class Kind { Numa, Node, Virtual, RoundRobin, File, Topology };
     Kind kind = Kind::Node;

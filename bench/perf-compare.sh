@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# The project benchmark: hieragg against Open MPI's tuned (the default) and HAN
+# on emulated nodes (bench/emucluster: network namespaces, 50 us / 1 Gbit/s
+# links), every collective at 8 B, 64 KiB and 4 MiB, in interleaved runs (run 1:
+# hieragg, tuned, HAN; run 2: tuned, HAN, hieragg; ...), t_max like IMB, median
+# and spread over the runs, next to the link-bandwidth bound. Writes
+# OUT/performance.md (table), OUT/performance.csv and OUT/performance.png.
+#
+# usage: bash bench/perf-compare.sh [--quick] [--runs R] [--layouts 2x4rr,4x2block]
+#                                   [--colls a,b] [--sizes 8,65536,4194304] [--iters 100,20,3]
+#                                   [--out DIR] [--publish] [--virtual] [--show-decisions]
+#   default           3 runs, 50/10/3 iterations at 8 B/64 KiB/4 MiB (about 8 minutes)
+#   --quick           2 runs, 20/5/2 iterations (about 3 minutes for both layouts)
+#   --layouts         NxPrr: N nodes x P ranks round-robin (--map-by node);
+#                     NxPblock: N nodes x P ranks in blocks (--map-by slot)
+#   --publish         also copy the table and plot into docs/performance.md and docs/images/
+#   --virtual         no emulated cluster: one machine, hieragg told the node split
+#                     (coll_hieragg_split roundrobin:N / virtual:P); chosen automatically
+#                     when network namespaces cannot be created (not root)
+#   --show-decisions  before the timed runs of each layout, one untimed hieragg job
+#                     (1 iteration) prints its decomposition (coll_hieragg_verbose=1)
+#                     and the algorithm per call (verbose=2) to OUT/raw/LAYOUT.decisions.log
+# Environment: DELAY (50us), RATE (1gbit): the emulated links; BUILD_DIR (build).
+#
+# A competitor that crashes, hangs (per-job timeout) or returns wrong data gets
+# that cell marked CRASH / TIMEOUT / WRONG and the benchmark goes on with the
+# remaining cells in a new job. The emulated cluster is global to the machine:
+# this script holds /tmp/emucluster.lock from setup to teardown.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+BUILD_DIR=${BUILD_DIR:-build}
+build=$(cd "$root" && mkdir -p "$BUILD_DIR" && cd "$BUILD_DIR" && pwd)
+emu=$root/bench/emucluster
+
+runs=3 layouts=2x4rr,4x2block out=$root/out/perf publish=0 virtual=auto decisions=0
+colls=bcast,allreduce,reduce,allgather,allgatherv,alltoall,gather,scatter,reduce_scatter,barrier,scan,allreduce_inplace
+sizes=8,65536,4194304 iters=50,10,3 job_timeout=180
+cmdline="bash bench/perf-compare.sh $*"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) runs=2 iters=20,5,2 job_timeout=120; shift ;;
+    --runs) runs=$2; shift 2 ;;
+    --layouts) layouts=$2; shift 2 ;;
+    --colls) colls=$2; shift 2 ;;
+    --sizes) sizes=$2; shift 2 ;;
+    --iters) iters=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --publish) publish=1; shift ;;
+    --virtual) virtual=1; shift ;;
+    --show-decisions) decisions=1; shift ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    *) echo "perf-compare: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+say() { echo "perf-compare: $*" >&2; }
+
+# ---- can this machine emulate nodes? -------------------------------------------------
+if [ "$virtual" = auto ]; then
+  virtual=1
+  if [ "$(id -u)" = 0 ] && command -v ip >/dev/null && command -v nsenter >/dev/null; then
+    probe=hieragg-perfprobe-$$
+    if ip netns add "$probe" 2>/dev/null; then ip netns del "$probe"; virtual=0; fi
+  fi
+  [ "$virtual" = 1 ] && say "NOTE: cannot create network namespaces (needs root): falling back to VIRTUAL nodes on one machine (no emulated links; the bound column is empty)"
+fi
+
+# ---- dependencies (idempotent) and build ------------------------------------------------
+need=()
+dpkg-query -W -f='${Status}' python3-matplotlib 2>/dev/null | grep -q "install ok installed" || need+=(python3-matplotlib)
+if [ "$virtual" = 0 ]; then
+  command -v iptables >/dev/null || command -v nft >/dev/null || need+=(iptables)
+fi
+if ((${#need[@]})); then
+  say "installing ${need[*]}"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+BUILD_DIR=$build bash "$root/scripts/build.sh" >/dev/null
+bench=$build/bench/hieragg-bench
+compdir=$build/src/ompi
+pkglib=$(ompi_info --path pkglibdir | sed 's/^.*Pkglibdir: *//')
+[ -x "$bench" ] && [ -f "$compdir/mca_coll_hieragg.so" ] || { say "build did not produce $bench and $compdir/mca_coll_hieragg.so"; exit 1; }
+
+# The three stacks. hieragg is loaded from the build tree, never installed.
+stack_args() {
+  case "$1" in
+    hieragg) echo "--mca mca_base_component_path $compdir:$pkglib --mca coll hieragg" ;;
+    tuned) echo "" ;;                                   # Open MPI's default selection
+    han) echo "--mca coll_han_priority 100" ;;
+  esac
+}
+stacks=(hieragg tuned han)
+
+raw=$out/raw
+rm -rf "$raw"
+mkdir -p "$raw"
+started=$SECONDS
+
+# run_stack LAYOUT STACK RUN NODES PPN MAP: one job per stack, restarted after a
+# crash or timeout without the cells already done or known to crash.
+declare -A known_bad   # "layout stack" -> "coll:bytes,..." cells that crashed or hung before
+run_stack() {
+  local layout=$1 stack=$2 run=$3 nodes=$4 ppn=$5 map=$6 extra=${7:-}
+  local log=$raw/$layout.$stack.run$run.log
+  [ -n "$extra" ] && log=$raw/$layout.decisions.log
+  local skip=${known_bad["$layout $stack"]:-}
+  local np=$((nodes * ppn)) hosts args
+  for c in ${skip//,/ }; do echo "SKIPPED ${c%%:*} ${c##*:} known-bad" >>"$log"; done
+  for _ in 1 2 3 4 5 6; do   # a crash costs one attempt; give up after six
+    # shellcheck disable=SC2207
+    args=(-np "$np" --bind-to none --mca mpi_yield_when_idle 1 $(stack_args "$stack"))
+    local done_cells
+    done_cells=$(awk '$1=="CELL"||$1=="CRASH"||$1=="TIMEOUT"||$1=="SKIPPED"{printf "%s:%s,", $2, $3}' "$log" 2>/dev/null || true)
+    local prog=("$bench" --colls "$colls" --sizes "$sizes" --iters "$iters" --skip "${done_cells%,}")
+    [ -n "$extra" ] && args+=(--mca coll_hieragg_verbose 2) && prog+=(--iters 1 --pingpong 0)
+    local tmp=$raw/.job.out rc=0 t0=$SECONDS
+    if [ "$virtual" = 1 ]; then
+      # One machine: hieragg is told where the node boundaries would be.
+      if [ "$map" = node ]; then args+=(--map-by node); split=roundrobin:$nodes; else split=virtual:$ppn; fi
+      [ "$stack" = hieragg ] && args+=(--mca coll_hieragg_split "$split")
+      timeout -k 10 "$job_timeout" mpirun --allow-run-as-root --oversubscribe "${args[@]}" "${prog[@]}" \
+        >"$tmp" 2>&1 || rc=$?
+    else
+      hosts=$(for ((i = 0; i < nodes; ++i)); do printf 'node%d:%d,' "$i" "$ppn"; done)
+      args+=(--host "${hosts%,}" --map-by "$map")
+      timeout -k 10 "$job_timeout" "$emu/emu-mpirun" "${args[@]}" "${prog[@]}" {lockfd}>&- >"$tmp" 2>&1 || rc=$?
+    fi
+    grep -E '^(LAYOUT|PINGPONG|BEGIN|CELL) ' "$tmp" >>"$log" || true
+    [ -n "$extra" ] && cat "$tmp" >>"$log.verbose"   # BEGIN lines tell which call the verbose lines are about
+    # The cell that was running when the job died: BEGIN without its CELL.
+    local open
+    open=$(awk '$1=="BEGIN"{k=$2" "$3; open[k]=1} $1=="CELL"{delete open[$2" "$3]} END{for(k in open) print k}' "$tmp")
+    if [ "$rc" = 0 ] && [ -z "$open" ]; then
+      return 0
+    fi
+    local what=CRASH
+    [ "$rc" = 124 ] || [ "$rc" = 137 ] && what=TIMEOUT
+    if [ -z "$open" ]; then
+      if ! grep -q '^BEGIN ' "$tmp"; then
+        say "$layout $stack run $run: job failed (rc $rc) before any cell; output:"
+        tail -20 "$tmp" >&2
+        return 0
+      fi
+      # Died after the last cell (e.g. in MPI_Finalize): the cells are complete.
+      say "$layout $stack run $run: job exited with $rc after its last cell (ignored)"
+      return 0
+    fi
+    say "$layout $stack run $run: $what in '$open' after $((SECONDS - t0)) s (rc $rc); continuing without it"
+    echo "$what $open" >>"$log"
+    [ -z "$extra" ] && known_bad["$layout $stack"]+="${open// /:},"
+    sed -n '1,400p' "$tmp" | grep -E 'Signal|signal|error|Error' | head -5 | sed 's/^/    /' >&2 || true
+  done
+}
+
+# ---- the runs -----------------------------------------------------------------------------
+cleanup() { [ "$virtual" = 0 ] && "$emu/emu-teardown.sh" >/dev/null 2>&1 || true; }
+if [ "$virtual" = 0 ]; then
+  exec {lockfd}>/tmp/emucluster.lock
+  if ! flock -w 1800 "$lockfd"; then say "/tmp/emucluster.lock still held after 30 min"; exit 1; fi
+  trap cleanup EXIT
+  trap 'exit 130' INT TERM
+fi
+for layout in ${layouts//,/ }; do
+  if [[ ! $layout =~ ^([0-9]+)x([0-9]+)(rr|block)$ ]]; then say "bad layout '$layout'"; exit 2; fi
+  nodes=${BASH_REMATCH[1]} ppn=${BASH_REMATCH[2]}
+  map=node; [ "${BASH_REMATCH[3]}" = block ] && map=slot
+  if [ "$virtual" = 0 ]; then
+    EMU_MEASURE=0 "$emu/emu-setup.sh" -n "$nodes" -s "$ppn" -d "${DELAY:-50us}" -r "${RATE:-1gbit}" \
+      {lockfd}>&- >"$raw/$layout.setup.log" 2>&1 || { cat "$raw/$layout.setup.log" >&2; exit 1; }
+  fi
+  if [ "$decisions" = 1 ]; then
+    t0=$SECONDS
+    run_stack "$layout" hieragg 0 "$nodes" "$ppn" "$map" decisions
+    say "$layout: hieragg's decisions (untimed job, $((SECONDS - t0)) s) in $raw/$layout.decisions.log.verbose"
+  fi
+  for ((run = 1; run <= runs; ++run)); do
+    for ((k = 0; k < 3; ++k)); do   # rotate the order so no stack always goes first
+      stack=${stacks[$(((k + run - 1) % 3))]}
+      t0=$SECONDS
+      run_stack "$layout" "$stack" "$run" "$nodes" "$ppn" "$map"
+      say "$layout run $run/$runs $stack: $((SECONDS - t0)) s"
+    done
+  done
+  [ "$virtual" = 0 ] && "$emu/emu-teardown.sh" {lockfd}>&- >/dev/null 2>&1
+done
+say "all runs: $((SECONDS - started)) s"
+
+# ---- the report ---------------------------------------------------------------------------
+mode="emulated cluster (bench/emucluster, ${DELAY:-50us} one-way, ${RATE:-1gbit} links)"
+[ "$virtual" = 1 ] && mode="VIRTUAL nodes on one machine (no emulated links; hieragg given the node split)"
+report=(--raw "$raw" --out "$out" --mode "$mode" --command "$cmdline" --runs "$runs" --layouts "$layouts")
+if [ "$virtual" = 1 ]; then report+=(--virtual)
+else report+=(--link-bps "$(. "$emu/emu-common.sh"; emu_rate_bps "${RATE:-1gbit}")"); fi
+[ "$publish" = 1 ] && report+=(--publish "$root/docs/performance.md" --publish-image "$root/docs/images/performance.png")
+# Debian's python3 (its python3-matplotlib), not whatever python3 comes first in PATH.
+py=/usr/bin/python3; [ -x "$py" ] || py=python3
+"$py" "$root/bench/perf_report.py" "${report[@]}"

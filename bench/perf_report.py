@@ -1,0 +1,294 @@
+#!/usr/bin/env python3
+"""Turns the raw logs of bench/perf-compare.sh into a markdown table, a CSV and a
+PNG plot: per layout, collective and size, the median t_max of each stack over
+the interleaved runs, its spread ((max - min) / median), the link-bandwidth
+bound, hieragg / best competitor and hieragg's share of the bound.
+
+Raw logs are RAW/<layout>.<stack>.run<k>.log with the lines hieragg-bench
+prints (CELL, PINGPONG, LAYOUT) and the driver's CRASH / TIMEOUT / SKIPPED."""
+import argparse
+import csv
+import datetime
+import os
+import re
+import shutil
+import statistics
+from collections import defaultdict
+
+STACKS = ["hieragg", "tuned", "han"]
+LABEL = {"hieragg": "hieragg", "tuned": "tuned", "han": "HAN"}
+BEGIN_MARK = "<!-- perf-table:begin -->"
+END_MARK = "<!-- perf-table:end -->"
+
+
+def size_label(b):
+    b = int(b)
+    if b == 0:
+        return "-"
+    if b >= 1 << 20 and b % (1 << 20) == 0:
+        return f"{b >> 20} MiB"
+    if b >= 1024 and b % 1024 == 0:
+        return f"{b >> 10} KiB"
+    return f"{b} B"
+
+
+def time_label(us):
+    if us is None:
+        return ""
+    if us >= 1000:
+        return f"{us / 1000:.2f} ms" if us < 10000 else f"{us / 1000:.1f} ms"
+    return f"{us:.0f} µs" if us >= 10 else f"{us:.1f} µs"
+
+
+def bound_us(coll, m, nodes, ranks, bw):
+    """Time the inter-node links need at least (bandwidth term only), in us.
+    bw in bytes/s; m is IMB's message size (see hieragg-bench)."""
+    if not bw or nodes < 2 or m < 1024 or coll == "barrier":
+        return None
+    N, P = nodes, ranks
+    factor = {
+        "bcast": 1.0,  # the root's node sends m at least once
+        "reduce": 1.0,  # the root's node receives m at least once
+        "scan": 1.0,  # a later node needs the earlier nodes' prefix
+        "allreduce": 2.0 * (N - 1) / N,
+        "allreduce_inplace": 2.0 * (N - 1) / N,
+        "reduce_scatter": (N - 1) / N,
+        "allgather": (N - 1) / N * P,
+        "allgatherv": (N - 1) / N * P,
+        "gather": (N - 1) / N * P,  # everything off the root's node enters it
+        "scatter": (N - 1) / N * P,
+        "alltoall": (N - 1) / N * P * P / N,  # what one node's ranks send off the node
+    }.get(coll)
+    return None if factor is None else factor * m / bw * 1e6
+
+
+def link_bytes_per_s(link_bps, pingpongs):
+    """B for the bound. The configured rate, as TCP payload: 1448 of every 1538
+    bytes on the wire at MTU 1500 (headers, preamble, gap); the emulated links
+    reach 112-113 MB/s of 117.7 possible at 1 Gbit/s. Without a configured rate,
+    the best ping-pong (on a busy machine a single stream stalls now and then,
+    which only lowers it)."""
+    if link_bps:
+        return link_bps / 8 * 1448 / 1538
+    return max(pingpongs) * 1e6 if pingpongs else None
+
+
+def parse(raw):
+    cells = defaultdict(lambda: {"t": [], "flags": set()})  # (layout, coll, bytes, stack)
+    info = defaultdict(lambda: {"bw": [], "lat": [], "nodes": None, "ranks": None})
+    order = []
+    for name in sorted(os.listdir(raw)):
+        m = re.match(r"(.+)\.(hieragg|tuned|han)\.run(\d+)\.log$", name)
+        if not m:
+            continue
+        layout, stack = m.group(1), m.group(2)
+        for line in open(os.path.join(raw, name)):
+            f = line.split()
+            if not f:
+                continue
+            if f[0] == "LAYOUT":
+                info[layout]["ranks"], info[layout]["nodes"] = int(f[2]), int(f[4])
+            elif f[0] == "PINGPONG":
+                (info[layout]["lat"] if int(f[1]) < 1024 else info[layout]["bw"]).append(float(f[3 if int(f[1]) >= 1024 else 2]))
+            elif f[0] == "CELL":
+                key = (layout, f[1], int(f[2]), stack)
+                if (f[1], int(f[2])) not in order:
+                    order.append((f[1], int(f[2])))
+                if f[7] == "ok":
+                    cells[key]["t"].append(float(f[4]))
+                else:
+                    cells[key]["flags"].add("WRONG")
+            elif f[0] in ("CRASH", "TIMEOUT", "SKIPPED"):
+                key = (layout, f[1], int(f[2]), stack)
+                if (f[1], int(f[2])) not in order:
+                    order.append((f[1], int(f[2])))
+                cells[key]["flags"].add("TIMEOUT" if f[0] == "TIMEOUT" else "CRASH")
+    return cells, info, order
+
+
+def summarize(entry):
+    t = entry["t"]
+    if entry["flags"] & {"CRASH", "TIMEOUT"}:
+        status = "CRASH" if "CRASH" in entry["flags"] else "TIMEOUT"
+    elif "WRONG" in entry["flags"]:
+        status = "WRONG"
+    elif not t:
+        status = "missing"
+    else:
+        status = "ok"
+    if not t:
+        return status, None, None, None
+    med = statistics.median(t)
+    return status, med, min(t), max(t)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--raw", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--mode", default="")
+    ap.add_argument("--command", default="bash bench/perf-compare.sh")
+    ap.add_argument("--runs", type=int, default=0)
+    ap.add_argument("--layouts", default="")
+    ap.add_argument("--virtual", action="store_true")
+    ap.add_argument("--link-bps", type=float, default=0, help="configured link rate, bit/s (0: use the ping-pong)")
+    ap.add_argument("--no-plot", action="store_true", help="skip the PNG (no matplotlib needed)")
+    ap.add_argument("--publish")
+    ap.add_argument("--publish-image")
+    a = ap.parse_args()
+    cells, info, order = parse(a.raw)
+    layouts = [l for l in a.layouts.split(",") if l] or sorted(info)
+    coll_order = []
+    for c, _ in order:
+        if c not in coll_order:
+            coll_order.append(c)
+    sizes = sorted({b for _, b in order if b > 0})
+
+    rows = []  # one per layout, collective, size
+    for layout in layouts:
+        li = info[layout]
+        bw = None if a.virtual else link_bytes_per_s(a.link_bps, li["bw"])
+        for coll in coll_order:
+            for b in sorted({bb for cc, bb in order if cc == coll}):
+                r = {"layout": layout, "coll": coll, "bytes": b}
+                for s in STACKS:
+                    r[s] = summarize(cells[(layout, coll, b, s)])
+                r["bound"] = bound_us(coll, b, li["nodes"] or 1, li["ranks"] or 1, bw)
+                rows.append(r)
+
+    os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.out, "performance.csv"), "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["layout", "collective", "bytes", "stack", "status", "runs_ok", "median_us", "min_us",
+                    "max_us", "bound_us", "ratio_to_best_other"])
+        for r in rows:
+            best = [r[s][1] for s in STACKS[1:] if r[s][0] == "ok"]
+            for s in STACKS:
+                st, med, lo, hi = r[s]
+                ratio = med / min(best) if (s == "hieragg" and st == "ok" and best) else None
+                w.writerow([r["layout"], r["coll"], r["bytes"], s, st,
+                            len(cells[(r["layout"], r["coll"], r["bytes"], s)]["t"]),
+                            f"{med:.2f}" if med is not None else "", f"{lo:.2f}" if lo is not None else "",
+                            f"{hi:.2f}" if hi is not None else "",
+                            f"{r['bound']:.1f}" if r["bound"] else "", f"{ratio:.3f}" if ratio else ""])
+
+    md = []
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    md.append(f"Made by `{a.command}` on {now}: {a.mode}; {a.runs} interleaved runs per stack.")
+    md.append("")
+    md.append("t_max = the slowest rank's mean time per call (as IMB reports it), median over the runs; "
+              "± is the spread (max − min) / median. Every call's result is checked against a closed form: "
+              "WRONG = a wrong result on some rank, CRASH = the job died in that cell (the benchmark went on "
+              "without it), TIMEOUT = it hung. ratio = hieragg ÷ the faster of tuned and HAN (< 1: hieragg "
+              "is faster). bound = link-bandwidth bound (bcast, reduce m/B; allreduce 2(N−1)/N·m/B; "
+              "allgather(v), gather, scatter (N−1)/N·P·m/B; reduce_scatter (N−1)/N·m/B; alltoall "
+              "(N−1)/N²·P²·m/B), none at 8 B where latency dominates.")
+    for layout in layouts:
+        li = info[layout]
+        bw = link_bytes_per_s(a.link_bps, li["bw"])
+        bw = bw / 1e6 if bw else None
+        lat = statistics.median(li["lat"]) if li["lat"] else None
+        m = re.match(r"(\d+)x(\d+)(rr|block)", layout)
+        place = "round-robin (--map-by node)" if m and m.group(3) == "rr" else "block (--map-by slot)"
+        md.append("")
+        md.append(f"### {m.group(1) if m else '?'} nodes × {m.group(2) if m else '?'} ranks, {place}")
+        md.append("")
+        if bw and not a.virtual:
+            src = (f"TCP goodput of the configured {a.link_bps / 1e9:g} Gbit/s link at MTU 1500"
+                   if a.link_bps else "best 4 MiB ping-pong")
+            md.append(f"B = {bw:.1f} MB/s ({src}). Measured in the same jobs, rank 0 ↔ a rank on another node: "
+                      f"4 MiB ping-pong {statistics.median(li['bw']):.0f} MB/s (median; best {max(li['bw']):.0f}), "
+                      f"one-way latency {lat:.0f} µs (8 B, median).")
+            md.append("")
+        md.append("| collective | size | hieragg | tuned | HAN | ratio | bound | bound ÷ hieragg |")
+        md.append("|---|---|---|---|---|---|---|---|")
+        for r in rows:
+            if r["layout"] != layout:
+                continue
+            cols = []
+            for s in STACKS:
+                st, med, lo, hi = r[s]
+                if st != "ok":
+                    cols.append(f"**{st}**")
+                else:
+                    spread = (hi - lo) / med * 100 if med else 0
+                    cols.append(f"{time_label(med)} ±{spread:.0f}%")
+            best = [r[s][1] for s in STACKS[1:] if r[s][0] == "ok"]
+            h = r["hieragg"]
+            ratio = f"{h[1] / min(best):.2f}" if h[0] == "ok" and best else "—"
+            if h[0] == "ok" and best and h[1] / min(best) <= 1.0:
+                ratio = f"**{ratio}**"
+            bound = time_label(r["bound"]) if r["bound"] else ""
+            share = f"{r['bound'] / h[1] * 100:.0f}%" if r["bound"] and h[0] == "ok" else ""
+            md.append(f"| {r['coll']} | {size_label(r['bytes'])} | {' | '.join(cols)} | {ratio} | {bound} | {share} |")
+    table = "\n".join(md) + "\n"
+    with open(os.path.join(a.out, "performance.md"), "w") as fh:
+        fh.write(table)
+
+    png = os.path.join(a.out, "performance.png")
+    if not a.no_plot:
+        plot(rows, layouts, sizes, png, a.mode)
+    print(table)
+    print(f"perf-report: wrote {a.out}/performance.md, performance.csv" + ("" if a.no_plot else ", performance.png"))
+
+    if a.publish:
+        doc = open(a.publish).read() if os.path.exists(a.publish) else f"{BEGIN_MARK}\n{END_MARK}\n"
+        if BEGIN_MARK not in doc or END_MARK not in doc:
+            doc += f"\n{BEGIN_MARK}\n{END_MARK}\n"
+        head, rest = doc.split(BEGIN_MARK, 1)
+        _, tail = rest.split(END_MARK, 1)
+        with open(a.publish, "w") as fh:
+            fh.write(head + BEGIN_MARK + "\n" + table + END_MARK + tail)
+        if a.publish_image and not a.no_plot:
+            os.makedirs(os.path.dirname(a.publish_image), exist_ok=True)
+            shutil.copyfile(png, a.publish_image)
+        print(f"perf-report: updated {a.publish}")
+
+
+def plot(rows, layouts, sizes, path, mode):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    colors = {"hieragg": "#1f77b4", "tuned": "#ff7f0e", "han": "#2ca02c"}
+    fig, axes = plt.subplots(len(layouts), max(1, len(sizes)), figsize=(5.2 * max(1, len(sizes)), 3.8 * len(layouts)),
+                             squeeze=False)
+    for i, layout in enumerate(layouts):
+        for j, size in enumerate(sizes):
+            ax = axes[i][j]
+            sel = [r for r in rows if r["layout"] == layout and r["bytes"] == size]
+            sel = [r for r in rows if r["layout"] == layout and r["coll"] == "barrier"] + sel if j == 0 else sel
+            xs = range(len(sel))
+            for k, s in enumerate(STACKS):
+                x = [xi + (k - 1) * 0.27 for xi in xs]
+                med = [r[s][1] if r[s][0] == "ok" else 0 for r in sel]
+                err_lo = [r[s][1] - r[s][2] if r[s][0] == "ok" else 0 for r in sel]
+                err_hi = [r[s][3] - r[s][1] if r[s][0] == "ok" else 0 for r in sel]
+                ax.bar(x, [v / 1000 for v in med], width=0.27, color=colors[s], label=LABEL[s],
+                       yerr=[[v / 1000 for v in err_lo], [v / 1000 for v in err_hi]], capsize=1.5, error_kw={"lw": 0.6})
+                for xi, r in zip(x, sel):
+                    if r[s][0] != "ok":
+                        ax.text(xi, 0.02, {"WRONG": "W", "CRASH": "X", "TIMEOUT": "T"}.get(r[s][0], "?"),
+                                transform=ax.get_xaxis_transform(), ha="center", color="red", fontsize=8,
+                                fontweight="bold")
+            for xi, r in zip(xs, sel):
+                if r["bound"]:
+                    ax.hlines(r["bound"] / 1000, xi - 0.42, xi + 0.42, colors="black", linestyles="--", lw=0.9)
+            ax.set_xticks(list(xs))
+            ax.set_xticklabels([r["coll"].replace("_inplace", "\n(in place)") for r in sel], rotation=60,
+                               ha="right", fontsize=7)
+            ax.set_yscale("log")
+            ax.set_ylabel("t_max, ms (log)", fontsize=8)
+            ax.set_title(f"{layout}, {size_label(size)}" + (" (+ barrier)" if j == 0 else ""), fontsize=9)
+            ax.tick_params(axis="y", labelsize=7)
+            if i == 0 and j == 0:
+                ax.legend(fontsize=7, loc="upper center", ncol=3, framealpha=0.9)
+    fig.suptitle("hieragg vs tuned vs HAN — median t_max, bars: min..max over runs; dashes: link-bandwidth bound; "
+                 "X crash, W wrong result\n" + mode, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,27 @@
+// coll_hieragg_max_temp_bytes: choosing a schedule whose temporaries fit a limit.
+// The choice must be the same on every rank (they must run matching schedules),
+// so it is made from what every rank knows: for calls whose arguments are the same
+// everywhere (all but the v-variants and intercommunicators) each rank builds the
+// schedule of every rank and takes the largest need. Tried in order: the schedule
+// as chosen, the same with halved pulses/segments (down to 64 bytes), then the
+// flat algorithm (or, for a collective without one, the ring) with halved
+// segments. None fits: no schedule, and every rank
+// fails the call with HIERAGG_ERR_NO_MEM before sending anything.
+#pragma once
+#include <cstddef>
+#include <optional>
+
+#include "hieragg/CollCall.hpp"
+#include "hieragg/Schedule.hpp"
+
+namespace hieragg::recipes {
+
+// Whether every rank can tell the temporaries of every other rank's schedule.
+bool tempNeedIsGlobal(const CollCall& call);
+// The largest temporaries of `call`'s schedule over all ranks (only this rank's if
+// !tempNeedIsGlobal).
+size_t worstTempBytes(const CollCall& call);
+// The schedule to run under `maxTempBytes` (0: no limit), or none.
+std::optional<Schedule> scheduleWithinTempLimit(const CollCall& call, size_t maxTempBytes);
+
+}  // namespace hieragg::recipes

@@ -1,0 +1,92 @@
+#include "hieragg/hier/TempLimit.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "hieragg/hier/AlgorithmRegistry.hpp"
+#include "hieragg/hier/Recipes.hpp"
+#include "hieragg/hier/Selection.hpp"
+
+namespace hieragg::recipes {
+
+namespace {
+constexpr size_t kMinSegment = 64;
+
+// Override value of the registry row `name` of `kind` (0 = auto if absent).
+int algorithmIndex(hieragg_coll_kind kind, const std::string& name) {
+    const hier::AlgorithmInfo* a = hier::algorithmByName(kind, name);
+    return a ? hier::algorithmValue(*a) : 0;
+}
+
+// `call` changed (segment or algorithm): its plan must be chosen again, the same way on
+// every rank (the model reads only what all ranks share), once for all ranks' schedules.
+void replan(CollCall& call) {
+    call.plan.reset();
+    if (!hier::modelDriven(call.args.kind)) return;
+    call.plan = hier::planOf(call);
+}
+}  // namespace
+
+bool tempNeedIsGlobal(const CollCall& call) {
+    if (call.inter) return false;
+    switch (call.args.kind) {
+    case HIERAGG_ALLGATHERV: case HIERAGG_ALLTOALLV: case HIERAGG_ALLTOALLW: case HIERAGG_GATHERV:
+    case HIERAGG_SCATTERV: case HIERAGG_REDUCE_SCATTER: case HIERAGG_NEIGHBOR_ALLGATHER:
+    case HIERAGG_NEIGHBOR_ALLGATHERV: case HIERAGG_NEIGHBOR_ALLTOALL: case HIERAGG_NEIGHBOR_ALLTOALLV:
+    case HIERAGG_NEIGHBOR_ALLTOALLW:
+        return false;
+    default:
+        return true;
+    }
+}
+
+size_t worstTempBytes(const CollCall& call) {
+    if (!tempNeedIsGlobal(call)) return buildSchedule(call).tempBytes();
+    size_t worst = 0;
+    CollCall other = call;
+    for (int r = 0; r < call.size; ++r) {
+        other.rank = r;
+        // In-place is the root's own choice (its send arguments are not significant).
+        other.args.in_place = r == call.rank ? call.args.in_place : 0;
+        worst = std::max(worst, buildSchedule(other).tempBytes());
+    }
+    return worst;
+}
+
+std::optional<Schedule> scheduleWithinTempLimit(const CollCall& call, size_t maxTempBytes) {
+    Schedule chosen = buildSchedule(call);
+    if (maxTempBytes == 0) return chosen;
+    if (chosen.tempBytes() <= maxTempBytes && (!tempNeedIsGlobal(call) || worstTempBytes(call) <= maxTempBytes))
+        return chosen;
+    // Fallback rows, in order: `flat` (one pulsed tree), then `ring` for collectives
+    // without a flat row (allgather: Bruck's rotated scratch holds every block, the ring
+    // none). A row is tried only where its needs hold (the same verdict on every rank).
+    std::vector<int> fallbacks;
+    for (const char* name : {"flat", "ring"}) {
+        const int row = algorithmIndex(call.args.kind, name);
+        if (row == 0 || row == call.algorithm) continue;
+        CollCall probe = call;
+        probe.algorithm = row;
+        if (hier::forcedAlgorithm(probe)) {
+            fallbacks.push_back(row);
+            if (std::string(name) == "flat") break;
+        }
+    }
+    for (size_t attempt = 0; attempt <= fallbacks.size(); ++attempt) {
+        CollCall smaller = call;
+        if (attempt > 0) smaller.algorithm = fallbacks[attempt - 1];
+        for (bool first = true;; first = false) {
+            // The plan caps pipeline segments and pulses by segmentBytes: halving it
+            // shrinks them, once the plan is made again.
+            if (!first || attempt > 0) replan(smaller);
+            if (worstTempBytes(smaller) <= maxTempBytes) return buildSchedule(smaller);
+            if (smaller.segmentBytes <= kMinSegment) break;
+            smaller.segmentBytes = std::max(kMinSegment, smaller.segmentBytes / 2);
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace hieragg::recipes

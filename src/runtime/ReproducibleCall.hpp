@@ -1,0 +1,106 @@
+// coll_hieragg_reproducible=strong around one reduction call: MPI_SUM of
+// MPI_DOUBLE or MPI_FLOAT runs as a reduction of repro::Accumulators. At the
+// start the caller's contributions become accumulators, the unchanged recipes
+// and schedules move and combine 32-byte accumulator elements (the shim's
+// accumulator datatype; the Task's reduce steps land in merge() through
+// AccumulatorTransport), and at completion the result is rounded once into the
+// caller's buffer. The combine is associative and commutative bit for bit, so
+// the result does not depend on the decomposition, tree, root or placement.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "hieragg/ReproducibleSum.hpp"
+#include "hieragg/Transport.hpp"
+#include "hieragg/abi.h"
+
+namespace hieragg {
+
+// Every call forwards to the real transport, except reduce: it merges accumulators.
+class AccumulatorTransport final : public Transport {
+public:
+    AccumulatorTransport(Transport& base, void* accumulatorType) : base_(base), accType_(accumulatorType) {}
+    int isend(void* comm, bool local, const void* buf, size_t count, void* type, int peer, int tag,
+              void** req) override {
+        return base_.isend(comm, local, buf, count, type, peer, tag, req);
+    }
+    int irecv(void* comm, bool local, void* buf, size_t count, void* type, int peer, int tag,
+              void** req) override {
+        return base_.irecv(comm, local, buf, count, type, peer, tag, req);
+    }
+    int test(void* req, bool& done) override { return base_.test(req, done); }
+    void abandon(void* req) override { base_.abandon(req); }
+    int reduce(void* op, const void* src, void* dst, size_t count, void* type) override;
+    int copy(const void* src, size_t scount, void* stype, void* dst, size_t rcount, void* rtype) override {
+        return base_.copy(src, scount, stype, dst, rcount, rtype);
+    }
+    hieragg_dtype_info typeInfo(void* type) override { return base_.typeInfo(type); }
+    void* packedType() override { return base_.packedType(); }
+    void progress() override { base_.progress(); }
+    void* accumulatorType() const { return accType_; }
+
+private:
+    Transport& base_;
+    void* accType_;
+};
+
+// Starts link `link` of the chain (0-based) on transport `tr` (CoreAbi's launchTask with
+// the numbers the chain reserved); returns an error without calling `done` if nothing started.
+using LinkStart = std::function<int(const hieragg_coll_args& args, Transport& tr, size_t link,
+                                    hieragg_complete_fn done, void* ctx)>;
+
+// Long vectors run as a chain of chunks, one accumulator call each (a link; an
+// allreduce chunk is two links), so the conversion buffers stay bounded
+// (kChunkBudgetSegments x segment size of accumulators) like the schedules' own
+// temporaries. Every rank cuts the call into the same chunks; the caller reserves
+// the links' call numbers when the chain is launched (CoreAbi.cpp), and each link
+// starts when the previous one completed here.
+class ReproducibleCall {
+public:
+    // True if strong mode applies: MPI_SUM on double/float of a reduction on an intracommunicator.
+    static bool applies(const hieragg_coll_args& a, bool inter);
+    // Plans the chunks and allocates one chunk's buffers; nullptr if memory ran out.
+    static std::unique_ptr<ReproducibleCall> create(const hieragg_coll_args& user, int rank, int size,
+                                                    size_t segmentBytes, Transport& base, void* accumulatorType,
+                                                    hieragg_complete_fn done, void* ctx);
+    size_t chunks() const { return chunks_; }
+    // Calls (links) the whole chain makes (allreduce: a reduce and a bcast per chunk).
+    size_t links() const { return chunks_ * linksPerChunk(); }
+    // Starts link 0 through `start` (link k later, from link k-1's completion). Returns an
+    // error if link 0 could not start (then the caller still owns this object); otherwise
+    // the chain owns itself and completes the caller's call once.
+    int run(LinkStart start);
+
+private:
+    ReproducibleCall(Transport& base, void* accType) : transport_(base, accType) {}
+    void prepareChunk(size_t k);
+    void writeChunk(size_t k);
+    void prepareBroadcast(size_t k);
+    int startLink();  // starts the current link (chunk next_, reduce or broadcast phase)
+    size_t linksPerChunk() const { return splitAllreduce_ ? 2 : 1; }
+    void advance(int status);  // chunk next_ finished
+    void finish(int status);   // completes the caller's call and releases this object
+    static void chunkDone(void* self, int status);
+
+    AccumulatorTransport transport_;
+    hieragg_coll_args user_{}, args_{};
+    int rank_ = 0, size_ = 1;
+    bool hasResult_ = true;
+    bool splitAllreduce_ = false;  // allreduce: reduce to rank 0, round there, broadcast
+    bool broadcastPhase_ = false;
+    size_t total_ = 0;   // elements per block (reduce_scatter: the largest block)
+    size_t len_ = 1;     // elements per block and chunk
+    size_t chunks_ = 1;
+    size_t next_ = 0;    // chunk in flight
+    std::vector<int> chunkCounts_, blockStart_;  // reduce_scatter
+    std::unique_ptr<repro::Accumulator[]> in_, out_;
+    LinkStart start_;
+    bool starting_ = false, syncDone_ = false;
+    int syncStatus_ = 0;
+    hieragg_complete_fn done_ = nullptr;
+    void* ctx_ = nullptr;
+};
+
+}  // namespace hieragg

@@ -1,0 +1,33 @@
+#!/bin/bash
+# bench/perf_report.py on hand-made raw logs (data/raw: 2 nodes x 2 ranks, 2
+# runs per stack, a wrong HAN gather and a HAN crash in allreduce): the table
+# must give the medians, spreads, ratios and bounds worked out by hand below,
+# and mark the broken competitor's cells.
+# usage: report_test.sh PERF_REPORT_PY
+set -u
+report=$1
+here=$(cd "$(dirname "$0")" && pwd)
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+py=/usr/bin/python3; [ -x "$py" ] || py=python3
+"$py" "$report" --raw "$here/data/raw" --out "$out" --mode test --runs 2 --layouts 2x2rr \
+  --link-bps 1e9 --no-plot >/dev/null || { echo "FAIL: perf_report.py exited with $?"; exit 1; }
+status=0
+expect() {   # expect <fixed string>: one table line must contain it
+  if grep -qF -- "$1" "$out/performance.md"; then echo "ok: $1"; else echo "FAIL: no line with: $1"; status=1; fi
+}
+# bcast 8 B: hieragg 120,140 -> 130 us, spread 20/130 = 15%; tuned 200; HAN 90,110 -> 100; 130/100 = 1.30; no bound at 8 B.
+expect "| bcast | 8 B | 130 µs ±15% | 200 µs ±0% | 100 µs ±20% | 1.30 |  |  |"
+# bcast 4 MiB: 42,44 -> 43.0 ms; ratio 43/50 = 0.86 (hieragg faster: bold);
+# bound m/B = 4194304 / (1e9/8 * 1448/1538) s = 35.6 ms = 83% of 43.0.
+expect "| bcast | 4 MiB | 43.0 ms ±5% | 84.0 ms ±0% | 50.0 ms ±0% | **0.86** | 35.6 ms | 83% |"
+# gather: HAN wrong in one run -> WRONG; ratio against tuned only 50/60; bound (N-1)/N*P*m/B = 2 m/B.
+expect "| gather | 4 MiB | 50.0 ms ±0% | 60.0 ms ±0% | **WRONG** | **0.83** | 71.3 ms | 143% |"
+# allreduce: HAN crashed in run 1 and was skipped in run 2 -> CRASH; tuned 70,80 -> 75; 80/75 = 1.07; bound 2(N-1)/N m/B = m/B.
+expect "| allreduce | 4 MiB | 80.0 ms ±0% | 75.0 ms ±13% | **CRASH** | 1.07 | 35.6 ms | 45% |"
+# The CSV has one row per stack and cell: 4 cells x 3 stacks + header.
+rows=$(wc -l <"$out/performance.csv")
+if [ "$rows" -eq 13 ]; then echo "ok: 13 CSV lines"; else echo "FAIL: $rows CSV lines, expected 13"; status=1; fi
+grep -q '^2x2rr,gather,4194304,han,WRONG,' "$out/performance.csv" || { echo "FAIL: CSV lacks the WRONG HAN gather"; status=1; }
+[ "$status" -eq 0 ] && echo "report_test: OK"
+exit $status
