@@ -54,9 +54,17 @@ const std::vector<AlgorithmInfo> kTable = {
     {HIERAGG_ALLGATHER, "ring", kServesFlat, 0, 0, Emitter::Ring, K::Knomial, "ring over the whole communicator"},
     {HIERAGG_ALLGATHER, "hierarchical", kServesWhole, kNeedsIntracomm | kNeedsDecomposition, kTunesSegment,
      Emitter::HierarchicalGatherRingBcast, K::Knomial, "gather to leaders, ring among leaders, broadcast down"},
+    {HIERAGG_ALLGATHER, "recursive_doubling", kServesFlat, kNeedsIntracomm | kNeedsPowerOfTwo, 0,
+     Emitter::RecursiveDoubling, K::Knomial, "log2 p exchanges of doubling ranges of blocks (power-of-two sizes)"},
+    {HIERAGG_ALLGATHER, "bruck", kServesFlat, kNeedsIntracomm, 0, Emitter::Bruck, K::Knomial,
+     "ceil(log2 p) steps for any size through a rotated scratch of every block (short blocks)"},
+    {HIERAGG_ALLGATHER, "leader_ring", kServesWhole, kNeedsIntracomm | kNeedsDecomposition, 0, Emitter::LeaderRing,
+     K::Knomial, "blocks to the leader, leaders' ring of groups, each group broadcast as it arrives, no staging"},
     {HIERAGG_ALLGATHERV, "ring", kServesFlat, 0, 0, Emitter::Ring, K::Knomial, "ring over the whole communicator"},
     {HIERAGG_ALLGATHERV, "hierarchical", kServesWhole, kNeedsIntracomm | kNeedsDecomposition, kTunesSegment,
      Emitter::HierarchicalGatherRingBcast, K::Knomial, "gather to leaders, ring among leaders, broadcast down"},
+    {HIERAGG_ALLGATHERV, "leader_ring", kServesWhole, kNeedsIntracomm | kNeedsDecomposition, 0, Emitter::LeaderRing,
+     K::Knomial, "blocks to the leader, leaders' ring of groups, each group broadcast as it arrives, no staging"},
     {HIERAGG_GATHERV, "linear", kServesFlat, 0, 0, Emitter::Linear, K::Knomial, "every rank sends to the root"},
     {HIERAGG_SCATTERV, "linear", kServesFlat, 0, 0, Emitter::Linear, K::Knomial, "the root sends to every rank"},
     {HIERAGG_ALLTOALL, "pairwise", kServesFlat, 0, 0, Emitter::Pairwise, K::Knomial, "n-1 pairwise exchange steps"},
@@ -86,12 +94,36 @@ const std::vector<AlgorithmInfo> kTable = {
     {HIERAGG_ALLREDUCE, "ofi", kServesLeaders,
      kNeedsIntracomm | kNeedsDecomposition | kNeedsCommutativeOp | kNeedsOffload, kTunesSegment, Emitter::Fabric,
      K::Knomial, "reduce to the leaders, fi_allreduce among them per pulse, broadcast down (predefined ops)"},
+    // Bandwidth-optimal compositions (SliceAllreduce.hpp): every element reduced once by its
+    // slice's owner; operands meet in a fixed but not rank order, hence commutative ops only.
+    {HIERAGG_ALLREDUCE, "ring", kServesFlat, kNeedsIntracomm | kNeedsCommutativeOp, kTunesSegment, Emitter::Ring,
+     K::Knomial, "ring reduce-scatter + ring allgather over the whole communicator"},
+    {HIERAGG_ALLREDUCE, "rabenseifner", kServesFlat, kNeedsIntracomm | kNeedsCommutativeOp, kTunesSegment,
+     Emitter::Rabenseifner, K::Knomial, "recursive-halving reduce-scatter + recursive-doubling allgather"},
+    {HIERAGG_ALLREDUCE, "recursive_doubling", kServesFlat, kNeedsIntracomm | kNeedsCommutativeOp, kTunesSegment,
+     Emitter::RecursiveDoubling, K::Knomial, "log2 p exchanges of the whole vector (short vectors)"},
+    {HIERAGG_ALLREDUCE, "multileader_ring", kServesWhole,
+     kNeedsIntracomm | kNeedsDecomposition | kNeedsCommutativeOp, kTunesSegment, Emitter::MultiLeaderRing,
+     K::Knomial, "reduce-scatter in each node, ring allreduce of slice j among every node's member j, allgather"},
+    {HIERAGG_ALLREDUCE, "multileader_rabenseifner", kServesWhole,
+     kNeedsIntracomm | kNeedsDecomposition | kNeedsCommutativeOp, kTunesSegment, Emitter::MultiLeaderRabenseifner,
+     K::Knomial, "reduce-scatter in each node, Rabenseifner allreduce of each slice between nodes, allgather"},
     REDUCTION_ROWS(HIERAGG_REDUCE_SCATTER),
+    {HIERAGG_REDUCE_SCATTER, "ring", kServesFlat, kNeedsIntracomm | kNeedsCommutativeOp, kTunesSegment,
+     Emitter::Ring, K::Knomial, "ring reduce-scatter without a root: each block's partial travels the ring once"},
     REDUCTION_ROWS(HIERAGG_REDUCE_SCATTER_BLOCK),
+    {HIERAGG_REDUCE_SCATTER_BLOCK, "ring", kServesFlat, kNeedsIntracomm | kNeedsCommutativeOp, kTunesSegment,
+     Emitter::Ring, K::Knomial, "ring reduce-scatter without a root: each block's partial travels the ring once"},
     {HIERAGG_SCAN, "recursive_doubling", kServesFlat, 0, 0, Emitter::RecursiveDoubling, K::Knomial,
      "recursive doubling in rank order"},
     {HIERAGG_EXSCAN, "recursive_doubling", kServesFlat, 0, 0, Emitter::RecursiveDoubling, K::Knomial,
      "recursive doubling in rank order"},
+    {HIERAGG_SCAN, "leader_prefix", kServesWhole, kNeedsIntracomm | kNeedsDecomposition | kNeedsContiguousRanks, 0,
+     Emitter::LeaderPrefix, K::Knomial,
+     "scan in each node, exscan of the node totals between the last ranks, finished in each node (rank order)"},
+    {HIERAGG_EXSCAN, "leader_prefix", kServesWhole, kNeedsIntracomm | kNeedsDecomposition | kNeedsContiguousRanks, 0,
+     Emitter::LeaderPrefix, K::Knomial,
+     "exscan in each node, exscan of the node totals between the last ranks, finished in each node (rank order)"},
 };
 #undef REDUCTION_ROWS
 
@@ -204,6 +236,8 @@ std::string unmetNeed(const AlgorithmInfo& a, const CollCall& c) {
     if ((a.needs & kNeedsContiguousGroups) && decomposed(c) && !c.args.op_commutative &&
         !contiguousGroups(*c.hierarchy))
         return "needs contiguous groups (or a commutative operation)";
+    if ((a.needs & kNeedsContiguousRanks) && decomposed(c) && !contiguousGroups(*c.hierarchy))
+        return "needs contiguous groups";
     if ((a.needs & kNeedsEqualGroups) && decomposed(c) && !equalGroups(*c.hierarchy))
         return "needs groups of equal size";
     if ((a.needs & kNeedsPowerOfTwo) && (c.size & (c.size - 1)) != 0) return "needs a power-of-two size";

@@ -267,13 +267,122 @@ StageChoice predictWhole(const AlgorithmInfo& a, const CollCall& c, const Load& 
 
 bool serves(const AlgorithmInfo& a, unsigned where) { return (a.serves & where) != 0; }
 
+// The allreduce compositions that cut the vector into slices (SliceAllreduce.hpp).
+bool slices(const AlgorithmInfo& a) {
+    if (a.coll == HIERAGG_REDUCE_SCATTER || a.coll == HIERAGG_REDUCE_SCATTER_BLOCK) return a.emitter == Emitter::Ring;
+    if (a.coll != HIERAGG_ALLREDUCE) return false;
+    switch (a.emitter) {
+    case Emitter::Ring: case Emitter::Rabenseifner: case Emitter::RecursiveDoubling:
+    case Emitter::MultiLeaderRing: case Emitter::MultiLeaderRabenseifner:
+        return true;
+    default:
+        return false;
+    }
+}
+
+int floorPow2(int n) {
+    int p = 1;
+    while (p * 2 <= n) p *= 2;
+    return p;
+}
+
+// Allreduce of `bytes` over n members whose messages cross link l, x of them at once on
+// the busiest link (members of a node sharing its interface). Pulses of `pulseBytes`
+// overlap kPulseWindow at a time: their start-ups overlap, their bytes queue.
+double ringAllreduceUs(const LinkCost& l, int n, double bytes, double pulseBytes, double x) {
+    if (n <= 1) return 0;
+    const double windows = std::ceil(std::max(1.0, std::ceil(bytes / std::max(pulseBytes, 1.0))) /
+                                     static_cast<double>(recipes::kPulseWindow));
+    return 2.0 * (n - 1) * (l.alpha_us + l.theta_us) * windows +
+           (n - 1.0) / n * bytes * (2 * x * l.beta_us_per_byte + l.gamma_us_per_byte);
+}
+double butterflyAllreduceUs(const LinkCost& l, int n, double bytes, double pulseBytes, double x, bool halving) {
+    if (n <= 1) return 0;
+    const int p2 = floorPow2(n);
+    const double lg = std::log2(static_cast<double>(p2)), fold = p2 == n ? 0.0 : 1.0;
+    const double windows = std::ceil(std::max(1.0, std::ceil(bytes / std::max(pulseBytes, 1.0))) /
+                                     static_cast<double>(recipes::kPulseWindow));
+    const double msgs = (halving ? 2 * lg : lg) + 2 * fold;
+    // Halving + doubling move 2 (p2 - 1)/p2 of the vector and reduce (p2 - 1)/p2 of it; plain
+    // recursive doubling moves and reduces all of it every round. The fold moves it twice.
+    const double moved = halving ? 2.0 * (p2 - 1) / p2 + 2 * fold : lg + 2 * fold;
+    const double reduced = halving ? (p2 - 1.0) / p2 + fold : lg + fold;
+    return msgs * (l.alpha_us + l.theta_us) * windows +
+           bytes * (moved * x * l.beta_us_per_byte + reduced * l.gamma_us_per_byte);
+}
+
+// The prediction of one slice composition row for an allreduce of `bytes`.
+StageChoice predictSlices(const AlgorithmInfo& a, const CollCall& c, const CostParams& p, const std::vector<int>& links,
+                          double bytes) {
+    StageChoice s;
+    s.algo = &a;
+    s.members = c.size;
+    const double seg = static_cast<double>(std::max<size_t>(c.segmentBytes, 1));
+    const bool hier = decomposed(c);
+    const int n = c.size;
+    // Outermost groups: G of them, sizes between S and M; x: ring hops leaving the busiest one.
+    int G = 1, S = n, M = n, cross = 1;
+    if (hier) {
+        const Hierarchy& h = *c.hierarchy;
+        const int top = h.levels() - 1;
+        G = h.groupCount(top);
+        S = n, M = 0;
+        std::vector<int> out(G, 0);
+        for (int g = 0; g < G; ++g) {
+            const int m = static_cast<int>(h.groupMembers(top, g).size());
+            S = std::min(S, m), M = std::max(M, m);
+        }
+        for (int r = 0; r < n; ++r)
+            if (h.groupOf(top, r) != h.groupOf(top, (r + 1) % n)) ++out[h.groupOf(top, r)];
+        cross = std::max(1, *std::max_element(out.begin(), out.end()));
+    }
+    const LinkCost& net = p.link[hier ? links.back() : kLinkNode];
+    s.link = hier ? links.back() : kLinkNode;
+    if (a.coll != HIERAGG_ALLREDUCE) {  // reduce_scatter ring: the first half of the ring allreduce
+        const double windows = std::ceil(std::max(1.0, std::ceil(bytes / (seg * n))) / recipes::kPulseWindow);
+        s.predUs = n <= 1 ? 0.0
+                          : (n - 1) * (net.alpha_us + net.theta_us) * windows +
+                                (n - 1.0) / n * bytes * (cross * net.beta_us_per_byte + net.gamma_us_per_byte);
+        s.why = "n-1 steps of 1/n, " + std::to_string(cross) + " ring hops leave the busiest node";
+        return s;
+    }
+    switch (a.emitter) {
+    case Emitter::Ring:
+        s.predUs = ringAllreduceUs(net, n, bytes, seg * n, cross);
+        s.why = "2(n-1) steps of 1/n, " + std::to_string(cross) + " ring hops leave the busiest node";
+        break;
+    case Emitter::Rabenseifner:
+        s.predUs = butterflyAllreduceUs(net, n, bytes, seg * floorPow2(n), hier ? M : 1, true);
+        s.why = "2 log2 p steps, " + std::to_string(hier ? M : 1) + " ranks share a link";
+        break;
+    case Emitter::RecursiveDoubling:
+        s.predUs = butterflyAllreduceUs(net, n, bytes, seg, hier ? M : 1, false);
+        s.why = "log2 p exchanges of the whole vector";
+        break;
+    default: {
+        if (!hier) return s;
+        const LinkCost& in = p.link[links[links.size() - 2]];
+        const double slice = bytes / S;
+        const double inner = ringAllreduceUs(in, M, static_cast<double>(M) / S * bytes, seg * M, 1);
+        const double between = a.emitter == Emitter::MultiLeaderRing
+                                   ? ringAllreduceUs(net, G, slice, seg, S)
+                                   : butterflyAllreduceUs(net, G, slice, seg, S, true);
+        s.predUs = inner + between;
+        s.why = std::to_string(S) + " slices: node rings " + fmt("%.1f", inner) + " us, " + std::to_string(G) +
+                " nodes " + fmt("%.1f", between) + " us";
+        break;
+    }
+    }
+    return s;
+}
+
 // Best applicable entry for one stage; `forced` wins where it serves.
 StageChoice bestFor(const CollCall& c, const AlgorithmInfo* forced, unsigned where, const Load& ld,
                     const LinkCost& l, int n, int link, double epsilon, const LinkCost* offload = nullptr) {
     StageChoice best;
     best.predUs = kInf;
     for (const AlgorithmInfo* a : algorithmsOf(c.args.kind)) {
-        if (!serves(*a, where) || a->emitter == Emitter::FlatComposition) continue;
+        if (!serves(*a, where) || a->emitter == Emitter::FlatComposition || slices(*a)) continue;
         if (!unmetNeed(*a, c).empty()) continue;
         // Non-commutative reductions combine in rank order: only in-order trees.
         const bool reduces = ld.shape == Shape::Reduce || ld.shape == Shape::Allreduce;
@@ -363,12 +472,37 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
     }
     const double steps = std::max(0, n - 1), lg = std::ceil(std::log2(std::max(m, 1)));
     auto msg = [](const LinkCost& l, double bytes) { return l.theta_us + bytes * l.beta_us_per_byte; };
-    StageChoice flat, whole;
+    StageChoice flat, whole, leaderRing;
     for (const AlgorithmInfo* a : algorithmsOf(c.args.kind)) {
         if (!unmetNeed(*a, c).empty()) continue;
         StageChoice s;
         s.algo = a;
         s.members = n;
+        if (a->emitter == Emitter::LeaderRing) {
+            if (!hier) continue;
+            // Linear gather into the leader; the leaders' ring of m blocks per step (one message
+            // per run of consecutive ranks) overlaps the binomial bcasts of arrived groups, which
+            // cost the leader lg copies of every group; the last group's bcast ends it.
+            const Hierarchy& hh = *h;
+            const int top = hh.levels() - 1;
+            int runs = 1;
+            for (int g = 0; g < groups; ++g) {
+                const std::vector<int>& mem = hh.groupMembers(top, g);
+                int rg = 1;
+                for (size_t i = 1; i < mem.size(); ++i) rg += mem[i] != mem[i - 1] + 1;
+                runs = std::max(runs, rg);
+            }
+            const double L = groups;
+            const double gather = (m - 1) * (in.alpha_us + msg(in, S));
+            const double ring = (L - 1) * (net.alpha_us + runs * net.theta_us + m * S * net.beta_us_per_byte);
+            const double fanout = L * lg * runs * msg(in, m * S / runs);
+            s.link = links.back();
+            s.predUs = gather + std::max(ring, fanout) + lg * (in.alpha_us + msg(in, m * S));
+            s.why = std::to_string(groups) + " leaders, " + std::to_string(runs) + " runs per group, ring " +
+                    fmt("%.1f", ring) + " us vs bcasts " + fmt("%.1f", fanout) + " us";
+            leaderRing = s;
+            continue;
+        }
         if (a->serves & kServesFlat) {
             s.link = links.back();
             const int cross = crossers.empty() ? 0 : *std::max_element(crossers.begin(), crossers.end());
@@ -377,10 +511,19 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
                 s.predUs = std::ceil(steps / 8) * (hier ? net.alpha_us : in.alpha_us) +
                            std::max(outOfNode * msg(net, S), steps * msg(in, S));
                 s.why = fmt("%.0f", outOfNode) + " messages leave the busiest node";
+            } else if (a->emitter == Emitter::RecursiveDoubling || a->emitter == Emitter::Bruck) {
+                // log2 n exchanges of 1, 2, 4 ... blocks; Bruck also copies every block twice locally.
+                const double rounds = std::ceil(std::log2(std::max(n, 1)));
+                const LinkCost& l = hier ? net : in;
+                const double share = hier ? static_cast<double>(m) : 1.0;  // a node's ranks share its link
+                s.predUs = rounds * (l.alpha_us + l.theta_us) + steps * S * share * l.beta_us_per_byte;
+                if (a->emitter == Emitter::Bruck) s.predUs += 2.0 * n * S * in.beta_us_per_byte;
+                s.why = fmt("%.0f", rounds) + " rounds";
             } else {  // ring: every step waits for the slowest hop
                 s.predUs = cross ? steps * (net.alpha_us + cross * msg(net, S)) : steps * (in.alpha_us + msg(in, S));
                 s.why = std::to_string(cross) + " ring hops per step leave the busiest node";
             }
+            if (flat.algo && !(forced == a) && (forced == flat.algo || flat.predUs <= s.predUs)) continue;
             flat = s;
         } else if (hier) {
             s.link = links.back();
@@ -397,6 +540,9 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
         }
     }
     Plan plan;
+    // The leaders' ring without staging competes with the staged one as the Whole choice.
+    if (leaderRing.algo && (forced ? forced == leaderRing.algo : !whole.algo || leaderRing.predUs < whole.predUs))
+        whole = leaderRing;
     const bool takeWhole = whole.algo && (forced ? forced == whole.algo : !flat.algo || whole.predUs < flat.predUs);
     plan.mode = takeWhole ? Plan::Mode::Whole : Plan::Mode::Flat;
     plan.stages.push_back(takeWhole ? whole : flat);
@@ -406,7 +552,105 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
 }
 }  // namespace
 
+namespace {
+Plan treePlan(const CollCall& c, const CostParams& p);
+}
+
+namespace {
+// Scan, exscan: flat recursive doubling (every step may cross the network) against the
+// leader prefix (a scan inside each outermost group, an exscan of the G group totals
+// between the groups' last ranks, a binomial bcast of that prefix in each group).
+Plan scanPlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* forced) {
+    const bool hier = decomposed(c);
+    const double S = static_cast<double>(modelBytes(c));
+    const double lg = std::ceil(std::log2(std::max(1, c.size)));
+    const std::vector<int> links =
+        hier ? (c.stageLinks && static_cast<int>(c.stageLinks->size()) == c.hierarchy->levels() + 1
+                    ? *c.stageLinks
+                    : stageLinks({}, c.hierarchy->levels()))
+             : std::vector<int>{kLinkNode};
+    auto round = [&](const LinkCost& l, bool reduces) {
+        return l.alpha_us + l.theta_us + S * (l.beta_us_per_byte + (reduces ? l.gamma_us_per_byte : 0.0));
+    };
+    Plan best;
+    best.predUs = kInf;
+    for (const AlgorithmInfo* a : algorithmsOf(c.args.kind)) {
+        if (!unmetNeed(*a, c).empty() || (forced && a != forced)) continue;
+        StageChoice s;
+        s.algo = a;
+        s.members = c.size;
+        s.link = links.back();
+        if (a->emitter == Emitter::LeaderPrefix) {
+            const Hierarchy& h = *c.hierarchy;
+            const int top = h.levels() - 1, G = h.groupCount(top);
+            int M = 1;
+            for (int g = 0; g < G; ++g) M = std::max(M, static_cast<int>(h.groupMembers(top, g).size()));
+            const double lm = std::ceil(std::log2(M)), lG = std::ceil(std::log2(std::max(1, G)));
+            const LinkCost& in = p.link[links[links.size() - 2]];
+            s.predUs = lm * round(in, true) + lG * round(p.link[links.back()], true) + lm * round(in, false) +
+                       S * in.gamma_us_per_byte;
+            s.why = std::to_string(G) + " groups of up to " + std::to_string(M);
+        } else {
+            s.predUs = lg * round(p.link[links.back()], true);
+            s.why = "ceil(log2 " + std::to_string(c.size) + ") rounds";
+        }
+        if (forced) s.why = "forced; " + s.why;
+        if (s.predUs < best.predUs) {
+            best.stages.assign(1, s);
+            best.predUs = s.predUs;
+            best.mode = a->serves == kServesWhole ? Plan::Mode::Whole : Plan::Mode::Flat;
+        }
+    }
+    return best;
+}
+}  // namespace
+
+// Allreduce and reduce_scatter(_block): the tree plan (reduce + bcast / scatter) against the
+// compositions without a root (ring, Rabenseifner, multi-leader, ...).
 Plan choosePlan(const CollCall& c, const CostParams& p) {
+    if (c.args.kind == HIERAGG_SCAN || c.args.kind == HIERAGG_EXSCAN) return scanPlan(c, p, forcedAlgorithm(c));
+    Plan tree = treePlan(c, p);
+    const bool scatters = c.args.kind == HIERAGG_REDUCE_SCATTER || c.args.kind == HIERAGG_REDUCE_SCATTER_BLOCK;
+    if ((c.args.kind != HIERAGG_ALLREDUCE && !scatters) || c.inter) return tree;
+    const AlgorithmInfo* forced = forcedAlgorithm(c);
+    if (forced && !slices(*forced)) return tree;
+    // coll_hieragg_offload=ofi: the offloaded leader stage wins wherever it serves (as in treePlan).
+    const StageChoice* top = tree.mode == Plan::Mode::Levels && !tree.stages.empty() ? &tree.stages.back() : nullptr;
+    if (top && top->algo && top->algo->emitter == Emitter::Fabric && c.offload && c.offload->preferred) return tree;
+    const bool hier = decomposed(c);
+    const std::vector<int> links =
+        hier ? (c.stageLinks && static_cast<int>(c.stageLinks->size()) == c.hierarchy->levels() + 1
+                    ? *c.stageLinks
+                    : stageLinks({}, c.hierarchy->levels()))
+             : std::vector<int>{};
+    const double bytes = static_cast<double>(modelBytes(c));
+    Plan best = tree;
+    if (scatters && c.size > 1) {
+        // The tree plan prices the reduce only; rank 0 then sends every other rank its block.
+        const LinkCost& l = p.link[hier ? links.back() : kLinkNode];
+        best.predUs += (c.size - 1) * (l.alpha_us + l.theta_us) + (c.size - 1.0) / c.size * bytes * l.beta_us_per_byte;
+    }
+    for (const AlgorithmInfo* a : algorithmsOf(c.args.kind)) {
+        if (!slices(*a) || !unmetNeed(*a, c).empty() || (forced && a != forced)) continue;
+        Plan s;
+        s.mode = a->serves == kServesWhole ? Plan::Mode::Whole : Plan::Mode::Flat;
+        s.stages.push_back(predictSlices(*a, c, p, links, bytes));
+        s.predUs = s.stages[0].predUs;
+        if (forced) {
+            s.stages[0].why = "forced; " + s.stages[0].why;
+            return s;
+        }
+        if (s.predUs < best.predUs) best = s;
+    }
+    if (best.stages.size() == 1 && best.stages[0].algo && slices(*best.stages[0].algo))
+        best.stages[0].why += "; beats the trees (" + fmt("%.2f", tree.predUs) + " us)";
+    else
+        best.predUs = tree.predUs;  // the tree plan as the runtime reports it
+    return best;
+}
+
+namespace {
+Plan treePlan(const CollCall& c, const CostParams& p) {
     Plan plan;
     if (c.args.kind == HIERAGG_ALLGATHER || c.args.kind == HIERAGG_ALLTOALL)
         return exchangePlan(c, p, forcedAlgorithm(c));
@@ -481,6 +725,7 @@ Plan choosePlan(const CollCall& c, const CostParams& p) {
     }
     return levels;
 }
+}  // namespace
 
 std::shared_ptr<const Plan> planOf(const CollCall& c) {
     if (c.plan) return c.plan;
@@ -508,7 +753,11 @@ std::string Plan::describe() const {
             out += std::string("ofi-") + what + " pred=" + fmt("%.2f", s.predUs) + " us (" + s.why + ")";
             continue;
         }
-        out += std::string(s.algo->name) + " tree=" + s.shape.name() + " k=" + std::to_string(s.shape.k) +
+        // Trees show their shape and radix; the other families (rings, butterflies, ...) have none.
+        const bool tree = s.algo->emitter == Emitter::Tree || s.algo->emitter == Emitter::HierarchicalTree ||
+                          s.algo->emitter == Emitter::FlatComposition;
+        out += std::string(s.algo->name) +
+               (tree ? " tree=" + s.shape.name() + " k=" + std::to_string(s.shape.k) : std::string()) +
                " seg=" + std::to_string(s.segmentBytes) + " B pred=" + fmt("%.2f", s.predUs) + " us";
         if (!s.why.empty()) out += " (" + s.why + ")";
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "hieragg/hier/AlgorithmRegistry.hpp"
 #include "hieragg/hier/Recipes.hpp"
@@ -59,17 +60,27 @@ std::optional<Schedule> scheduleWithinTempLimit(const CollCall& call, size_t max
     if (maxTempBytes == 0) return chosen;
     if (chosen.tempBytes() <= maxTempBytes && (!tempNeedIsGlobal(call) || worstTempBytes(call) <= maxTempBytes))
         return chosen;
-    const int flat = algorithmIndex(call.args.kind, "flat");
-    for (int attempt = 0; attempt < 2; ++attempt) {
-        CollCall smaller = call;
-        if (attempt == 1) {
-            if (flat == 0 || call.algorithm == flat) break;
-            smaller.algorithm = flat;
+    // Fallback rows, in order: `flat` (one pulsed tree), then `ring` for collectives
+    // without a flat row (allgather: Bruck's rotated scratch holds every block, the ring
+    // none). A row is tried only where its needs hold (the same verdict on every rank).
+    std::vector<int> fallbacks;
+    for (const char* name : {"flat", "ring"}) {
+        const int row = algorithmIndex(call.args.kind, name);
+        if (row == 0 || row == call.algorithm) continue;
+        CollCall probe = call;
+        probe.algorithm = row;
+        if (hier::forcedAlgorithm(probe)) {
+            fallbacks.push_back(row);
+            if (std::string(name) == "flat") break;
         }
+    }
+    for (size_t attempt = 0; attempt <= fallbacks.size(); ++attempt) {
+        CollCall smaller = call;
+        if (attempt > 0) smaller.algorithm = fallbacks[attempt - 1];
         for (bool first = true;; first = false) {
             // The plan caps pipeline segments and pulses by segmentBytes: halving it
             // shrinks them, once the plan is made again.
-            if (!first || attempt == 1) replan(smaller);
+            if (!first || attempt > 0) replan(smaller);
             if (worstTempBytes(smaller) <= maxTempBytes) return buildSchedule(smaller);
             if (smaller.segmentBytes <= kMinSegment) break;
             smaller.segmentBytes = std::max(kMinSegment, smaller.segmentBytes / 2);

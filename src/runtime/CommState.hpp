@@ -12,6 +12,7 @@
 
 #include "CommCounters.hpp"
 #include "hieragg/CollCall.hpp"
+#include "hieragg/LruCache.hpp"
 #include "hieragg/Schedule.hpp"
 #include "hieragg/abi.h"
 #include "hieragg/Transport.hpp"
@@ -20,6 +21,7 @@
 #include "hieragg/hier/Selection.hpp"
 
 namespace hieragg {
+constexpr size_t kCacheLimit = 128;  // schedules (and plans) kept per communicator
 // A call started before the decomposition exists; it runs, in start order, once it does.
 struct PendingStart {
     hieragg_coll_args args;
@@ -54,11 +56,12 @@ struct hieragg_comm {
     std::vector<char> identityRecords;  // the exchange's receive buffer while it runs
     void (*onReady)(hieragg_comm&, int) = nullptr;  // what beginDecomposition was given
     std::unique_ptr<hieragg::hier::Hierarchy> hierarchy;  // null: run flat
-    std::unordered_map<std::string, std::shared_ptr<const hieragg::Schedule>> cache;
+    // Schedules and plans per signature, least recently used evicted first (kCacheLimit each).
+    hieragg::LruCache<std::shared_ptr<const hieragg::Schedule>> cache{hieragg::kCacheLimit};
     // Selection: link class of each stage of the hierarchy, and the plans chosen so far
     // (per call signature class, hier::sizeClass), so the model runs once per class.
     std::vector<int> stageLinks;
-    std::unordered_map<std::string, std::shared_ptr<const hieragg::hier::Plan>> plans;
+    hieragg::LruCache<std::shared_ptr<const hieragg::hier::Plan>> plans{hieragg::kCacheLimit};
     // Offload (docs/offload.md): this leader's transport (null on non-leaders and when
     // offload is off), what the group can run (the same on every rank; offloadOn says
     // whether there is a group at all), and the tickets that order its operations.

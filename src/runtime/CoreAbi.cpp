@@ -58,8 +58,6 @@ std::string cacheKey(const CollCall& c) {
     return std::string(reinterpret_cast<const char*>(&k), sizeof k);
 }
 
-constexpr size_t kCacheLimit = 128;
-
 // What a Plan depends on besides the communicator: the collective, the size class of its
 // message, the op's commutativity and the override; only what every rank of the call
 // shares (not in-place, which MPI lets the root alone set), so every rank picks the same
@@ -171,22 +169,20 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
     bool newPlan = false;
     if (hier::modelDriven(args.kind)) {
         const std::string pk = planKey(call, rule);
-        auto it = c.plans.find(pk);
-        if (it == c.plans.end()) {
-            if (c.plans.size() >= kCacheLimit) c.plans.clear();
+        std::shared_ptr<const hier::Plan>* found = c.plans.find(pk);
+        if (!found) {
             hier::Plan plan = hier::choosePlan(call, rt->costs());
             if (rule) hier::applyRuleTunables(plan, *rule, "rules file");
-            it = c.plans.emplace(pk, std::make_shared<const hier::Plan>(std::move(plan))).first;
+            found = &c.plans.insert(pk, std::make_shared<const hier::Plan>(std::move(plan)));
             newPlan = true;
         }
-        call.plan = it->second;
+        call.plan = *found;
     }
 
     std::string key;
     if (cacheable(args.kind)) {
         key = cacheKey(call);
-        auto it = c.cache.find(key);
-        if (it != c.cache.end()) sched = it->second;
+        if (auto* hit = c.cache.find(key)) sched = *hit;
     }
     if (!sched) {
         std::optional<Schedule> built = recipes::scheduleWithinTempLimit(call, rt->config().max_temp_bytes);
@@ -218,10 +214,7 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
             }
             if (newPlan || !hier::modelDriven(args.kind)) rt->verbose(2, msg);
         }
-        if (!key.empty()) {
-            if (c.cache.size() >= kCacheLimit) c.cache.clear();
-            c.cache.emplace(key, sched);
-        }
+        if (!key.empty()) c.cache.insert(key, sched);
     }
     return 0;
 }

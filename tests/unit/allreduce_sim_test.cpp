@@ -36,9 +36,11 @@ void checkAllreduce(int p, sim::SimOp& op, const AllreduceCase& k) {
         auto res = sim::runOne(net, calls, recipeBuilder());
         ASSERT_TRUE(res.ok) << res.error << " p=" << p << " " << d.name;
         for (int r = 0; r < p; ++r) ASSERT_EQ(out[r], expect) << "p=" << p << " " << d.name << " rank " << r << " " << res.algorithms[r];
-        // reduce + bcast: 2 (p - 1) messages per pulse.
+        // reduce + bcast: 2 (p - 1) messages per pulse (the slice compositions, which the model
+        // may prefer for commutative ops, are counted in allreduce_slices_sim_test.cpp).
         const uint64_t pulses = k.count == 0 ? 0 : (k.count * 8 + k.segmentBytes - 1) / k.segmentBytes;
-        EXPECT_EQ(net.totalMessages(), 2 * (p - 1) * pulses);
+        if (res.algorithms[0].find("+bcast") != std::string::npos || k.count == 0)
+            EXPECT_EQ(net.totalMessages(), 2 * (p - 1) * pulses) << res.algorithms[0];
     }
 }
 

@@ -164,3 +164,82 @@ TEST(FaultsSim, TempLimitFallsBackToTheFlatRowOverAnAttachedPlan) {
         EXPECT_EQ(s->algorithm.rfind("flat-", 0), 0u) << "rank " << r << ": " << s->algorithm;
     }
 }
+
+// Issue 7 rows under the limit, as the runtime calls them (plan attached). Rabenseifner on
+// a non-power-of-two size folds a whole pulse into scratch per window slot: halved
+// segments must shrink it below the limit, the same way on every rank, exact sums.
+TEST(FaultsSim, TempLimitShrinksRabenseifnerOnNonPowerOfTwo) {
+    const int p = 6;
+    const size_t n = 1 << 15, limit = 64 * 1024;
+    const hier::Hierarchy flat = hier::Hierarchy::flat(p);
+    const int row = hier::algorithmValue(*hier::algorithmByName(HIERAGG_ALLREDUCE, "rabenseifner"));
+    std::vector<std::vector<int64_t>> in(p), out(p, std::vector<int64_t>(n, -1));
+    std::vector<int64_t> expect(n, 0);
+    for (int r = 0; r < p; ++r) {
+        in[r] = rankInput(r, n);
+        for (size_t i = 0; i < n; ++i) expect[i] += in[r][i];
+    }
+    std::vector<CollCall> calls;
+    for (int r = 0; r < p; ++r) {
+        calls.push_back(reductionCall(HIERAGG_ALLREDUCE, r, p, &flat, sumOp(), n, 1 << 16, row));
+        calls[r].rtype = calls[r].stype = {8, 0, 8, 0, 8};
+        calls[r].plan = std::make_shared<const hier::Plan>(hier::choosePlan(calls[r], hier::CostParams::defaults()));
+        calls[r].args.sbuf = in[r].data();
+        calls[r].args.rbuf = out[r].data();
+    }
+    ASSERT_GT(recipes::worstTempBytes(calls[0]), limit) << "the case must need the fallback";
+    std::vector<std::string> names(p);
+    sim::SimNetwork net(p);
+    auto res = sim::runOne(net, calls, [&](const CollCall& c) {
+        std::optional<Schedule> s = recipes::scheduleWithinTempLimit(c, limit);
+        if (!s) throw std::runtime_error("no schedule");
+        EXPECT_LE(s->tempBytes(), limit) << "rank " << c.rank;
+        names[c.rank] = s->algorithm;
+        return std::move(*s);
+    });
+    ASSERT_TRUE(res.ok) << res.error;
+    for (int r = 0; r < p; ++r) {
+        EXPECT_EQ(out[r], expect) << "rank " << r;
+        EXPECT_EQ(names[r], "rabenseifner") << "rank " << r;
+    }
+}
+
+// Bruck's rotated scratch holds every block whatever the segment, and allgather has no
+// flat row: the limit falls back to the ring (no scratch) on every rank, exact blocks.
+TEST(FaultsSim, TempLimitFallsBackFromBruckToTheRing) {
+    const int p = 5;
+    const size_t words = 512, limit = 4096;
+    const hier::Hierarchy flat = hier::Hierarchy::flat(p);
+    const int row = hier::algorithmValue(*hier::algorithmByName(HIERAGG_ALLGATHER, "bruck"));
+    std::vector<std::vector<int64_t>> send(p), recv(p, std::vector<int64_t>(words * p, -1));
+    std::vector<CollCall> calls;
+    for (int r = 0; r < p; ++r) {
+        for (size_t i = 0; i < words; ++i) send[r].push_back(1000 * r + static_cast<int64_t>(i));
+        CollCall c = baseCall(HIERAGG_ALLGATHER, r, p, &flat);
+        c.algorithm = row;
+        c.args.sbuf = send[r].data();
+        c.args.rbuf = recv[r].data();
+        c.args.stype = c.args.rtype = &int64Type();
+        c.args.scount = c.args.rcount = words;
+        c.stype = c.rtype = {8, 0, 8, 0, 8};
+        c.plan = std::make_shared<const hier::Plan>(hier::choosePlan(c, hier::CostParams::defaults()));
+        calls.push_back(c);
+    }
+    ASSERT_GT(recipes::buildSchedule(calls[1]).tempBytes(), limit) << "the case must need the fallback";
+    std::vector<std::string> names(p);
+    sim::SimNetwork net(p);
+    auto res = sim::runOne(net, calls, [&](const CollCall& c) {
+        std::optional<Schedule> s = recipes::scheduleWithinTempLimit(c, limit);
+        if (!s) throw std::runtime_error("no schedule");
+        EXPECT_LE(s->tempBytes(), limit) << "rank " << c.rank;
+        names[c.rank] = s->algorithm;
+        return std::move(*s);
+    });
+    ASSERT_TRUE(res.ok) << res.error;
+    for (int r = 0; r < p; ++r) {
+        EXPECT_EQ(names[r], "flat-ring") << "rank " << r;
+        for (int s = 0; s < p; ++s)
+            for (size_t i = 0; i < words; ++i)
+                ASSERT_EQ(recv[r][s * words + i], 1000 * s + static_cast<int64_t>(i)) << r << " " << s << " " << i;
+    }
+}

@@ -170,7 +170,13 @@ TEST(Offload, CalibratedCostsPickAllreduceNotBcast) {
     for (size_t bytes : {size_t{8}, size_t{4096}, size_t{65536}}) {
         const hier::Plan a = hier::choosePlan(call(HIERAGG_ALLREDUCE, 0, 4, &h, &o, bytes / 8), p);
         ASSERT_TRUE(a.stages.back().algo);
-        EXPECT_STREQ(a.stages.back().algo->name, "ofi") << bytes << "\n" << a.describe();
+        // Among the reduce-then-bcast plans the offloaded leader stage wins; from 64 KiB the
+        // multi-leader composition (no root, issue 7) may predict less than both and win.
+        const std::string name = a.stages.back().algo->name;
+        if (bytes < 65536 || a.mode == hier::Plan::Mode::Levels)
+            EXPECT_EQ(name, "ofi") << bytes << "\n" << a.describe();
+        else
+            EXPECT_EQ(name.rfind("multileader_", 0), 0u) << bytes << "\n" << a.describe();
         CollCall b = call(HIERAGG_BCAST, 0, 4, &h, &o, bytes);
         b.rtype = b.stype = hieragg_dtype_info{1, 0, 1, 0, 1};
         const hier::Plan bp = hier::choosePlan(b, p);

@@ -3,6 +3,7 @@
 // decomposition, the hierarchical gather + leader ring + packed broadcast with
 // per-rank block sizes, unpacked at the displacements (never touching gaps).
 #include "DataMovement.hpp"
+#include "LeaderRingAllgather.hpp"
 #include "hieragg/algorithms/RingAllgather.hpp"
 #include "hieragg/hier/AlgorithmRegistry.hpp"
 #include "hieragg/hier/Recipes.hpp"
@@ -42,6 +43,12 @@ Schedule allgatherv(const CollCall& c) {
         RingAllgather{}.emit(b, Group::whole(c.size, c.rank), blocks, own, 0);
         return b.finish();
     }
+    auto adjacent = [&](int x, int y) { return y == x + 1 && a.rdispls[y] == a.rdispls[x] + a.rcounts[x]; };
+    // The leaders' ring without staging when forced, or (auto) when every group's blocks
+    // form one run in rbuf: then it moves the same messages as the staged path, without
+    // the packed copy on every rank, and broadcasts each group as it arrives.
+    if ((forced && forced->emitter == hier::Emitter::LeaderRing) || (!forced && oneRunPerGroup(c, adjacent)))
+        return leaderRingAllgather(c, blockOf, mine, adjacent);
     ScheduleBuilder b("hier-gather+ring+bcast");
     std::vector<size_t> rankBytes(static_cast<size_t>(c.size));
     for (int r = 0; r < c.size; ++r) rankBytes[r] = static_cast<size_t>(a.rcounts[r]) * c.rtype.size;

@@ -1,10 +1,12 @@
-// Allreduce = reduce + bcast (SPEC 3.1), pulse by pulse: each pulse is reduced
+// Allreduce = reduce + bcast (SPEC 3.1) or, for commutative ops when the model says it
+// pays, one of the slice compositions (SliceAllreduce.hpp). Reduce + bcast runs pulse by pulse: each pulse is reduced
 // up the decomposition to rank 0 (fixed tree order, rank order for
 // non-commutative ops) and broadcast back down the same spaces straight into
 // every rank's rbuf, so only a window of pulses needs scratch memory.
 #include "ReductionPulses.hpp"
 #include "hieragg/Transport.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
+#include "SliceAllreduce.hpp"
 #include "hieragg/hier/Recipes.hpp"
 #include "hieragg/hier/SpaceGroup.hpp"
 
@@ -110,12 +112,14 @@ Schedule offloadedAllreduce(const CollCall& c, const hier::Plan& sel) {
 Schedule allreduce(const CollCall& c) {
     if (c.inter) return interAllreduce(c);
     const auto& a = c.args;
-    ScheduleBuilder b;
-    const PulsePlan plan = PulsePlan::of(c, a.rcount);
     const std::shared_ptr<const hier::Plan> sel = hier::planOf(c);
+    // Commutative ops: the model may prefer a bandwidth-optimal composition (ring, Rabenseifner, ...).
+    if (slicesAllreduce(*sel)) return sliceAllreduce(c, *sel);
     if (sel->mode == hier::Plan::Mode::Levels && sel->stages.back().algo &&
         sel->stages.back().algo->emitter == hier::Emitter::Fabric)
         return offloadedAllreduce(c, *sel);
+    ScheduleBuilder b;
+    const PulsePlan plan = PulsePlan::of(c, a.rcount);
     const bool hierarchical = reduceHierarchically(*sel);
     const int root = 0;
     PulsedReduce red(b, c, root, hierarchical, 0, plan, sel.get());

@@ -1,8 +1,13 @@
-// reduce_scatter (ReduceScatterPulses.hpp); zero rcounts are simply owners of nothing.
+// reduce_scatter (ReduceScatterPulses.hpp), or a flat ring without a root for commutative
+// ops when the model prefers it; zero rcounts are simply owners of nothing.
+#include <algorithm>
+#include <array>
 #include <numeric>
 
 #include "ReduceScatterPulses.hpp"
 #include "ReductionPulses.hpp"
+#include "hieragg/Group.hpp"
+#include "hieragg/algorithms/RingReduceScatter.hpp"
 #include "hieragg/hier/Recipes.hpp"
 
 namespace hieragg::recipes {
@@ -35,6 +40,44 @@ Deps scatterPulse(ScheduleBuilder& b, const CollCall& c, size_t first, size_t co
         }
     }
     return done;
+}
+// Flat ring without a root (registry row `ring`, commutative ops): pulse p carries piece p
+// (segment-sized) of every block; each block's partial travels the ring once and ends on
+// its owner, reduced in a fixed order along the ring. Scratch: two pieces per window slot.
+// MPI_IN_PLACE (which MPI requires of every rank alike here) keeps reduce + scatter: the
+// owner's output overlaps inputs the ring still has to send.
+Schedule ringReduceScatter(const CollCall& c, const std::vector<size_t>& counts, const std::vector<size_t>& displs) {
+    ScheduleBuilder b("ring-reduce-scatter");
+    const size_t most = counts.empty() ? 0 : *std::max_element(counts.begin(), counts.end());
+    if (most == 0) return b.finish();
+    const size_t piece = std::max<size_t>(1, std::min(most, PulsePlan::of(c, most).perPulse));
+    const size_t pulses = (most + piece - 1) / piece;
+    const ptrdiff_t ext = c.rtype.extent;
+    const Group g = Group::whole(c.size, c.rank);
+    std::vector<std::array<BufRef, 2>> scratch;
+    for (size_t w = 0; w < std::min(kPulseWindow, pulses); ++w)
+        scratch.push_back({b.temp(CollCall::span(c.rtype, piece), CollCall::bias(c.rtype)),
+                           b.temp(CollCall::span(c.rtype, piece), CollCall::bias(c.rtype))});
+    std::vector<StepId> pulseDone;
+    for (size_t p = 0; p < pulses; ++p) {
+        Deps gate;
+        if (p >= kPulseWindow) gate.add(pulseDone[p - kPulseWindow]);
+        const size_t lo = p * piece;
+        std::vector<Block> input;
+        for (size_t j = 0; j < counts.size(); ++j) {
+            const size_t n = counts[j] > lo ? std::min(piece, counts[j] - lo) : 0;
+            input.push_back({BufRef{kSendBuf, static_cast<ptrdiff_t>(displs[j] + (n ? lo : 0)) * ext}, {kRecvType, n}});
+        }
+        const Block out{BufRef{kRecvBuf, static_cast<ptrdiff_t>(lo) * ext}, input[c.rank].type};
+        const Emitted e = RingReduceScatter{}.emitToOutput(b, g, input, out, scratch[p % scratch.size()].data(),
+                                                           b.join(gate), {}, segmentChannel(stageChannel(1), p));
+        pulseDone.push_back(b.join({b.join(gate), e.done}));
+    }
+    return b.finish();
+}
+
+bool ringPlan(const hier::Plan& plan) {
+    return plan.stages.size() == 1 && plan.stages[0].algo && plan.stages[0].algo->emitter == hier::Emitter::Ring;
 }
 }  // namespace
 
@@ -98,8 +141,9 @@ Schedule reduceThenScatter(const CollCall& c, const std::vector<size_t>& counts,
         return b.finish();
     }
 
-    const PulsePlan plan = PulsePlan::of(c, recvTotal);
     const std::shared_ptr<const hier::Plan> sel = hier::planOf(c);
+    if (!a.in_place && ringPlan(*sel)) return ringReduceScatter(c, counts, displs);
+    const PulsePlan plan = PulsePlan::of(c, recvTotal);
     const bool hierarchical = reduceHierarchically(*sel);
     PulsedReduce red(b, c, 0, hierarchical, 0, plan, sel.get());
     b.appendAlgorithm(red.name() + "+scatter");

@@ -1,15 +1,116 @@
-// Inclusive scan: rank i gets a_0 op ... op a_i (ScanPulses.hpp).
+// Inclusive scan: rank i gets a_0 op ... op a_i (ScanPulses.hpp): flat recursive doubling or,
+// over contiguous groups when the model prefers it, the leader prefix.
 #include <vector>
 
 #include "ReductionPulses.hpp"
 #include "ScanPulses.hpp"
 #include "hieragg/algorithms/RecursiveDoublingScan.hpp"
+#include "hieragg/algorithms/TreeBcast.hpp"
+#include "hieragg/hier/Hierarchy.hpp"
+#include "hieragg/hier/Selection.hpp"
 #include "hieragg/hier/Recipes.hpp"
 
 namespace hieragg::recipes {
 
+namespace {
+// Leader prefix (SPEC 3.1; registry row leader_prefix, contiguous groups): per pulse, a
+// recursive-doubling scan inside each outermost group (exscan: exclusive, and the last
+// rank adds its own input to get the group total), an exclusive recursive-doubling scan
+// of the group totals among the groups' last ranks, a binomial bcast of that prefix E
+// from the last rank into its group, and every rank of group g > 0 finishes E op
+// (its in-group prefix). Groups are contiguous and ascending, so every product stays in
+// rank order (non-commutative ops too); only the totals cross between groups.
+Schedule leaderPrefix(const CollCall& c, bool exclusive) {
+    const auto& a = c.args;
+    ScheduleBuilder b(exclusive ? "leader-prefix-exscan" : "leader-prefix-scan");
+    const PulsePlan plan = PulsePlan::of(c, a.rcount);
+    const hier::Hierarchy& h = *c.hierarchy;
+    const int top = h.levels() - 1, mine = h.groupOf(top, c.rank);
+    Group inner;
+    inner.ranks = h.groupMembers(top, mine);
+    inner.me = inner.indexOf(c.rank);
+    const int last = inner.ranks.back();
+    const bool leader = c.rank == last;
+    Group leaders;
+    for (int g = 0; g < h.groupCount(top); ++g) leaders.ranks.push_back(h.groupMembers(top, g).back());
+    leaders.me = leader ? mine : -1;
+    const MemberTree fromLast = TreeShape::knomial(2).build(inner.size(), inner.size() - 1);
+    const size_t bytes = CollCall::span(c.rtype, plan.perPulse);
+    const size_t slots = std::min(kPulseWindow, plan.pulses);
+    struct Slot { BufRef s0, s1, total, prefix; };
+    std::vector<Slot> scratch;
+    for (size_t w = 0; w < slots; ++w) {
+        Slot t;
+        t.s0 = b.temp(bytes, CollCall::bias(c.rtype));
+        t.s1 = b.temp(bytes, CollCall::bias(c.rtype));
+        t.total = exclusive && leader ? b.temp(bytes, CollCall::bias(c.rtype)) : BufRef{};
+        t.prefix = mine > 0 ? b.temp(bytes, CollCall::bias(c.rtype)) : BufRef{};
+        scratch.push_back(t);
+    }
+    const BufRef input = reductionInput(c);
+    std::vector<StepId> pulseDone;
+    for (size_t p = 0; p < plan.pulses; ++p) {
+        const Slot& sl = scratch[p % slots];
+        const ptrdiff_t off = static_cast<ptrdiff_t>(plan.first(p)) * c.rtype.extent;
+        const TypeRef t{kRecvType, plan.countOf(p)};
+        const BufRef out{kRecvBuf, off};
+        Deps gate;
+        if (p >= kPulseWindow) gate.add(pulseDone[p - kPulseWindow]);
+        Deps all = gate;
+        // Exscan: the leader keeps its own input for the group total before out is written (in place).
+        StepId totalReady = kNoStep;
+        if (exclusive && leader) totalReady = b.copy(input.at(off), t, sl.total, t, gate);
+        RecursiveDoublingScan::Pulse in;
+        in.input = input.at(off);
+        in.out = out;
+        in.type = t;
+        in.scratch[0] = sl.s0;
+        in.scratch[1] = sl.s1;
+        in.scratchFree = gate;
+        in.scratchFree.add(totalReady);
+        in.channel = segmentChannel(stageChannel(1), p);
+        const StepId innerDone = RecursiveDoublingScan{exclusive}.emit(b, inner, in);
+        all.add(innerDone);
+        // The group total on its last rank: out (scan), or out op own input (exscan, unless alone).
+        BufRef total = out;
+        if (exclusive && leader) {
+            total = sl.total;
+            if (inner.size() > 1) totalReady = b.reduce(out, sl.total, t, {innerDone, totalReady});
+        } else {
+            totalReady = innerDone;
+        }
+        StepId prefixReady = kNoStep;
+        if (leader && leaders.size() > 1) {
+            RecursiveDoublingScan::Pulse lp;
+            lp.input = total;
+            lp.out = mine > 0 ? sl.prefix : sl.s0;  // group 0's prefix is empty: out untouched
+            lp.type = t;
+            lp.scratch[0] = sl.s0;
+            lp.scratch[1] = sl.s1;
+            lp.scratchFree = Deps{totalReady, innerDone};
+            lp.channel = segmentChannel(stageChannel(2), p);
+            prefixReady = RecursiveDoublingScan{true}.emit(b, leaders, lp);
+            all.add(prefixReady);
+        }
+        if (mine > 0) {
+            const Emitted e = TreeBcast{fromLast}.emit(b, inner, sl.prefix, t, c.rtype.extent, prefixReady, gate,
+                                                       segmentChannel(stageChannel(3), p));
+            all.add(e.done);
+            const Deps ready{e.ready, innerDone};
+            if (exclusive && inner.me == 0) all.add(b.copy(sl.prefix, t, out, t, ready));
+            else all.add(b.reduce(sl.prefix, out, t, ready));  // out = E op in-group prefix
+        }
+        pulseDone.push_back(b.join(all));
+    }
+    return b.finish();
+}
+}  // namespace
+
 Schedule prefixReduction(const CollCall& c, bool exclusive) {
     const auto& a = c.args;
+    const std::shared_ptr<const hier::Plan> sel = hier::planOf(c);
+    if (!sel->stages.empty() && sel->stages[0].algo && sel->stages[0].algo->emitter == hier::Emitter::LeaderPrefix)
+        return leaderPrefix(c, exclusive);
     ScheduleBuilder b(exclusive ? "flat-recursive-doubling-exscan" : "flat-recursive-doubling-scan");
     const PulsePlan plan = PulsePlan::of(c, a.rcount);
     const RecursiveDoublingScan scan{exclusive};

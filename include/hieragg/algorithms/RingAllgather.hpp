@@ -14,9 +14,10 @@ namespace hieragg {
 
 struct RingAllgather {
     // blocks[i]: where member i's block lives on this rank. This rank's own block
-    // is valid once `after` is done; the others' regions must be free from the start.
+    // is valid once `after` is done; the others' regions must be free from the start, or
+    // once `regionsFree` is done.
     Emitted emit(ScheduleBuilder& b, const Group& g, const std::vector<Block>& blocks, StepId after,
-                 uint32_t channel) const;
+                 uint32_t channel, const Deps& regionsFree = {}) const;
 };
 
 }  // namespace hieragg

@@ -34,6 +34,7 @@ enum Needs : unsigned {
     kNeedsPowerOfTwo = 1u << 4,        // communicator size a power of two
     kNeedsDecomposition = 1u << 5,     // a decomposition that splits the communicator
     kNeedsOffload = 1u << 6,           // the communicator's offload backend runs this call (offloadServes)
+    kNeedsContiguousRanks = 1u << 7,   // every group a contiguous rank range, whatever the op (prefixes)
 };
 
 // What the model chooses for it (bit set).
@@ -54,7 +55,13 @@ enum class Emitter {
     HierarchicalGatherRingBcast,  // allgather(v) over leaders
     HierarchicalLeaders,          // alltoall through leaders
     Linear,             // v-variants and neighborhood collectives
-    RecursiveDoubling,  // scan, exscan
+    RecursiveDoubling,  // scan, exscan; allreduce: butterfly exchanges of the whole vector
+    Rabenseifner,       // allreduce: recursive-halving reduce-scatter + recursive-doubling allgather
+    MultiLeaderRing,    // allreduce: reduce-scatter in the node, ring per slice between nodes, allgather
+    MultiLeaderRabenseifner,  // the same with Rabenseifner per slice between nodes
+    LeaderPrefix,       // scan, exscan: prefix in each group, exscan of the group totals between leaders
+    LeaderRing,         // allgather: leaders pass groups' blocks on a ring, broadcasting each into their group
+    Bruck,              // allgather: ceil(log2 n) steps for any n, rotated scratch
     Fabric,             // the leader space as one offloaded collective (Transport::icollective)
 };
 

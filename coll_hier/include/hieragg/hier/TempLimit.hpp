@@ -4,7 +4,8 @@
 // everywhere (all but the v-variants and intercommunicators) each rank builds the
 // schedule of every rank and takes the largest need. Tried in order: the schedule
 // as chosen, the same with halved pulses/segments (down to 64 bytes), then the
-// flat algorithm with halved segments. None fits: no schedule, and every rank
+// flat algorithm (or, for a collective without one, the ring) with halved
+// segments. None fits: no schedule, and every rank
 // fails the call with HIERAGG_ERR_NO_MEM before sending anything.
 #pragma once
 #include <cstddef>
