@@ -7,8 +7,7 @@
 # Loads the component from the build tree (nothing is installed). Root only.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-emu=${EMU_DIR:-$here/../shared/tools/emucluster}
-[ -d "$emu" ] || emu=$here/../../shared/tools/emucluster   # from a worktree under /work/wt
+emu=${EMU_DIR:-$here/bench/emucluster}
 NODES=${NODES:-2} PER_NODE=${PER_NODE:-2} REPEAT=${REPEAT:-3}
 pkglib=$(ompi_info --path pkglibdir | sed 's/^.*Pkglibdir: *//')
 out=$(mktemp)
