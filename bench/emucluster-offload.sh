@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Offloaded vs point-to-point leader stages on emulated nodes (network namespaces, shaped
-# links; ../shared/tools/emucluster/README.md): NODES nodes x PER_NODE ranks, split=node,
+# links; bench/emucluster/README.md): NODES nodes x PER_NODE ranks, split=node,
 # hieragg-leader-stage run alternately with coll_hieragg_offload=ofi (tcp;ofi_rxm on the
 # namespaces' emu0 links) and =off, REPEAT jobs each; prints medians and ratios like
 # bench/offload-compare.sh. The whole run holds /tmp/emucluster.lock (shared tool).
