@@ -30,16 +30,7 @@ void replan(CollCall& call) {
 }  // namespace
 
 bool tempNeedIsGlobal(const CollCall& call) {
-    if (call.inter) return false;
-    switch (call.args.kind) {
-    case HIERAGG_ALLGATHERV: case HIERAGG_ALLTOALLV: case HIERAGG_ALLTOALLW: case HIERAGG_GATHERV:
-    case HIERAGG_SCATTERV: case HIERAGG_REDUCE_SCATTER: case HIERAGG_NEIGHBOR_ALLGATHER:
-    case HIERAGG_NEIGHBOR_ALLGATHERV: case HIERAGG_NEIGHBOR_ALLTOALL: case HIERAGG_NEIGHBOR_ALLTOALLV:
-    case HIERAGG_NEIGHBOR_ALLTOALLW:
-        return false;
-    default:
-        return true;
-    }
+    return !call.inter && !dependsOnPerRankVectors(call.args.kind);
 }
 
 size_t worstTempBytes(const CollCall& call) {

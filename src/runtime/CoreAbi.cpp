@@ -20,18 +20,6 @@ using namespace hieragg;
 
 namespace {
 
-bool cacheable(hieragg_coll_kind k) {
-    switch (k) {
-    case HIERAGG_ALLGATHERV: case HIERAGG_ALLTOALLV: case HIERAGG_ALLTOALLW: case HIERAGG_GATHERV:
-    case HIERAGG_SCATTERV: case HIERAGG_REDUCE_SCATTER: case HIERAGG_NEIGHBOR_ALLGATHER:
-    case HIERAGG_NEIGHBOR_ALLGATHERV: case HIERAGG_NEIGHBOR_ALLTOALL: case HIERAGG_NEIGHBOR_ALLTOALLV:
-    case HIERAGG_NEIGHBOR_ALLTOALLW:
-        return false;
-    default:
-        return true;
-    }
-}
-
 // Everything a cached schedule depends on: kind, root, counts, layouts, op kind,
 // in-place and the algorithm override. Buffers and handles are bound per call.
 std::string cacheKey(const CollCall& c) {
@@ -180,7 +168,7 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
     }
 
     std::string key;
-    if (cacheable(args.kind)) {
+    if (!recipes::dependsOnPerRankVectors(args.kind)) {
         key = cacheKey(call);
         if (auto* hit = c.cache.find(key)) sched = *hit;
     }

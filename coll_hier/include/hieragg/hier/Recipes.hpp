@@ -21,6 +21,12 @@ Schedule buildSchedule(const CollCall& call);
 // True if the call should run over the decomposition rather than flat.
 bool useHierarchy(const CollCall& call);
 
+// True if the schedule of `kind` depends on per-rank vector arguments (counts, displacements,
+// neighbor lists) that the other ranks do not know: the v-variants, reduce_scatter and the
+// neighborhood collectives. Such schedules are not cached and their temporaries are known
+// only to the rank itself.
+bool dependsOnPerRankVectors(hieragg_coll_kind kind);
+
 Schedule bcast(const CollCall&);
 Schedule barrier(const CollCall&);
 Schedule reduce(const CollCall&);
