@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "hieragg/mpit/AlgorithmPosition.hpp"
+
 #include <nlohmann/json.hpp>
 
 namespace {
@@ -43,27 +45,6 @@ std::vector<std::string> splitList(const std::string& s) {
     return out;
 }
 
-// Position of `algo` in coll_hieragg_<coll>_algorithm's enum minus one (= its index in the
-// calls variable), -1 if absent.
-int algorithmPosition(const std::string& coll, const std::string& algo) {
-    int idx = -1, n = 0, len, verb, bind, scope;
-    char name[256];
-    MPI_Datatype dt;
-    MPI_T_enum en;
-    if (MPI_T_cvar_get_index(("coll_hieragg_" + coll + "_algorithm").c_str(), &idx) != MPI_SUCCESS) return -1;
-    len = sizeof name;
-    if (MPI_T_cvar_get_info(idx, name, &len, &verb, &dt, &en, nullptr, nullptr, &bind, &scope) != MPI_SUCCESS) return -1;
-    len = sizeof name;
-    MPI_T_enum_get_info(en, &n, name, &len);
-    for (int i = 0; i < n; ++i) {
-        int value = 0;
-        char item[128];
-        int ilen = sizeof item;
-        MPI_T_enum_get_item(en, i, &value, item, &ilen);
-        if (algo == item) return value - 1;
-    }
-    return -1;
-}
 
 class Counter {  // one started MPI_T handle on a communicator
 public:
@@ -156,7 +137,7 @@ int main(int argc, char** argv) {
     std::vector<int> in(maxBytes / sizeof(int) + 1, 1), out(in.size(), 0);
     for (const std::string& coll : o.colls) {
         if (forced && !rules["collectives"].contains(coll)) continue;
-        const int pos = forced ? algorithmPosition(coll, rules["collectives"][coll]["candidates"][0]["algorithm"]) : -1;
+        const int pos = forced ? hieragg::mpit::algorithmPosition(coll, rules["collectives"][coll]["candidates"][0]["algorithm"]) : -1;
         Counter calls(session, "coll_hieragg_" + coll + "_algorithm_calls", MPI_T_PVAR_CLASS_COUNTER, comm);
         // The barrier has no size: three samples of its one point (the fit takes their median).
         const std::vector<size_t> sizes = coll == "barrier" ? std::vector<size_t>{0, 0, 0} : o.sizes;

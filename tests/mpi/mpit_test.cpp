@@ -13,6 +13,8 @@
 
 #include "harness.hpp"
 
+#include "hieragg/mpit/AlgorithmPosition.hpp"
+
 using namespace mpitest;
 
 namespace {
@@ -93,27 +95,6 @@ std::vector<int> groupCounts(const std::string& split, int n) {
     return g;
 }
 
-// Position of `algo` in coll_hieragg_<coll>_algorithm's enum minus one: its index in the
-// coll_hieragg_<coll>_algorithm_calls values (-1 if absent).
-int algorithmPosition(const std::string& coll, const std::string& algo) {
-    int cidx = -1, nenum = 0, len, verb, bind, scope;
-    char name[256];
-    MPI_Datatype dt;
-    MPI_T_enum en;
-    if (MPI_T_cvar_get_index(("coll_hieragg_" + coll + "_algorithm").c_str(), &cidx) != MPI_SUCCESS) return -1;
-    len = sizeof name;
-    if (MPI_T_cvar_get_info(cidx, name, &len, &verb, &dt, &en, nullptr, nullptr, &bind, &scope) != MPI_SUCCESS) return -1;
-    len = sizeof name;
-    MPI_T_enum_get_info(en, &nenum, name, &len);
-    for (int i = 0; i < nenum; ++i) {
-        int value = 0;
-        char item[128];
-        int ilen = sizeof item;
-        MPI_T_enum_get_item(en, i, &value, item, &ilen);
-        if (algo == item) return value - 1;
-    }
-    return -1;
-}
 
 // One MPI_T session with started handles on `comm` for the given pvars.
 class Pvars {
@@ -204,7 +185,7 @@ const std::vector<std::string> kVolume = {"coll_hieragg_subspace_bytes", "coll_h
 // apply (only a rules file or coll_hieragg_<coll>_algorithm=flat chooses it).
 bool ranFlat(const std::string& coll, const std::vector<unsigned long long>& before,
              const std::vector<unsigned long long>& after) {
-    const int pos = algorithmPosition(coll, "flat");
+    const int pos = hieragg::mpit::algorithmPosition(coll, "flat");
     return pos >= 0 && static_cast<size_t>(pos) < after.size() && after[pos] != before[pos];
 }
 
@@ -286,7 +267,7 @@ TEST_F(MpiT, BcastAndReduceMoveOneMessagePerSubspaceAcrossLeaders) {
     // traffic is checked on the simulator (allreduce_slices_sim_test.cpp).
     bool rootless = false;
     for (const char* row : {"ring", "rabenseifner", "recursive_doubling", "multileader_ring", "multileader_rabenseifner"}) {
-        const int pos = algorithmPosition("allreduce", row);
+        const int pos = hieragg::mpit::algorithmPosition("allreduce", row);
         rootless = rootless || (pos >= 0 && static_cast<size_t>(pos) < after.size() && after[pos] != calls[pos]);
     }
     const bool allreduceFlat = ranFlat("allreduce", calls, after) || rootless;
@@ -339,7 +320,7 @@ TEST_F(MpiT, RulesFileCandidateRuns) {
         const std::string algo = it.value()["candidates"][0]["algorithm"];
         const size_t m = it.value()["valid"]["bytes"][0].get<size_t>() + 1000;
         // The enum of coll_hieragg_<coll>_algorithm names value i+1 of the calls variable.
-        const int pos = algorithmPosition(coll, algo);
+        const int pos = hieragg::mpit::algorithmPosition(coll, algo);
         if (!chk.truth(pos >= 0, "algorithm " + algo + " in the enum")) continue;
         const std::string var = "coll_hieragg_" + coll + "_algorithm_calls";
         Pvars pv(chk, MPI_COMM_WORLD, {var});
