@@ -7,6 +7,7 @@
 
 #include "hieragg/hier/AlgorithmRegistry.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
+#include "hieragg/hier/SwitchTree.hpp"
 
 namespace hieragg::hier {
 
@@ -29,6 +30,12 @@ constexpr unsigned kPulsed = kTunesRadix | kTunesSegment | kTunesWindow;
      kPulsed, Emitter::HierarchicalTree, K::Knomial,                                                          \
      "one minimum-height k-nomial tree over all levels (every non-leader's parent in its own group)"}
 
+// Type II switch tree (SwitchTree.hpp): allreduce is its reduce and bcast over the same tree.
+#define TYPE2_ROW(COLL, NEEDS)                                                                                \
+    {COLL, "type2", kServesWhole, kNeedsIntracomm | kNeedsDecomposition | kNeedsSwitchLevels | (NEEDS), 0,     \
+     Emitter::SwitchTree, K::Knomial,                                                                         \
+     "minimum-cost type II switch tree (topology: levels), one proxy rank aggregating per kept switch"}
+
 const std::vector<AlgorithmInfo> kTable = {
     {HIERAGG_BCAST, "knomial", kAny, 0, kTree, Emitter::Tree, K::Knomial, "k-nomial tree per space, k from the model"},
     {HIERAGG_BCAST, "chain", kAny, kNeedsIntracomm, kTunesSegment, Emitter::Tree, K::Chain,
@@ -41,6 +48,7 @@ const std::vector<AlgorithmInfo> kTable = {
      "one minimum-height k-nomial tree over all levels (every non-leader's parent in its own group)"},
     {HIERAGG_BCAST, "ofi", kServesLeaders, kNeedsIntracomm | kNeedsDecomposition | kNeedsOffload, 0, Emitter::Fabric,
      K::Knomial, "the leader space as one fi_broadcast on the group joined at setup (docs/offload.md)"},
+    TYPE2_ROW(HIERAGG_BCAST, 0),
 
     {HIERAGG_GATHER, "knomial", kAny, 0, kTunesRadix, Emitter::Tree, K::Knomial,
      "k-nomial tree per space; leaders forward their subspace's blocks in one message"},
@@ -90,6 +98,7 @@ const std::vector<AlgorithmInfo> kTable = {
      Emitter::Fabric, K::Knomial, "the leader space as one fi_barrier on the group joined at setup"},
 
     REDUCTION_ROWS(HIERAGG_REDUCE),
+    TYPE2_ROW(HIERAGG_REDUCE, kNeedsCommutativeOp),
     REDUCTION_ROWS(HIERAGG_ALLREDUCE),
     {HIERAGG_ALLREDUCE, "ofi", kServesLeaders,
      kNeedsIntracomm | kNeedsDecomposition | kNeedsCommutativeOp | kNeedsOffload, kTunesSegment, Emitter::Fabric,
@@ -108,6 +117,7 @@ const std::vector<AlgorithmInfo> kTable = {
     {HIERAGG_ALLREDUCE, "multileader_rabenseifner", kServesWhole,
      kNeedsIntracomm | kNeedsDecomposition | kNeedsCommutativeOp, kTunesSegment, Emitter::MultiLeaderRabenseifner,
      K::Knomial, "reduce-scatter in each node, Rabenseifner allreduce of each slice between nodes, allgather"},
+    TYPE2_ROW(HIERAGG_ALLREDUCE, kNeedsCommutativeOp),
     REDUCTION_ROWS(HIERAGG_REDUCE_SCATTER),
     {HIERAGG_REDUCE_SCATTER, "ring", kServesFlat, kNeedsIntracomm | kNeedsCommutativeOp, kTunesSegment,
      Emitter::Ring, K::Knomial, "ring reduce-scatter without a root: each block's partial travels the ring once"},
@@ -126,6 +136,7 @@ const std::vector<AlgorithmInfo> kTable = {
      "exscan in each node, exscan of the node totals between the last ranks, finished in each node (rank order)"},
 };
 #undef REDUCTION_ROWS
+#undef TYPE2_ROW
 
 bool contiguousGroups(const Hierarchy& h) {
     for (int l = 0; l < h.levels(); ++l)
@@ -241,6 +252,9 @@ std::string unmetNeed(const AlgorithmInfo& a, const CollCall& c) {
     if ((a.needs & kNeedsEqualGroups) && decomposed(c) && !equalGroups(*c.hierarchy))
         return "needs groups of equal size";
     if ((a.needs & kNeedsPowerOfTwo) && (c.size & (c.size - 1)) != 0) return "needs a power-of-two size";
+    if ((a.needs & kNeedsSwitchLevels) && decomposed(c) &&
+        (!c.stageLinks || leafSwitchLevel(*c.hierarchy, *c.stageLinks) < 0))
+        return "needs switch levels (coll_hieragg_split=topology:PATH)";
     if ((a.needs & kNeedsOffload) && !offloadServes(c))
         return "needs the offload backend to support this call (coll_hieragg_offload, docs/offload.md)";
     return {};

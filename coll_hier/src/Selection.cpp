@@ -11,6 +11,7 @@
 #include "hieragg/algorithms/TreeBcast.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
 #include "hieragg/hier/HierarchyAdapter.hpp"
+#include "hieragg/hier/SwitchTree.hpp"
 #include "recipes/ReductionPulses.hpp"
 
 namespace hieragg::hier {
@@ -262,6 +263,29 @@ StageChoice predictWhole(const AlgorithmInfo& a, const CollCall& c, const Load& 
     s.shape = TreeShape::knomial(bestK);
     s.predUs = best;
     s.why = "min-height tree: best k of 2..16,32,64 by the per-edge model";
+    return s;
+}
+
+// The type II switch tree (SwitchTree.hpp) executed by proxies, priced like the
+// hierarchical tree: the same per-edge model over the rank tree the proxies form. Not
+// allocated (entries, degree): algo stays null and *note says why.
+StageChoice predictSwitchTree(const AlgorithmInfo& a, const CollCall& c, const Load& ld, const CostParams& p,
+                              const std::vector<int>& links, std::string* note) {
+    StageChoice s;
+    s.members = c.size;
+    s.link = links.back();
+    const SwitchTree st = allocateSwitchTree(*c.hierarchy, links, c.switchEntries, c.switchDegree);
+    if (!st.allocated) {
+        *note = std::string("hieragg: ") + collectiveName(c.args.kind) + ": type II tree not available: " +
+                st.reason + "; type I trees run";
+        return s;
+    }
+    s.algo = &a;
+    const aggtree::Tree t = st.rankTree(c.size, 0);  // root 0: plans are shared by every root
+    const double unit = ld.shape == Shape::Reduce || ld.shape == Shape::Allreduce ? ld.pulseBytes : ld.bytes;
+    s.predUs = wholeTreeUs(t, *c.hierarchy, links, p, ld, std::max(1, t.maxDegree()), unit);
+    s.why = st.label() + "; proxies fan in up to " + std::to_string(t.maxDegree()) + " ranks, height " +
+            std::to_string(t.height());
     return s;
 }
 
@@ -646,6 +670,7 @@ Plan choosePlan(const CollCall& c, const CostParams& p) {
         best.stages[0].why += "; beats the trees (" + fmt("%.2f", tree.predUs) + " us)";
     else
         best.predUs = tree.predUs;  // the tree plan as the runtime reports it
+    best.note = tree.note;
     return best;
 }
 
@@ -699,31 +724,49 @@ Plan treePlan(const CollCall& c, const CostParams& p) {
                     &p.offload));
         levels.predUs += levels.stages.back().predUs;
     }
+    // Whole candidates: the type I hierarchical tree and the type II switch tree. A forced
+    // type2 that no switch tree fits falls back to the type I tree (SPEC 3.2), with a note.
+    std::string note;
+    auto whole = [&](const AlgorithmInfo& a) {
+        if (a.emitter == Emitter::SwitchTree) return predictSwitchTree(a, c, ld, p, links, &note);
+        return predictWhole(a, c, ld, p, links);
+    };
     if (forced && forced->serves == kServesWhole) {
         Plan w;
         w.mode = Plan::Mode::Whole;
-        w.stages.push_back(predictWhole(*forced, c, ld, p, links));
-        w.stages[0].why = "forced; " + w.stages[0].why;
+        w.stages.push_back(whole(*forced));
+        const AlgorithmInfo* typeOne = algorithmByName(c.args.kind, "hier_knomial");
+        if (!w.stages[0].algo && typeOne && unmetNeed(*typeOne, c).empty()) w.stages[0] = whole(*typeOne);
+        if (!w.stages[0].algo) {
+            levels.note = note;
+            return levels;
+        }
+        w.stages[0].why = (w.stages[0].algo == forced ? "forced; " : "forced type2 fell back to type I; ") +
+                          w.stages[0].why;
         w.predUs = w.stages[0].predUs;
+        w.note = note;
         return w;
     }
     const StageChoice& top = levels.stages.back();
     const bool offloadPreferred = top.algo && top.algo->emitter == Emitter::Fabric && c.offload->preferred;
+    Plan best = levels;
     if (!forced && !offloadPreferred) {
         for (const AlgorithmInfo* a : algorithmsOf(c.args.kind)) {
-            if (a->serves != kServesWhole || a->emitter != Emitter::HierarchicalTree || !unmetNeed(*a, c).empty())
+            if (a->serves != kServesWhole ||
+                (a->emitter != Emitter::HierarchicalTree && a->emitter != Emitter::SwitchTree) ||
+                !unmetNeed(*a, c).empty())
                 continue;
             Plan w;
             w.mode = Plan::Mode::Whole;
-            w.stages.push_back(predictWhole(*a, c, ld, p, links));
+            w.stages.push_back(whole(*a));
             w.predUs = w.stages[0].predUs;
-            if (w.predUs < levels.predUs) {
-                w.stages[0].why += "; beats level by level (" + fmt("%.2f", levels.predUs) + " us)";
-                return w;
-            }
+            if (w.stages[0].algo && w.predUs < best.predUs) best = w;
         }
     }
-    return levels;
+    if (best.mode == Plan::Mode::Whole)
+        best.stages[0].why += "; beats level by level (" + fmt("%.2f", levels.predUs) + " us)";
+    best.note = note;
+    return best;
 }
 }  // namespace
 

@@ -44,6 +44,10 @@ struct CollCall {
     std::shared_ptr<const hier::Plan> plan;
     const hier::CostParams* costs = nullptr;
     const std::vector<int>* stageLinks = nullptr;
+    // Type II switch trees (coll_hier SwitchTree.hpp): aggregation entries per switch
+    // (coll_hieragg_switch_entries, 0 = none) and children per switch (_switch_degree).
+    int switchEntries = 16;
+    int switchDegree = 32;
     // Offload: the communicator's backend (null: none), the call's element kind and
     // operation (HIERAGG_ELEM_* / HIERAGG_OPK_*), and whether the combination order must be
     // fixed (coll_hieragg_reproducible=order|strong, branch i8-repro, sets it).

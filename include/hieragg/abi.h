@@ -168,6 +168,8 @@ typedef struct hieragg_config {
     hieragg_link_cost ofi_cost;     /* coll_hieragg_cost_ofi_*: one fabric collective round */
     const char* rules_file;         /* coll_hieragg_rules_file: fitted selection rules (NULL/"" = none) */
     size_t max_temp_bytes;          /* temporaries one call may allocate per rank, 0 = no limit */
+    int switch_entries;             /* coll_hieragg_switch_entries: type II entries per switch, 0 = none */
+    int switch_degree;              /* coll_hieragg_switch_degree: children per switch of a type II tree */
 } hieragg_config;
 
 typedef struct hieragg_comm hieragg_comm;

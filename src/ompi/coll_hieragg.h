@@ -25,6 +25,8 @@ typedef struct mca_coll_hieragg_component_t {
     int reproducible;     /* HIERAGG_REPRODUCIBLE_* */
     struct ompi_datatype_t* accumulator_type; /* for reproducible=strong, NULL until init_query */
     size_t max_temp_bytes;
+    int switch_entries;   /* coll_hieragg_switch_entries: type II aggregation entries per switch */
+    int switch_degree;    /* coll_hieragg_switch_degree: children per switch of a type II tree */
     int algorithm[HIERAGG_COLL_KIND_COUNT];
     hieragg_link_cost link_cost[HIERAGG_LINK_CLASS_COUNT]; /* coll_hieragg_cost_<link>_<param> */
     int offload;          /* coll_hieragg_offload: HIERAGG_OFFLOAD_* */

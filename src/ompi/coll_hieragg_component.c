@@ -42,6 +42,8 @@ mca_coll_hieragg_component_t mca_coll_hieragg_component = {
     .reproducible = HIERAGG_REPRODUCIBLE_ORDER,
     .accumulator_type = NULL,
     .max_temp_bytes = 0,
+    .switch_entries = 16,
+    .switch_degree = 32,
     .output = -1,
 };
 
@@ -255,6 +257,19 @@ static int hieragg_register(void) {
         "fits, it fails with MPI_ERR_NO_MEM on every process (nothing is sent)",
         MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &m->max_temp_bytes);
+    (void)mca_base_component_var_register(c, "switch_entries",
+        "Type II (switch) trees, the 'type2' algorithm of bcast/reduce/allreduce with "
+        "coll_hieragg_split=topology:PATH: aggregation entries each switch offers one "
+        "communicator's tree (a kept switch uses one; its proxy process aggregates for it). "
+        "0 = type II is never available and the type I tree (hier_knomial) runs",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &m->switch_entries);
+    (void)mca_base_component_var_register(c, "switch_degree",
+        "Type II (switch) trees: largest number of children of one switch (K of SPEC 3.2; "
+        "the minimum-cost tree keeps as few switches as this allows). Below 2, or too small "
+        "for any tree, type II is not available and the type I tree runs",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &m->switch_degree);
     for (int k = 0; k < HIERAGG_COLL_KIND_COUNT; ++k) {
         char name[96], help[640];
         mca_base_var_enum_t* e = algorithm_enum((hieragg_coll_kind)k);
@@ -357,6 +372,8 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
         ompi_datatype_commit(&m->accumulator_type);
     t.accumulator_type = m->accumulator_type;
     cfg.max_temp_bytes = m->max_temp_bytes;
+    cfg.switch_entries = m->switch_entries;
+    cfg.switch_degree = m->switch_degree;
     for (int k = 0; k < HIERAGG_COLL_KIND_COUNT; ++k) cfg.algorithm[k] = m->algorithm[k];
     for (int l = 0; l < HIERAGG_LINK_CLASS_COUNT; ++l) cfg.link_cost[l] = m->link_cost[l];
     cfg.offload = m->offload;

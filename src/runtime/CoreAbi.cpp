@@ -150,6 +150,8 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
     refuseUnfit(call, c, *rt);
     call.costs = &rt->costs();
     call.stageLinks = c.stageLinks.empty() ? nullptr : &c.stageLinks;
+    call.switchEntries = rt->config().switch_entries;
+    call.switchDegree = rt->config().switch_degree;
     const bool overridden = call.algorithm != 0;
     // Every start (direct, queued behind the identity exchange, persistent, a strong
     // chain's link) comes through here, so the rules file decides for all of them.
@@ -161,6 +163,8 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
         if (!found) {
             hier::Plan plan = hier::choosePlan(call, rt->costs());
             if (rule) hier::applyRuleTunables(plan, *rule, "rules file");
+            // A candidate that was not available says why once (e.g. no type II tree fits).
+            if (!plan.note.empty() && (c.rank == 0 || c.inter)) rt->verboseOnce(1, plan.note);
             found = &c.plans.insert(pk, std::make_shared<const hier::Plan>(std::move(plan)));
             newPlan = true;
         }

@@ -60,6 +60,12 @@ public:
     void verbose(int level, const std::string& msg) const {
         if (config_.verbose >= level) transport_.output(level, msg);
     }
+    // Each distinct message once per process, at `level`.
+    void verboseOnce(int level, const std::string& msg) {
+        if (config_.verbose < level) return;
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (warned_.insert(msg).second) transport_.output(level, msg);
+    }
 
 private:
     Runtime(const hieragg_transport& tr, const hieragg_config& cfg);

@@ -13,6 +13,7 @@
 #include "hieragg/hier/Recipes.hpp"
 #include "hieragg/hier/Selection.hpp"
 #include "hieragg/hier/SpaceGroup.hpp"
+#include "hieragg/hier/WholeTree.hpp"
 #include "hieragg/Transport.hpp"
 
 namespace hieragg::recipes {
@@ -88,9 +89,9 @@ Schedule bcast(const CollCall& c) {
     const hier::Hierarchy& h = *c.hierarchy;
     if (plan->mode == hier::Plan::Mode::Whole) {
         const hier::StageChoice& s = plan->stages.at(0);
-        b.appendAlgorithm("hier_knomial(k=" + std::to_string(s.shape.k) + ")");
-        const MemberTree t =
-            MemberTree::of(aggtree::buildHierarchicalKnomialTree(hier::toProcessHierarchy(h), s.shape.k, a.root));
+        std::string name;
+        const MemberTree t = hier::wholePlanTree(c, s, a.root, &name);
+        b.appendAlgorithm(name);
         ready = TreeBcast{t, segCount(s)}.emit(b, whole, buf, type, extent, ready, {}, 0).ready;
         return finish();
     }

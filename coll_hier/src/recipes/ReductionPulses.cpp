@@ -8,6 +8,7 @@
 #include "hieragg/hier/Hierarchy.hpp"
 #include "hieragg/hier/Recipes.hpp"
 #include "hieragg/hier/SpaceGroup.hpp"
+#include "hieragg/hier/WholeTree.hpp"
 
 namespace hieragg::recipes {
 
@@ -45,10 +46,8 @@ PulsedReduce::PulsedReduce(ScheduleBuilder& b, const CollCall& c, int root, bool
         s.rootIdx = root;
         s.channel = stageChannel(firstStage);
         s.tree = treeOf(0);
-        s.whole = std::make_shared<const MemberTree>(MemberTree::of(aggtree::buildHierarchicalKnomialTree(
-            hier::toProcessHierarchy(*c.hierarchy), s.tree.shape.k, root)));
+        s.whole = std::make_shared<const MemberTree>(hier::wholePlanTree(c, selection->stages.at(0), root, &name_));
         s.tree.tree = s.whole.get();
-        name_ = "hier_knomial(k=" + std::to_string(s.tree.shape.k) + ")";
         stages_.push_back(std::move(s));
     } else if (!hierarchical) {
         Stage s;

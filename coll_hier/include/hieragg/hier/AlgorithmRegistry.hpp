@@ -35,6 +35,7 @@ enum Needs : unsigned {
     kNeedsDecomposition = 1u << 5,     // a decomposition that splits the communicator
     kNeedsOffload = 1u << 6,           // the communicator's offload backend runs this call (offloadServes)
     kNeedsContiguousRanks = 1u << 7,   // every group a contiguous rank range, whatever the op (prefixes)
+    kNeedsSwitchLevels = 1u << 8,      // levels from a topology: file (switches to build a type II tree on)
 };
 
 // What the model chooses for it (bit set).
@@ -63,6 +64,7 @@ enum class Emitter {
     LeaderRing,         // allgather: leaders pass groups' blocks on a ring, broadcasting each into their group
     Bruck,              // allgather: ceil(log2 n) steps for any n, rotated scratch
     Fabric,             // the leader space as one offloaded collective (Transport::icollective)
+    SwitchTree,         // the minimum-cost type II switch tree, one proxy rank per kept switch (SwitchTree.hpp)
 };
 
 struct AlgorithmInfo {

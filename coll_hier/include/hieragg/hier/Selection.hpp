@@ -34,6 +34,9 @@ struct Plan {
     // Flat, Whole: one stage. Levels: levels()+1 stages, index = level (levels() = leaders).
     std::vector<StageChoice> stages;
     double predUs = 0.0;
+    // Why a candidate the call could use was not available (e.g. no type II switch tree
+    // fits the entry budget); the runtime prints it once at coll_hieragg_verbose=1.
+    std::string note;
     // One line per stage: "L0 (node, 4 ranks): knomial k=3 seg=0 pred=1.2 us: k*=..."
     std::string describe() const;
 };
