@@ -147,11 +147,12 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
         if (args.kind == HIERAGG_ALLREDUCE)
             rt->transport().numericKind(args.rtype, args.op, call.elemKind, call.opKind);
     }
-    refuseUnfit(call, c, *rt);
     call.costs = &rt->costs();
+    // Before the refusal check: type2 needs the stages' link classes (switch levels).
     call.stageLinks = c.stageLinks.empty() ? nullptr : &c.stageLinks;
     call.switchEntries = rt->config().switch_entries;
     call.switchDegree = rt->config().switch_degree;
+    refuseUnfit(call, c, *rt);
     const bool overridden = call.algorithm != 0;
     // Every start (direct, queued behind the identity exchange, persistent, a strong
     // chain's link) comes through here, so the rules file decides for all of them.
