@@ -9,6 +9,7 @@
 #include "hieragg/hier/Decomposition.hpp"
 #include "hieragg/hier/Selection.hpp"
 #include "hieragg/hier/SpaceGroup.hpp"
+#include "hieragg/hier/WholeTree.hpp"
 
 namespace hieragg::tools {
 
@@ -49,6 +50,8 @@ int runSelect(const SelectOptions& o) {
     c.hierarchy = d.hierarchy.isTrivial() ? nullptr : &d.hierarchy;
     c.stageLinks = c.hierarchy ? &links : nullptr;
     c.segmentBytes = o.segmentBytes;
+    c.switchEntries = o.switchEntries;
+    c.switchDegree = o.switchDegree;
     if (o.algorithm != "auto") {
         const hier::AlgorithmInfo* a = hier::algorithmByName(c.args.kind, o.algorithm);
         if (!a) throw std::invalid_argument("no algorithm '" + o.algorithm + "' for " + o.coll + " (" +
@@ -68,6 +71,7 @@ int runSelect(const SelectOptions& o) {
     const hier::Plan plan = hier::choosePlan(c, params);
     std::cout << o.coll << " " << o.bytes << " B on " << o.processes << " ranks: pred=" << plan.predUs << " us\n"
               << plan.describe() << "\n";
+    if (!plan.note.empty()) std::cout << plan.note << "\n";
     // The composite tree of a rooted one-to-all / all-to-one collective: each rank's parent in
     // the first stage where it is not the space's root (Levels), or the one tree.
     if (plan.mode == hier::Plan::Mode::Levels) {
@@ -83,6 +87,14 @@ int runSelect(const SelectOptions& o) {
             }
             std::cout << " " << r << "<-" << parent;
         }
+        std::cout << "\n";
+    } else if (plan.mode == hier::Plan::Mode::Whole && plan.stages[0].algo &&
+               (plan.stages[0].algo->emitter == hier::Emitter::HierarchicalTree ||
+                plan.stages[0].algo->emitter == hier::Emitter::SwitchTree)) {
+        std::string name;
+        const MemberTree t = hier::wholePlanTree(c, plan.stages[0], o.root, &name);
+        std::cout << name << ", parent of each rank:";
+        for (int r = 0; r < o.processes; ++r) std::cout << " " << r << "<-" << t.parent[r];
         std::cout << "\n";
     }
     return 0;

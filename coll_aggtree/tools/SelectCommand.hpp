@@ -19,6 +19,8 @@ struct SelectOptions {
     std::string params;            // file of MCA lines
     size_t segmentBytes = 65536;   // coll_hieragg_segment_size
     bool commutative = true;
+    int switchEntries = 16;        // coll_hieragg_switch_entries (type II trees)
+    int switchDegree = 32;         // coll_hieragg_switch_degree
 };
 
 int runSelect(const SelectOptions& o);

@@ -341,6 +341,8 @@ int main(int argc, char** argv) {
     sel->add_option("--params", so.params, "file of coll_hieragg_cost_* = value lines (hieragg-calibrate output)");
     sel->add_option("--segment", so.segmentBytes, "coll_hieragg_segment_size")->capture_default_str();
     sel->add_flag("!--non-commutative", so.commutative, "the reduction's op does not commute");
+    sel->add_option("--switch-entries", so.switchEntries, "coll_hieragg_switch_entries (type2)")->capture_default_str();
+    sel->add_option("--switch-degree", so.switchDegree, "coll_hieragg_switch_degree (type2)")->capture_default_str();
 
     CLI11_PARSE(app, argc, argv);
     try {
