@@ -56,6 +56,9 @@ public:
         return HIERAGG_ERR_UNSUPPORTED;
     }
     virtual void abandonCollective(void* req) { (void)req; }
+    // Background work that cannot wait for a call to test it (Runtime::addPoller); must not
+    // drive the progress engine itself.
+    virtual void pollBackground() {}
 };
 
 }  // namespace hieragg

@@ -166,6 +166,9 @@ typedef struct hieragg_config {
     int offload;                    /* HIERAGG_OFFLOAD_* (coll_hieragg_offload) */
     const char* ofi_provider;       /* coll_hieragg_ofi_provider; NULL or "" = first that fits */
     hieragg_link_cost ofi_cost;     /* coll_hieragg_cost_ofi_*: one fabric collective round */
+    double ofi_join_timeout;        /* coll_hieragg_ofi_join_timeout [s]: the leaders' join wait */
+    double ofi_op_timeout;          /* coll_hieragg_ofi_op_timeout [s]: one offloaded operation; <= 0 none */
+    const char* ofi_inject_error;   /* coll_hieragg_ofi_inject_error (testing): "<op>[:<world rank>]" */
     const char* rules_file;         /* coll_hieragg_rules_file: fitted selection rules (NULL/"" = none) */
     size_t max_temp_bytes;          /* temporaries one call may allocate per rank, 0 = no limit */
 } hieragg_config;

@@ -84,6 +84,23 @@ static void hieragg_register_offload(mca_base_component_t* c, mca_coll_hieragg_c
         "libfabric provider for offloaded collectives, e.g. \"tcp;ofi_rxm\" (empty = the first "
         "that offers FI_COLLECTIVE)",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &m->ofi_provider);
+    m->ofi_join_timeout = 60.0;
+    (void)mca_base_component_var_register(c, "ofi_join_timeout",
+        "Seconds a leader waits for fi_join_collective at communicator setup before the "
+        "communicator falls back to point-to-point (every rank agrees, one warning)",
+        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &m->ofi_join_timeout);
+    m->ofi_op_timeout = 300.0;
+    (void)mca_base_component_var_register(c, "ofi_op_timeout",
+        "Seconds an offloaded operation may stay incomplete before its leader declares the fabric "
+        "failed and the communicator's leaders re-run it, and run every later one, over "
+        "point-to-point (<= 0: no timeout)",
+        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &m->ofi_op_timeout);
+    m->ofi_inject_error = "";
+    (void)mca_base_component_var_register(c, "ofi_inject_error",
+        "For testing only: \"<n>[:<world rank>]\" makes the n-th offloaded operation of each "
+        "communicator fail (on that rank's leader; every leader without a rank), to exercise the "
+        "recovery over point-to-point",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY, &m->ofi_inject_error);
     static const char* param[4] = {"alpha", "beta", "theta", "gamma"};
     static const char* what[4] = {"start-up of one round [us]", "transfer time [ns per byte]",
                                   "unused [us]", "reduction time [ns per byte]"};
@@ -362,6 +379,9 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
     cfg.offload = m->offload;
     cfg.ofi_provider = m->ofi_provider;
     cfg.ofi_cost = m->ofi_cost;
+    cfg.ofi_join_timeout = m->ofi_join_timeout;
+    cfg.ofi_op_timeout = m->ofi_op_timeout;
+    cfg.ofi_inject_error = m->ofi_inject_error;
     cfg.rules_file = m->rules_file;
     if (0 != hieragg_core_init(&t, &cfg)) return OMPI_ERR_OUT_OF_RESOURCE;
     opal_progress_register(hieragg_progress);

@@ -65,7 +65,23 @@ bool injected(const char* var, int worldRank) {
 }
 
 constexpr int kAddrBytes = 120;
-constexpr double kJoinTimeoutSec = 10.0;
+
+// coll_hieragg_ofi_inject_error = "<n>[:<world rank>]" (testing).
+void parseInjection(const char* spec, uint64_t& at, int& rank) {
+    at = 0;
+    rank = -1;
+    if (!spec || !*spec) return;
+    char* end = nullptr;
+    const long long n = std::strtoll(spec, &end, 10);
+    if (n <= 0) return;
+    if (*end == ':') {
+        const long r = std::strtol(end + 1, &end, 10);
+        if (r < 0) return;
+        rank = static_cast<int>(r);
+    }
+    if (*end != 0) return;
+    at = static_cast<uint64_t>(n);
+}
 
 // First exchange: every leader's endpoint address (state 1), or its failure (-1);
 // non-leaders send state 0.
@@ -154,9 +170,28 @@ void joinsExchanged(void* ctx, int status) {
     }
     caps.members = static_cast<int>(st->leaders.size());
     caps.preferred = st->explicitAsk;
+    if (st->tr) {
+        // Failure notices and re-runs during calls (docs/offload.md, "Failure handling").
+        ofi::RecoveryConfig rec;
+        rec.group.comm = c.comm;
+        rec.group.ranks = st->leaders;
+        rec.group.me = st->me;
+        rec.group.tagBase = offloadExchangeTagBase(3);
+        rec.noticeTag = offloadExchangeTagBase(2);
+        rec.worldRank = c.worldRank;
+        rec.opTimeoutSec = rt.config().ofi_op_timeout;
+        parseInjection(rt.config().ofi_inject_error, rec.injectAt, rec.injectRank);
+        rec.say = [](int level, const std::string& msg) {
+            Runtime& r = *Runtime::instance();
+            if (level == 0) r.warn(msg);
+            else r.verbose(level, msg);
+        };
+        if (int rc = st->tr->enableRecovery(std::move(rec))) return finishDecomposition(c, rc);
+    }
     c.offloadCaps = caps;
     c.offloadOn = true;
     c.offload = std::move(st->tr);
+    if (c.offload) rt.addPoller(c.offload.get());
     if (c.rank == 0)
         rt.verbose(1, "hieragg: offload: " + std::to_string(st->leaders.size()) + " leaders joined a fabric group (" +
                           std::string(caps.barrier ? "barrier " : "") + (caps.bcast ? "bcast " : "") +
@@ -189,7 +224,7 @@ void addressesExchanged(void* ctx, int status) {
                 mine.state = -1;
                 st->why = "join not attempted (HIERAGG_TEST_OFI_FAIL_JOIN)";
             } else {
-                mine.state = st->tr->join(all, st->me, kJoinTimeoutSec, &st->why) ? 1 : -1;
+                mine.state = st->tr->join(all, st->me, Runtime::instance()->config().ofi_join_timeout, &st->why) ? 1 : -1;
             }
             const OffloadCaps& caps = st->tr->caps();
             mine.barrier = caps.barrier;
