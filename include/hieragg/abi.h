@@ -214,6 +214,8 @@ typedef struct hieragg_comm_counters {
     uint64_t messages[HIERAGG_COUNTER_LEVELS];
     uint64_t temp_bytes_high_water;
     uint64_t subspaces; /* level-0 groups of the decomposition (1: not decomposed; 0: not known yet) */
+    uint64_t offloaded_operations; /* fabric collectives this process started (docs/offload.md) */
+    uint64_t offloaded_bytes;      /* their payload: not in bytes[] / messages[], which count the PML's */
 } hieragg_comm_counters;
 /* Counters of the communicator whose shim handle is `comm`; zeros if hieragg does not serve it. */
 void hieragg_read_counters(void* comm, hieragg_comm_counters* out);

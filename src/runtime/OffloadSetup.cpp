@@ -66,11 +66,13 @@ bool injected(const char* var, int worldRank) {
 
 constexpr int kAddrBytes = 120;
 
-// coll_hieragg_ofi_inject_error = "<n>[:<world rank>]" (testing).
-void parseInjection(const char* spec, uint64_t& at, int& rank) {
+// coll_hieragg_ofi_inject_error = "[hang:]<n>[:<world rank>]" (testing).
+void parseInjection(const char* spec, uint64_t& at, int& rank, bool& hang) {
     at = 0;
     rank = -1;
+    hang = false;
     if (!spec || !*spec) return;
+    if (std::strncmp(spec, "hang:", 5) == 0) hang = true, spec += 5;
     char* end = nullptr;
     const long long n = std::strtoll(spec, &end, 10);
     if (n <= 0) return;
@@ -180,7 +182,10 @@ void joinsExchanged(void* ctx, int status) {
         rec.noticeTag = offloadExchangeTagBase(2);
         rec.worldRank = c.worldRank;
         rec.opTimeoutSec = rt.config().ofi_op_timeout;
-        parseInjection(rt.config().ofi_inject_error, rec.injectAt, rec.injectRank);
+        parseInjection(rt.config().ofi_inject_error, rec.injectAt, rec.injectRank, rec.injectHang);
+        if (rec.injectAt == 0 && *rt.config().ofi_inject_error && c.worldRank == 0)
+            rt.warnOnce("coll_hieragg_ofi_inject_error='" + std::string(rt.config().ofi_inject_error) +
+                        "' is not [hang:]<n>[:<world rank>]; nothing is injected");
         rec.say = [](int level, const std::string& msg) {
             Runtime& r = *Runtime::instance();
             if (level == 0) r.warn(msg);

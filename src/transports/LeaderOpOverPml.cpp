@@ -5,15 +5,7 @@
 
 namespace hieragg::ofi {
 
-size_t elemBytes(int elem) {
-    switch (elem) {
-    case HIERAGG_ELEM_INT8: case HIERAGG_ELEM_UINT8: return 1;
-    case HIERAGG_ELEM_INT16: case HIERAGG_ELEM_UINT16: return 2;
-    case HIERAGG_ELEM_INT32: case HIERAGG_ELEM_UINT32: case HIERAGG_ELEM_FLOAT: return 4;
-    case HIERAGG_ELEM_INT64: case HIERAGG_ELEM_UINT64: case HIERAGG_ELEM_DOUBLE: return 8;
-    default: return 0;
-    }
-}
+size_t elemBytes(int elem) { return elemKindBytes(elem); }
 
 namespace {
 template <class T> bool combine(int opKind, const T* s, T* d, size_t n) {

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 
 #include "OfiTransport.hpp"
@@ -22,6 +23,12 @@ namespace {
 constexpr uint64_t kKeptOps = 32;
 // The n-th offloaded operation of this process (coll_hieragg_ofi_inject_error).
 std::atomic<uint64_t> gIssued{0};
+
+std::string seconds(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", s);
+    return buf;
+}
 }  // namespace
 
 const char* fabricName(FabricKind k) {
@@ -103,7 +110,7 @@ void OfiTransport::recover() {
                 now - op->issuedAt > std::chrono::duration<double>(rc_.opTimeoutSec)) {
                 originate(op->seq, kFailTimeout,
                           std::string(fabricName(op->what.kind)) + " did not complete within " +
-                              std::to_string(rc_.opTimeoutSec) + " s (coll_hieragg_ofi_op_timeout)");
+                              seconds(rc_.opTimeoutSec) + " s (coll_hieragg_ofi_op_timeout)");
                 break;
             }
     }

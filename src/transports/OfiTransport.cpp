@@ -183,6 +183,9 @@ void OfiTransport::issueReady() {
         if (op->what.lastOfTicket) ++serving_;
         if (fallbackFrom_ <= seq) {
             runOverPml(*op);
+        } else if (inject && rc_.injectHang) {
+            op->onFabric = true;  // never started, so it never completes: the timeout finds it
+            op->issuedAt = std::chrono::steady_clock::now();
         } else if (inject) {
             originate(seq, kFailInjected, "coll_hieragg_ofi_inject_error");
         } else if (rc != 0) {

@@ -38,6 +38,7 @@ struct RecoveryConfig {
     double opTimeoutSec = 0;    // <= 0: none
     uint64_t injectAt = 0;      // n-th offloaded operation of this process fails (0: never)
     int injectRank = -1;        // ... on this world rank (-1: every leader)
+    bool injectHang = false;    // ... by never completing (the timeout's path) instead of an error
     std::function<void(int level, const std::string&)> say;  // 0: warning, else verbose level
 };
 
