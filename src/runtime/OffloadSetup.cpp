@@ -119,6 +119,58 @@ struct OffloadSetupState {
 #ifdef HIERAGG_HAVE_OFI
 namespace {
 
+// The leaders' "I will not join" notices (one int each, on their own tag): every leader
+// listens while it waits for the join; one that fails tells every other.
+class JoinAbort {
+public:
+    JoinAbort(hieragg_comm& c, const std::vector<int>& leaders, int me) : c_(c), leaders_(leaders), me_(me) {
+        if (me_ < 0) return;
+        Transport& pml = Runtime::instance()->transport();
+        recvs_.assign(leaders_.size(), nullptr);
+        for (size_t m = 0; m < leaders_.size(); ++m)
+            if (static_cast<int>(m) != me_ &&
+                pml.irecv(c_.comm, false, &sink_, sizeof(int32_t), pml.packedType(), leaders_[m], tag(), &recvs_[m]))
+                recvs_[m] = nullptr;
+    }
+    ~JoinAbort() {
+        Transport& pml = Runtime::instance()->transport();
+        for (void* r : recvs_)
+            if (r) pml.abandon(r);  // cancels the receive: nobody failed
+        for (void* r : sends_)
+            if (r) pml.abandon(r);  // completes on its own
+    }
+    // Whether another leader said it will not join (and which, in *why).
+    bool heard(std::string* why) {
+        Transport& pml = Runtime::instance()->transport();
+        for (size_t m = 0; m < recvs_.size(); ++m) {
+            bool done = false;
+            if (!recvs_[m] || pml.test(recvs_[m], done) != 0 || !done) continue;
+            recvs_[m] = nullptr;
+            if (why) *why = "leader rank " + std::to_string(leaders_[m]) + " will not join";
+            return true;
+        }
+        return false;
+    }
+    void tell() {
+        Transport& pml = Runtime::instance()->transport();
+        for (size_t m = 0; m < leaders_.size(); ++m) {
+            void* req = nullptr;
+            if (static_cast<int>(m) != me_ &&
+                pml.isend(c_.comm, false, &out_, sizeof(int32_t), pml.packedType(), leaders_[m], tag(), &req) == 0)
+                sends_.push_back(req);
+        }
+    }
+
+private:
+    static int tag() { return offloadExchangeTagBase(4); }
+    hieragg_comm& c_;
+    const std::vector<int>& leaders_;
+    int me_;
+    std::vector<void*> recvs_, sends_;
+    // Only the notices' arrival matters; both outlive requests abandoned while in flight.
+    static inline int32_t out_ = -1, sink_ = 0;
+};
+
 // Point-to-point after all: one warning (explicit ofi) or a verbose line (auto).
 void giveUp(hieragg_comm& c, const OffloadSetupState& st, const std::string& why) {
     Runtime& rt = *Runtime::instance();
@@ -225,12 +277,19 @@ void addressesExchanged(void* ctx, int status) {
             for (int r : st->leaders)
                 all.emplace_back(st->addrs[r].addr, st->addrs[r].addr + st->addrs[r].len);
             JoinRecord& mine = st->joins[c.rank];
+            // A leader that cannot join tells the others, who then stop waiting for it
+            // (instead of waiting out coll_hieragg_ofi_join_timeout).
+            JoinAbort abort(c, st->leaders, st->me);
             if (injected("HIERAGG_TEST_OFI_FAIL_JOIN", c.worldRank)) {
                 mine.state = -1;
                 st->why = "join not attempted (HIERAGG_TEST_OFI_FAIL_JOIN)";
             } else {
-                mine.state = st->tr->join(all, st->me, Runtime::instance()->config().ofi_join_timeout, &st->why) ? 1 : -1;
+                mine.state = st->tr->join(all, st->me, Runtime::instance()->config().ofi_join_timeout, &st->why,
+                                          [&](std::string* why) { return abort.heard(why); })
+                                 ? 1
+                                 : -1;
             }
+            if (mine.state != 1) abort.tell();
             const OffloadCaps& caps = st->tr->caps();
             mine.barrier = caps.barrier;
             mine.bcast = caps.bcast;

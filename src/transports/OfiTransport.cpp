@@ -10,6 +10,7 @@
 #include <rdma/fi_errno.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 
 namespace hieragg::ofi {
@@ -71,7 +72,7 @@ std::vector<char> OfiTransport::open(std::string* why) {
 }
 
 bool OfiTransport::join(const std::vector<std::vector<char>>& addresses, int me, double timeoutSec,
-                        std::string* why) {
+                        std::string* why, const std::function<bool(std::string*)>& giveUp) {
     const size_t n = addresses.size();
     const size_t len = addresses.at(0).size();
     std::vector<char> flat;
@@ -130,9 +131,12 @@ bool OfiTransport::join(const std::vector<std::vector<char>>& addresses, int me,
             return false;
         }
         if (std::chrono::steady_clock::now() > deadline) {
-            if (why) *why = "join did not complete within " + std::to_string(static_cast<int>(timeoutSec)) + " s";
+            char secs[32];
+            std::snprintf(secs, sizeof secs, "%g", timeoutSec);
+            if (why) *why = std::string("join did not complete within ") + secs + " s (coll_hieragg_ofi_join_timeout)";
             return false;
         }
+        if (giveUp && giveUp(why)) return false;
         pml_.progress();
     }
     group_ = fi_mc_addr(mc_);

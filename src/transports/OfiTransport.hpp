@@ -50,8 +50,10 @@ public:
     // Opens the endpoint; returns its address, or empty with *why.
     std::vector<char> open(std::string* why);
     // Joins the group of `addresses` (every leader's, in leader order; mine at `me`), waiting
-    // at most `timeoutSec`. False with *why if it failed.
-    bool join(const std::vector<std::vector<char>>& addresses, int me, double timeoutSec, std::string* why);
+    // at most `timeoutSec`, or until `giveUp` (polled while waiting) says another leader will
+    // not join. False with *why if it failed.
+    bool join(const std::vector<std::vector<char>>& addresses, int me, double timeoutSec, std::string* why,
+              const std::function<bool(std::string*)>& giveUp = nullptr);
     const OffloadCaps& caps() const { return caps_; }
     // After a successful join on every leader: listen for the other leaders' failure notices.
     // Returns non-zero if the notices' receives could not be posted.
