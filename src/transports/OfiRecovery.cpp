@@ -71,11 +71,10 @@ bool OfiTransport::injectNow() {
 }
 
 void OfiTransport::pollBackground() {
+    // PML requests and clocks only: the fabric is read by the tasks that wait on it, and
+    // this runs on every opal_progress.
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!recovery_) return;
-    poll();
     recover();
-    issueReady();
 }
 
 void OfiTransport::recover() {
