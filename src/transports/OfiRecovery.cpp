@@ -21,6 +21,7 @@ namespace hieragg::ofi {
 namespace {
 // Operations kept after their task is done, for a re-run the others may still ask for.
 constexpr uint64_t kKeptOps = 32;
+constexpr uint64_t kBackgroundEvery = 64;
 // The n-th offloaded operation of this process (coll_hieragg_ofi_inject_error).
 std::atomic<uint64_t> gIssued{0};
 
@@ -71,8 +72,11 @@ bool OfiTransport::injectNow() {
 }
 
 void OfiTransport::pollBackground() {
-    // PML requests and clocks only: the fabric is read by the tasks that wait on it, and
-    // this runs on every opal_progress.
+    // PML requests and clocks only (the fabric is read by the tasks that wait on it), and
+    // only every kBackgroundEvery-th opal_progress: notices are rare and timeouts are
+    // seconds, while opal_progress spins. Runtime::progress calls this from one thread
+    // at a time, so the counter needs no lock.
+    if (++backgroundTicks_ % kBackgroundEvery != 0) return;
     std::lock_guard<std::mutex> lock(mutex_);
     recover();
 }

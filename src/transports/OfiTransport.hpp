@@ -128,6 +128,7 @@ private:
     std::vector<std::unique_ptr<Notice>> noticeIn_;
     std::vector<std::pair<void*, std::unique_ptr<Notice>>> noticeOut_;
     bool warned_ = false;
+    uint64_t backgroundTicks_ = 0;
 };
 
 }  // namespace hieragg::ofi
