@@ -48,8 +48,15 @@ bool reduceElements(int elem, int opKind, const void* src, void* dst, size_t cou
 }
 
 LeaderOpOverPml::~LeaderOpOverPml() {
+    bool inFlight = false;
     for (void* r : reqs_)
-        if (r) g_->pml->abandon(r);
+        if (r) g_->pml->abandon(r), inFlight = true;
+    // An abandoned send may still read its buffer (only when a communicator is freed while
+    // a re-run is unfinished): those buffers are left to it rather than freed under it.
+    if (inFlight) {
+        new std::vector<char>(std::move(inputs_));
+        new std::vector<char>(std::move(result_));
+    }
 }
 
 int LeaderOpOverPml::start(const LeaderGroup& g, const FabricCollective& what, uint64_t seq, const char* in) {

@@ -47,7 +47,9 @@ private:
     std::vector<void*> reqs_;
     std::vector<char> inputs_;  // allreduce: every member's input, in member order
     std::vector<char> result_;
-    char token_[2] = {0, 0};    // barrier: one byte each way
+    // Barrier: one byte each way; only its arrival matters, and static storage outlives
+    // a request abandoned in flight.
+    static inline char token_[2] = {0, 0};
     bool finished_ = false;
 };
 

@@ -37,7 +37,10 @@ OfiTransport::~OfiTransport() {
     for (void* r : noticeRecvs_)
         if (r) pml_.abandon(r);
     for (auto& o : noticeOut_)
-        if (o.first) pml_.abandon(o.first);
+        if (o.first) {
+            pml_.abandon(o.first);
+            o.second.release();  // the send may still read it: left to it, not freed under it
+        }
 }
 
 std::vector<char> OfiTransport::open(std::string* why) {
