@@ -14,6 +14,9 @@ public:
     virtual void sent(int peer, bool localComm, size_t bytes) = 0;
     // Temporaries allocated (+) or released (-).
     virtual void tempsHeld(long long deltaBytes) = 0;
+    // An offloaded collective started (Transport::icollective): its payload in bytes
+    // (allreduce: elements x element size; bcast: bytes, padding included; barrier: 0).
+    virtual void offloaded(size_t bytes) { (void)bytes; }
 };
 
 }  // namespace hieragg

@@ -14,6 +14,16 @@ namespace hieragg {
 // space's order; `root` is a member index. Bcast moves `count` bytes; allreduce `count`
 // elements of `elem` (HIERAGG_ELEM_*) combined by `op` (HIERAGG_OPK_*) from src into dst.
 enum class FabricKind : uint8_t { Barrier, Bcast, Allreduce };
+// Bytes of one HIERAGG_ELEM_* element (0 for NONE).
+inline size_t elemKindBytes(int elem) {
+    switch (elem) {
+    case HIERAGG_ELEM_INT8: case HIERAGG_ELEM_UINT8: return 1;
+    case HIERAGG_ELEM_INT16: case HIERAGG_ELEM_UINT16: return 2;
+    case HIERAGG_ELEM_INT32: case HIERAGG_ELEM_UINT32: case HIERAGG_ELEM_FLOAT: return 4;
+    case HIERAGG_ELEM_INT64: case HIERAGG_ELEM_UINT64: case HIERAGG_ELEM_DOUBLE: return 8;
+    default: return 0;
+    }
+}
 struct FabricCollective {
     FabricKind kind = FabricKind::Barrier;
     const void* src = nullptr;
@@ -56,6 +66,9 @@ public:
         return HIERAGG_ERR_UNSUPPORTED;
     }
     virtual void abandonCollective(void* req) { (void)req; }
+    // Background work that cannot wait for a call to test it (Runtime::addPoller); must not
+    // drive the progress engine itself.
+    virtual void pollBackground() {}
 };
 
 }  // namespace hieragg

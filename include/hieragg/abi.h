@@ -166,6 +166,9 @@ typedef struct hieragg_config {
     int offload;                    /* HIERAGG_OFFLOAD_* (coll_hieragg_offload) */
     const char* ofi_provider;       /* coll_hieragg_ofi_provider; NULL or "" = first that fits */
     hieragg_link_cost ofi_cost;     /* coll_hieragg_cost_ofi_*: one fabric collective round */
+    double ofi_join_timeout;        /* coll_hieragg_ofi_join_timeout [s]: the leaders' join wait */
+    double ofi_op_timeout;          /* coll_hieragg_ofi_op_timeout [s]: one offloaded operation; <= 0 none */
+    const char* ofi_inject_error;   /* coll_hieragg_ofi_inject_error (testing): "<op>[:<world rank>]" */
     const char* rules_file;         /* coll_hieragg_rules_file: fitted selection rules (NULL/"" = none) */
     size_t max_temp_bytes;          /* temporaries one call may allocate per rank, 0 = no limit */
     int switch_entries;             /* coll_hieragg_switch_entries: type II entries per switch, 0 = none */
@@ -213,6 +216,8 @@ typedef struct hieragg_comm_counters {
     uint64_t messages[HIERAGG_COUNTER_LEVELS];
     uint64_t temp_bytes_high_water;
     uint64_t subspaces; /* level-0 groups of the decomposition (1: not decomposed; 0: not known yet) */
+    uint64_t offloaded_operations; /* fabric collectives this process started (docs/offload.md) */
+    uint64_t offloaded_bytes;      /* their payload: not in bytes[] / messages[], which count the PML's */
 } hieragg_comm_counters;
 /* Counters of the communicator whose shim handle is `comm`; zeros if hieragg does not serve it. */
 void hieragg_read_counters(void* comm, hieragg_comm_counters* out);

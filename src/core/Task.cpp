@@ -120,6 +120,10 @@ int Task::fire(StepId id) {
         fc.lastOfTicket = ++fabricFired_ >= bind_.fabricSteps;
         void* req = nullptr;
         if (int rc = tr_.icollective(fc, &req)) return rc;
+        if (bind_.observer)
+            bind_.observer->offloaded(fc.kind == FabricKind::Allreduce ? fc.count * elemKindBytes(fc.elem)
+                                      : fc.kind == FabricKind::Bcast   ? fc.count
+                                                                       : 0);
         active_.emplace_back(id, req);
         return 0;
     }

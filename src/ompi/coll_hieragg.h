@@ -32,6 +32,9 @@ typedef struct mca_coll_hieragg_component_t {
     int offload;          /* coll_hieragg_offload: HIERAGG_OFFLOAD_* */
     char* ofi_provider;   /* coll_hieragg_ofi_provider */
     hieragg_link_cost ofi_cost; /* coll_hieragg_cost_ofi_* */
+    double ofi_join_timeout;    /* coll_hieragg_ofi_join_timeout */
+    double ofi_op_timeout;      /* coll_hieragg_ofi_op_timeout */
+    char* ofi_inject_error;     /* coll_hieragg_ofi_inject_error (testing) */
     char* rules_file;     /* coll_hieragg_rules_file (tuning: docs/tuning.md) */
     int output;           /* opal_output stream for verbose messages */
     int core_ready;       /* hieragg_core_init succeeded */

@@ -86,6 +86,23 @@ static void hieragg_register_offload(mca_base_component_t* c, mca_coll_hieragg_c
         "libfabric provider for offloaded collectives, e.g. \"tcp;ofi_rxm\" (empty = the first "
         "that offers FI_COLLECTIVE)",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &m->ofi_provider);
+    m->ofi_join_timeout = 60.0;
+    (void)mca_base_component_var_register(c, "ofi_join_timeout",
+        "Seconds a leader waits for fi_join_collective at communicator setup before the "
+        "communicator falls back to point-to-point (every rank agrees, one warning)",
+        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &m->ofi_join_timeout);
+    m->ofi_op_timeout = 300.0;
+    (void)mca_base_component_var_register(c, "ofi_op_timeout",
+        "Seconds an offloaded operation may stay incomplete before its leader declares the fabric "
+        "failed and the communicator's leaders re-run it, and run every later one, over "
+        "point-to-point (<= 0: no timeout)",
+        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &m->ofi_op_timeout);
+    m->ofi_inject_error = "";
+    (void)mca_base_component_var_register(c, "ofi_inject_error",
+        "For testing only: \"[hang:]<n>[:<world rank>]\" makes the n-th offloaded operation of "
+        "the process fail (on that world rank; on every leader without a rank), to exercise the "
+        "recovery over point-to-point; hang: it never completes instead (coll_hieragg_ofi_op_timeout)",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY, &m->ofi_inject_error);
     static const char* param[4] = {"alpha", "beta", "theta", "gamma"};
     static const char* what[4] = {"start-up of one round [us]", "transfer time [ns per byte]",
                                   "unused [us]", "reduction time [ns per byte]"};
@@ -107,7 +124,7 @@ static void hieragg_register_offload(mca_base_component_t* c, mca_coll_hieragg_c
  * hands get_value the communicator; the core finds its counters by that handle. The
  * ctx says which field: 0..3 bytes[l], 4..7 messages[l], 8 the temporary high water. */
 enum { PVAR_BYTES = 0, PVAR_MESSAGES = HIERAGG_COUNTER_LEVELS, PVAR_TEMP = 2 * HIERAGG_COUNTER_LEVELS,
-       PVAR_SUBSPACES };
+       PVAR_SUBSPACES, PVAR_OFFLOADED_OPERATIONS, PVAR_OFFLOADED_BYTES };
 
 static int pvar_one_notify(mca_base_pvar_t* pvar, mca_base_pvar_event_t event, void* obj, int* count) {
     (void)pvar;
@@ -126,7 +143,9 @@ static int pvar_counter_get(const mca_base_pvar_t* pvar, void* value, void* obj)
     unsigned long long* out = (unsigned long long*)value;
     hieragg_comm_counters k;
     hieragg_read_counters(obj, &k);
-    if (field == PVAR_TEMP || field == PVAR_SUBSPACES) {
+    if (field == PVAR_OFFLOADED_OPERATIONS || field == PVAR_OFFLOADED_BYTES) {
+        out[0] = field == PVAR_OFFLOADED_OPERATIONS ? k.offloaded_operations : k.offloaded_bytes;
+    } else if (field == PVAR_TEMP || field == PVAR_SUBSPACES) {
         out[0] = field == PVAR_TEMP ? k.temp_bytes_high_water : k.subspaces;
     } else if (field == PVAR_BYTES || field == PVAR_MESSAGES) {
         out[0] = field == PVAR_BYTES ? k.bytes[0] : k.messages[0];
@@ -170,6 +189,12 @@ static void hieragg_register_pvars(mca_base_component_t* c) {
          "communicator held at once", MCA_BASE_PVAR_CLASS_HIGHWATERMARK, PVAR_TEMP, pvar_one_notify},
         {"subspaces", "Subspaces (level-0 groups) of the communicator's decomposition: 1 when it is not "
          "decomposed, 0 before its first collective", MCA_BASE_PVAR_CLASS_SIZE, PVAR_SUBSPACES, pvar_one_notify},
+        {"offloaded_operations", "Offloaded collectives (fi_barrier, fi_broadcast, fi_allreduce among the "
+         "leaders; coll_hieragg_offload) this process started on the communicator; their traffic is not in "
+         "leader_bytes / leader_messages", MCA_BASE_PVAR_CLASS_COUNTER, PVAR_OFFLOADED_OPERATIONS, pvar_one_notify},
+        {"offloaded_bytes", "Payload [bytes] of those offloaded collectives (allreduce: the elements this "
+         "process contributed; bcast: the bytes broadcast, padding included; barrier: 0)",
+         MCA_BASE_PVAR_CLASS_COUNTER, PVAR_OFFLOADED_BYTES, pvar_one_notify},
     };
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; ++i)
         (void)mca_base_component_pvar_register(c, vars[i].name, vars[i].help, OPAL_INFO_LVL_4, vars[i].cls,
@@ -379,6 +404,9 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
     cfg.offload = m->offload;
     cfg.ofi_provider = m->ofi_provider;
     cfg.ofi_cost = m->ofi_cost;
+    cfg.ofi_join_timeout = m->ofi_join_timeout;
+    cfg.ofi_op_timeout = m->ofi_op_timeout;
+    cfg.ofi_inject_error = m->ofi_inject_error;
     cfg.rules_file = m->rules_file;
     if (0 != hieragg_core_init(&t, &cfg)) return OMPI_ERR_OUT_OF_RESOURCE;
     opal_progress_register(hieragg_progress);

@@ -34,6 +34,11 @@ void CommCounters::tempsHeld(long long deltaBytes) {
     }
 }
 
+void CommCounters::offloaded(size_t bytes) {
+    offloadedOps_.fetch_add(1, std::memory_order_relaxed);
+    offloadedBytes_.fetch_add(bytes, std::memory_order_relaxed);
+}
+
 void CommCounters::read(hieragg_comm_counters& out) const {
     for (int l = 0; l < HIERAGG_COUNTER_LEVELS; ++l) {
         out.bytes[l] = bytes_[l].load(std::memory_order_relaxed);
@@ -41,6 +46,8 @@ void CommCounters::read(hieragg_comm_counters& out) const {
     }
     out.temp_bytes_high_water = tempHighWater_.load(std::memory_order_relaxed);
     out.subspaces = subspaces_.load(std::memory_order_relaxed);
+    out.offloaded_operations = offloadedOps_.load(std::memory_order_relaxed);
+    out.offloaded_bytes = offloadedBytes_.load(std::memory_order_relaxed);
 }
 
 }  // namespace hieragg

@@ -24,6 +24,7 @@ public:
 
     void sent(int peer, bool localComm, size_t bytes) override;
     void tempsHeld(long long deltaBytes) override;
+    void offloaded(size_t bytes) override;
     // One call served by registry row `row` (index into hier::allAlgorithms()).
     void served(size_t row) { algorithmCalls_[row].fetch_add(1, std::memory_order_relaxed); }
 
@@ -37,6 +38,7 @@ private:
     std::atomic<long long> tempInUse_{0};
     std::atomic<uint64_t> tempHighWater_{0};
     std::atomic<uint64_t> subspaces_{0};
+    std::atomic<uint64_t> offloadedOps_{0}, offloadedBytes_{0};
 };
 
 }  // namespace hieragg

@@ -430,6 +430,7 @@ void hieragg_comm_destroy(hieragg_comm* comm) {
     if (!comm) return;
     if (Runtime* rt = Runtime::instance()) {
         rt->unregisterComm(comm->comm, comm);
+        if (comm->offload) rt->removePoller(comm->offload.get());
         // A communicator freed while its identity exchange still runs (no collective of it
         // ever completed here): the exchange must not call back into freed state.
         if (comm->decomp == hieragg_comm::Decomp::Exchanging) rt->forget(comm);

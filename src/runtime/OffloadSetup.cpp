@@ -65,7 +65,25 @@ bool injected(const char* var, int worldRank) {
 }
 
 constexpr int kAddrBytes = 120;
-constexpr double kJoinTimeoutSec = 10.0;
+
+// coll_hieragg_ofi_inject_error = "[hang:]<n>[:<world rank>]" (testing).
+void parseInjection(const char* spec, uint64_t& at, int& rank, bool& hang) {
+    at = 0;
+    rank = -1;
+    hang = false;
+    if (!spec || !*spec) return;
+    if (std::strncmp(spec, "hang:", 5) == 0) hang = true, spec += 5;
+    char* end = nullptr;
+    const long long n = std::strtoll(spec, &end, 10);
+    if (n <= 0) return;
+    if (*end == ':') {
+        const long r = std::strtol(end + 1, &end, 10);
+        if (r < 0) return;
+        rank = static_cast<int>(r);
+    }
+    if (*end != 0) return;
+    at = static_cast<uint64_t>(n);
+}
 
 // First exchange: every leader's endpoint address (state 1), or its failure (-1);
 // non-leaders send state 0.
@@ -100,6 +118,58 @@ struct OffloadSetupState {
 
 #ifdef HIERAGG_HAVE_OFI
 namespace {
+
+// The leaders' "I will not join" notices (one int each, on their own tag): every leader
+// listens while it waits for the join; one that fails tells every other.
+class JoinAbort {
+public:
+    JoinAbort(hieragg_comm& c, const std::vector<int>& leaders, int me) : c_(c), leaders_(leaders), me_(me) {
+        if (me_ < 0) return;
+        Transport& pml = Runtime::instance()->transport();
+        recvs_.assign(leaders_.size(), nullptr);
+        for (size_t m = 0; m < leaders_.size(); ++m)
+            if (static_cast<int>(m) != me_ &&
+                pml.irecv(c_.comm, false, &sink_, sizeof(int32_t), pml.packedType(), leaders_[m], tag(), &recvs_[m]))
+                recvs_[m] = nullptr;
+    }
+    ~JoinAbort() {
+        Transport& pml = Runtime::instance()->transport();
+        for (void* r : recvs_)
+            if (r) pml.abandon(r);  // cancels the receive: nobody failed
+        for (void* r : sends_)
+            if (r) pml.abandon(r);  // completes on its own
+    }
+    // Whether another leader said it will not join (and which, in *why).
+    bool heard(std::string* why) {
+        Transport& pml = Runtime::instance()->transport();
+        for (size_t m = 0; m < recvs_.size(); ++m) {
+            bool done = false;
+            if (!recvs_[m] || pml.test(recvs_[m], done) != 0 || !done) continue;
+            recvs_[m] = nullptr;
+            if (why) *why = "leader rank " + std::to_string(leaders_[m]) + " will not join";
+            return true;
+        }
+        return false;
+    }
+    void tell() {
+        Transport& pml = Runtime::instance()->transport();
+        for (size_t m = 0; m < leaders_.size(); ++m) {
+            void* req = nullptr;
+            if (static_cast<int>(m) != me_ &&
+                pml.isend(c_.comm, false, &out_, sizeof(int32_t), pml.packedType(), leaders_[m], tag(), &req) == 0)
+                sends_.push_back(req);
+        }
+    }
+
+private:
+    static int tag() { return offloadExchangeTagBase(4); }
+    hieragg_comm& c_;
+    const std::vector<int>& leaders_;
+    int me_;
+    std::vector<void*> recvs_, sends_;
+    // Only the notices' arrival matters; both outlive requests abandoned while in flight.
+    static inline int32_t out_ = -1, sink_ = 0;
+};
 
 // Point-to-point after all: one warning (explicit ofi) or a verbose line (auto).
 void giveUp(hieragg_comm& c, const OffloadSetupState& st, const std::string& why) {
@@ -154,9 +224,31 @@ void joinsExchanged(void* ctx, int status) {
     }
     caps.members = static_cast<int>(st->leaders.size());
     caps.preferred = st->explicitAsk;
+    if (st->tr) {
+        // Failure notices and re-runs during calls (docs/offload.md, "Failure handling").
+        ofi::RecoveryConfig rec;
+        rec.group.comm = c.comm;
+        rec.group.ranks = st->leaders;
+        rec.group.me = st->me;
+        rec.group.tagBase = offloadExchangeTagBase(3);
+        rec.noticeTag = offloadExchangeTagBase(2);
+        rec.worldRank = c.worldRank;
+        rec.opTimeoutSec = rt.config().ofi_op_timeout;
+        parseInjection(rt.config().ofi_inject_error, rec.injectAt, rec.injectRank, rec.injectHang);
+        if (rec.injectAt == 0 && *rt.config().ofi_inject_error && c.worldRank == 0)
+            rt.warnOnce("coll_hieragg_ofi_inject_error='" + std::string(rt.config().ofi_inject_error) +
+                        "' is not [hang:]<n>[:<world rank>]; nothing is injected");
+        rec.say = [](int level, const std::string& msg) {
+            Runtime& r = *Runtime::instance();
+            if (level == 0) r.warn(msg);
+            else r.verbose(level, msg);
+        };
+        if (int rc = st->tr->enableRecovery(std::move(rec))) return finishDecomposition(c, rc);
+    }
     c.offloadCaps = caps;
     c.offloadOn = true;
     c.offload = std::move(st->tr);
+    if (c.offload) rt.addPoller(c.offload.get());
     if (c.rank == 0)
         rt.verbose(1, "hieragg: offload: " + std::to_string(st->leaders.size()) + " leaders joined a fabric group (" +
                           std::string(caps.barrier ? "barrier " : "") + (caps.bcast ? "bcast " : "") +
@@ -185,12 +277,19 @@ void addressesExchanged(void* ctx, int status) {
             for (int r : st->leaders)
                 all.emplace_back(st->addrs[r].addr, st->addrs[r].addr + st->addrs[r].len);
             JoinRecord& mine = st->joins[c.rank];
+            // A leader that cannot join tells the others, who then stop waiting for it
+            // (instead of waiting out coll_hieragg_ofi_join_timeout).
+            JoinAbort abort(c, st->leaders, st->me);
             if (injected("HIERAGG_TEST_OFI_FAIL_JOIN", c.worldRank)) {
                 mine.state = -1;
                 st->why = "join not attempted (HIERAGG_TEST_OFI_FAIL_JOIN)";
             } else {
-                mine.state = st->tr->join(all, st->me, kJoinTimeoutSec, &st->why) ? 1 : -1;
+                mine.state = st->tr->join(all, st->me, Runtime::instance()->config().ofi_join_timeout, &st->why,
+                                          [&](std::string* why) { return abort.heard(why); })
+                                 ? 1
+                                 : -1;
             }
+            if (mine.state != 1) abort.tell();
             const OffloadCaps& caps = st->tr->caps();
             mine.barrier = caps.barrier;
             mine.bcast = caps.bcast;

@@ -15,7 +15,7 @@ namespace hieragg {
 // setup runs: it ends with finishDecomposition(c, status) from the progress engine, with
 // c.offload / c.offloadCaps set, or left empty (point-to-point) with one warning when the
 // backend was asked for and could not be used. The exchanges never block a start; the one
-// blocking piece is the leaders' fi_join_collective wait (bounded, kJoinTimeoutSec), run
+// blocking piece is the leaders' fi_join_collective wait (bounded by coll_hieragg_ofi_join_timeout), run
 // from the progress engine when the address exchange completes, only when offload opens.
 bool beginOffloadSetup(hieragg_comm& c);
 

@@ -13,6 +13,11 @@ Runtime::Runtime(const hieragg_transport& tr, const hieragg_config& cfg)
     config_.split = split_.c_str();
     ofiProvider_ = cfg.ofi_provider ? cfg.ofi_provider : "";
     config_.ofi_provider = ofiProvider_.c_str();
+    ofiInject_ = cfg.ofi_inject_error ? cfg.ofi_inject_error : "";
+    config_.ofi_inject_error = ofiInject_.c_str();
+    // Zero (a configuration that never set them): the MCA defaults.
+    if (!(config_.ofi_join_timeout > 0)) config_.ofi_join_timeout = 60.0;
+    if (config_.ofi_op_timeout == 0) config_.ofi_op_timeout = 300.0;
     costs_ = hier::costParamsFrom(cfg.link_cost);
     hier::applyOffloadCost(costs_, cfg.ofi_cost);
     config_.rules_file = nullptr;  // the shim's string need not outlive init
@@ -72,14 +77,29 @@ void Runtime::forget(void* ctx) {
     }
 }
 
+void Runtime::addPoller(Transport* t) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    pollers_.push_back(t);
+}
+
+void Runtime::removePoller(Transport* t) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t i = 0; i < pollers_.size(); ++i)
+        if (pollers_[i] == t) {
+            pollers_.erase(pollers_.begin() + static_cast<ptrdiff_t>(i));
+            break;
+        }
+}
+
 int Runtime::progress() {
     std::vector<Active> finished;
     {
         std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
         if (!lock.owns_lock()) return 0;  // another thread is progressing every task
         // opal_progress can be re-entered from a completion callback; one level is enough.
-        if (inProgress_ || active_.empty()) return 0;
+        if (inProgress_ || (active_.empty() && pollers_.empty())) return 0;
         inProgress_ = true;
+        for (Transport* t : pollers_) t->pollBackground();
         for (size_t i = 0; i < active_.size();) {
             if (!active_[i].task->progress()) {
                 ++i;

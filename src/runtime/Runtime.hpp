@@ -49,6 +49,10 @@ public:
     // Takes a started task; completes it now if it is already done.
     void track(std::unique_ptr<Task> task, hieragg_complete_fn done, void* ctx);
     int progress();
+    // Transports whose poll() must run on every progress call, even with no collective in
+    // flight (an offload transport listens for its leaders' failure notices; docs/offload.md).
+    void addPoller(Transport* t);
+    void removePoller(Transport* t);
     // Drops (abandons) the tasks whose completion context is ctx, without calling back.
     void forget(void* ctx);
     void warn(const std::string& msg) const { transport_.output(0, msg); }
@@ -77,7 +81,8 @@ private:
     PmlTransport transport_;
     hieragg_config config_;
     std::string split_;
-    std::string ofiProvider_;
+    std::string ofiProvider_, ofiInject_;
+    std::vector<Transport*> pollers_;
     hier::CostParams costs_;
     std::shared_ptr<const hier::RulesFile> rules_;
     std::string rulesPath_, rulesProblem_;

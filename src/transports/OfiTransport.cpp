@@ -1,4 +1,5 @@
 #include "OfiTransport.hpp"
+#include "OfiTransportOp.hpp"
 
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>
@@ -9,23 +10,16 @@
 #include <rdma/fi_errno.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
-#include <set>
 
 namespace hieragg::ofi {
 
-// One offloaded operation; the context libfabric hands back comes first.
-struct OfiTransport::Op {
-    fi_context2 ctx;
-    FabricCollective what;
-    bool issued = false, done = false, abandoned = false;
-    int err = 0;
-};
-
 namespace {
 constexpr int kErr = HIERAGG_ERR_INTERNAL;
-std::string fiError(int rc) { return fi_strerror(rc < 0 ? -rc : rc); }
 }  // namespace
+
+std::string fiError(int rc) { return fi_strerror(rc < 0 ? -rc : rc); }
 
 OfiTransport::OfiTransport(Transport& pml, std::shared_ptr<Fabric> fabric)
     : pml_(pml), fabric_(std::move(fabric)), caps_(fabric_->caps()) {}
@@ -38,8 +32,15 @@ OfiTransport::~OfiTransport() {
     if (av_) fi_close(&av_->fid);
     if (cq_) fi_close(&cq_->fid);
     if (eq_) fi_close(&eq_->fid);
-    std::set<Op*> all(queued_.begin(), queued_.end());
-    for (Op* op : all) delete op;
+    // ops_ (declared after the fids' users) owns every operation; the provider is gone now.
+    ops_.clear();
+    for (void* r : noticeRecvs_)
+        if (r) pml_.abandon(r);
+    for (auto& o : noticeOut_)
+        if (o.first) {
+            pml_.abandon(o.first);
+            o.second.release();  // the send may still read it: left to it, not freed under it
+        }
 }
 
 std::vector<char> OfiTransport::open(std::string* why) {
@@ -74,7 +75,7 @@ std::vector<char> OfiTransport::open(std::string* why) {
 }
 
 bool OfiTransport::join(const std::vector<std::vector<char>>& addresses, int me, double timeoutSec,
-                        std::string* why) {
+                        std::string* why, const std::function<bool(std::string*)>& giveUp) {
     const size_t n = addresses.size();
     const size_t len = addresses.at(0).size();
     std::vector<char> flat;
@@ -133,9 +134,12 @@ bool OfiTransport::join(const std::vector<std::vector<char>>& addresses, int me,
             return false;
         }
         if (std::chrono::steady_clock::now() > deadline) {
-            if (why) *why = "join did not complete within " + std::to_string(static_cast<int>(timeoutSec)) + " s";
+            char secs[32];
+            std::snprintf(secs, sizeof secs, "%g", timeoutSec);
+            if (why) *why = std::string("join did not complete within ") + secs + " s (coll_hieragg_ofi_join_timeout)";
             return false;
         }
+        if (giveUp && giveUp(why)) return false;
         pml_.progress();
     }
     group_ = fi_mc_addr(mc_);
@@ -151,11 +155,11 @@ int OfiTransport::issue(Op& op) {
         rc = fi_barrier(ep_, group_, &op.ctx);
         break;
     case FabricKind::Bcast:
-        rc = fi_broadcast(ep_, w.dst, w.count, nullptr, group_, static_cast<fi_addr_t>(w.root), FI_UINT8, 0,
+        rc = fi_broadcast(ep_, op.fab.data(), w.count, nullptr, group_, static_cast<fi_addr_t>(w.root), FI_UINT8, 0,
                           &op.ctx);
         break;
     case FabricKind::Allreduce:
-        rc = fi_allreduce(ep_, w.src, w.count, nullptr, w.dst, nullptr, group_,
+        rc = fi_allreduce(ep_, op.in.data(), w.count, nullptr, op.fab.data(), nullptr, group_,
                           static_cast<fi_datatype>(fiDatatype(w.elem)), static_cast<fi_op>(fiOp(w.op)), 0,
                           &op.ctx);
         break;
@@ -171,17 +175,37 @@ void OfiTransport::issueReady() {
         while (it != queued_.end() && (*it)->what.ticket != serving_) ++it;
         if (it == queued_.end()) return;
         Op* op = *it;
-        const int rc = issue(*op);
-        if (rc == -FI_EAGAIN) return;
+        // Operations get their number in issue order, which is the same on every leader.
+        const uint64_t seq = nextSeq_;
+        const bool inject = !op->injectChecked && injectNow();
+        op->injectChecked = true;
+        int rc = 0;
+        if (fallbackFrom_ > seq && !inject) {
+            rc = issue(*op);
+            if (rc == -FI_EAGAIN) return;
+        }
         queued_.erase(it);
         op->issued = true;
+        op->seq = nextSeq_++;
         if (op->what.lastOfTicket) ++serving_;
-        if (rc != 0) {
-            op->done = true;
-            op->err = kErr;
-            broken_ = true;  // the members' order is lost
+        if (fallbackFrom_ <= seq) {
+            runOverPml(*op);
+        } else if (inject && rc_.injectHang) {
+            op->onFabric = true;  // never started, so it never completes: the timeout finds it
+            op->issuedAt = std::chrono::steady_clock::now();
+        } else if (inject) {
+            originate(seq, kFailInjected, "coll_hieragg_ofi_inject_error");
+        } else if (rc != 0) {
+            if (recovery_) {
+                originate(seq, kFailError, std::string(fabricName(op->what.kind)) + ": " + fiError(rc));
+            } else {
+                op->err = kErr;
+                broken_ = true;  // the members' order is lost
+            }
+        } else {
+            op->onFabric = true;
+            op->issuedAt = std::chrono::steady_clock::now();
         }
-        if (op->abandoned && op->done) delete op;
     }
 }
 
@@ -194,10 +218,15 @@ void OfiTransport::poll() {
             std::memset(&err, 0, sizeof err);
             if (fi_cq_readerr(cq_, &err, 0) > 0 && err.op_context) {
                 Op* op = reinterpret_cast<Op*>(err.op_context);
-                op->done = true;
-                op->err = kErr;
-                broken_ = true;  // this leader leaves the group's sequence: refuse the rest
-                if (op->abandoned) delete op;
+                op->onFabric = false;
+                if (recovery_) {
+                    // Already re-run over the PML if it is at or past the fallback point.
+                    if (op->seq < fallbackFrom_)
+                        originate(op->seq, kFailError, "error completion: " + fiError(err.err));
+                } else {
+                    op->err = kErr;
+                    broken_ = true;  // this leader leaves the group's sequence: refuse the rest
+                }
             }
             continue;
         }
@@ -205,8 +234,8 @@ void OfiTransport::poll() {
         for (ssize_t i = 0; i < got; ++i) {
             Op* op = reinterpret_cast<Op*>(done[i].op_context);
             if (!op) continue;
-            op->done = true;
-            if (op->abandoned) delete op;
+            op->onFabric = false;
+            op->fabricDone = true;
         }
     }
 }
@@ -215,6 +244,7 @@ void OfiTransport::progress() {
     {
         std::lock_guard<std::mutex> lock(mutex_);
         poll();
+        recover();
         issueReady();
     }
     pml_.progress();
@@ -223,55 +253,70 @@ void OfiTransport::progress() {
 int OfiTransport::icollective(const FabricCollective& what, void** req) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (broken_ || !mc_) return kErr;
-    Op* op = new (std::nothrow) Op;
-    if (!op) return HIERAGG_ERR_NO_MEM;
-    std::memset(&op->ctx, 0, sizeof op->ctx);
-    op->what = what;
-    queued_.push_back(op);
+    try {
+        auto op = std::make_unique<Op>();
+        std::memset(&op->ctx, 0, sizeof op->ctx);
+        op->what = what;
+        // The input is kept (and the fabric writes only the op's own buffer) so the
+        // operation can be re-run over the PML, or served to the others, after a failure.
+        const size_t bytes = what.kind == FabricKind::Allreduce ? what.count * elemBytes(what.elem)
+                             : what.kind == FabricKind::Bcast   ? what.count
+                                                                : 0;
+        if (what.kind == FabricKind::Allreduce) op->in.assign(static_cast<const char*>(what.src),
+                                                              static_cast<const char*>(what.src) + bytes);
+        if (what.kind == FabricKind::Bcast && what.root == rc_.group.me)
+            op->in.assign(static_cast<const char*>(what.dst), static_cast<const char*>(what.dst) + bytes);
+        op->fab = what.kind == FabricKind::Bcast && !op->in.empty() ? op->in : std::vector<char>(bytes);
+        *req = op.get();
+        queued_.push_back(op.get());
+        ops_.push_back(std::move(op));
+    } catch (const std::bad_alloc&) {
+        return HIERAGG_ERR_NO_MEM;
+    }
     issueReady();
-    *req = op;
     return 0;
 }
 
 int OfiTransport::testCollective(void* req, bool& done) {
     std::lock_guard<std::mutex> lock(mutex_);
     poll();
+    recover();
     issueReady();
     Op* op = static_cast<Op*>(req);
-    done = op->done;
-    if (!done && broken_ && !op->issued) {
+    done = false;
+    int err = op->err;
+    const std::vector<char>* result = nullptr;
+    if (err != 0) {
         done = true;
-        op->err = kErr;
+    } else if (op->fabricDone) {
+        done = true;
+        result = &op->fab;
+    } else if (op->pml && op->pmlDone) {
+        done = true;
+        result = &op->pml->result();
+    } else if (broken_ && !op->issued) {
+        done = true;
+        err = kErr;
     }
     if (!done) return 0;
-    const int err = op->err;
-    for (auto it = queued_.begin(); it != queued_.end(); ++it)
-        if (*it == op) {
-            queued_.erase(it);
-            break;
-        }
-    delete op;
+    if (err == 0 && result && op->what.kind != FabricKind::Barrier && !result->empty())
+        std::memcpy(op->what.dst, result->data(), result->size());
+    release(*op);
     return err;
 }
 
 void OfiTransport::abandonCollective(void* req) {
     std::lock_guard<std::mutex> lock(mutex_);
     Op* op = static_cast<Op*>(req);
-    if (op->done) {
-        delete op;
-        return;
-    }
-    if (!op->issued) {
+    const bool finished = op->err != 0 || op->fabricDone || (op->pml && op->pmlDone);
+    if (!op->issued)
         for (auto it = queued_.begin(); it != queued_.end(); ++it)
             if (*it == op) {
                 queued_.erase(it);
                 break;
             }
-        delete op;
-    } else {
-        op->abandoned = true;  // the provider still owns its context: freed on completion
-    }
-    broken_ = true;  // the members' order is lost
+    release(*op);
+    if (!finished) broken_ = true;  // the members' order is lost
 }
 
 }  // namespace hieragg::ofi

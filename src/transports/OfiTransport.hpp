@@ -7,12 +7,15 @@
 // their place in the address vector, so a group needs an address vector of its own,
 // hence an endpoint per communicator rather than one per process.)
 #pragma once
+#include <chrono>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "LeaderOpOverPml.hpp"
 #include "OfiFabric.hpp"
 #include "hieragg/Transport.hpp"
 
@@ -25,6 +28,20 @@ struct fid_mc;
 
 namespace hieragg::ofi {
 
+// What a transport needs to survive a failing fabric (docs/offload.md, "Failure handling"):
+// the leaders as PML peers, the tags of the failure notices and of the operations re-run
+// over the PML, the operation timeout, the fault injection of the tests, and where to say it.
+struct RecoveryConfig {
+    LeaderGroup group;          // tagBase: the re-run operations' tag block
+    int noticeTag = 0;
+    int worldRank = 0;
+    double opTimeoutSec = 0;    // <= 0: none
+    uint64_t injectAt = 0;      // n-th offloaded operation of this process fails (0: never)
+    int injectRank = -1;        // ... on this world rank (-1: every leader)
+    bool injectHang = false;    // ... by never completing (the timeout's path) instead of an error
+    std::function<void(int level, const std::string&)> say;  // 0: warning, else verbose level
+};
+
 class OfiTransport final : public Transport {
 public:
     OfiTransport(Transport& pml, std::shared_ptr<Fabric> fabric);
@@ -33,9 +50,16 @@ public:
     // Opens the endpoint; returns its address, or empty with *why.
     std::vector<char> open(std::string* why);
     // Joins the group of `addresses` (every leader's, in leader order; mine at `me`), waiting
-    // at most `timeoutSec`. False with *why if it failed.
-    bool join(const std::vector<std::vector<char>>& addresses, int me, double timeoutSec, std::string* why);
+    // at most `timeoutSec`, or until `giveUp` (polled while waiting) says another leader will
+    // not join. False with *why if it failed.
+    bool join(const std::vector<std::vector<char>>& addresses, int me, double timeoutSec, std::string* why,
+              const std::function<bool(std::string*)>& giveUp = nullptr);
     const OffloadCaps& caps() const { return caps_; }
+    // After a successful join on every leader: listen for the other leaders' failure notices.
+    // Returns non-zero if the notices' receives could not be posted.
+    int enableRecovery(RecoveryConfig cfg);
+    // Whether this leader runs the group's operations over the PML now (a failure was agreed).
+    bool fellBack();
 
     int isend(void* comm, bool local, const void* buf, size_t count, void* type, int peer, int tag,
               void** req) override {
@@ -60,12 +84,23 @@ public:
     int icollective(const FabricCollective& what, void** req) override;
     int testCollective(void* req, bool& done) override;
     void abandonCollective(void* req) override;
+    void pollBackground() override;
 
 private:
     struct Op;
     void poll();      // reads completions (caller holds mutex_)
     void issueReady();  // starts queued operations whose turn it is (caller holds mutex_)
     int issue(Op& op);
+    // Failure handling (OfiRecovery.cpp; caller holds mutex_).
+    struct Notice;
+    void recover();                         // notices, timeouts, re-runs, and reclaiming ops
+    void originate(uint64_t failedSeq, int reason, const std::string& why);
+    void fallBackFrom(uint64_t seq, int origin, int reason, const std::string& why);
+    void runOverPml(Op& op);
+    int postNoticeRecv(size_t member);
+    void reclaim();
+    void release(Op& op);  // the task is done with it
+    bool injectNow();      // coll_hieragg_ofi_inject_error says this operation fails
 
     Transport& pml_;
     std::shared_ptr<Fabric> fabric_;
@@ -81,6 +116,19 @@ private:
     std::deque<Op*> queued_;  // not started yet, in firing order
     uint64_t serving_ = 0;    // the ticket whose operations may start
     bool broken_ = false;     // an operation was abandoned: the order can no longer be kept
+    // Failure handling: every operation, numbered in issue order (the same on every leader),
+    // is kept (with its input) until it is old and nobody holds it, so a leader whose fabric
+    // operation completed can still take part when the others re-run it over the PML.
+    std::deque<std::unique_ptr<Op>> ops_;
+    uint64_t nextSeq_ = 0;
+    uint64_t fallbackFrom_ = UINT64_MAX;  // operations from this one on run over the PML
+    bool recovery_ = false;
+    RecoveryConfig rc_;
+    std::vector<void*> noticeRecvs_;      // per member (null for me)
+    std::vector<std::unique_ptr<Notice>> noticeIn_;
+    std::vector<std::pair<void*, std::unique_ptr<Notice>>> noticeOut_;
+    bool warned_ = false;
+    uint64_t backgroundTicks_ = 0;
 };
 
 }  // namespace hieragg::ofi

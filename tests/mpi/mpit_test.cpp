@@ -54,10 +54,10 @@ std::vector<std::string> hostNames() {
     return out;
 }
 
-// Group counts G_l of each decomposition level (G_levels = 1: the whole communicator)
-// for the splits whose groups follow from rank numbers and host names (node, virtual:N,
-// roundrobin:N and nestings of them); empty for the others (numa, files, topology).
-std::vector<int> groupCounts(const std::string& split, int n) {
+// Each level's group key of every rank ([level][rank]) for the splits whose groups follow
+// from rank numbers and host names (node, virtual:N, roundrobin:N and nestings of them);
+// empty for the others (numa, files, topology).
+std::vector<std::vector<long>> levelKeys(const std::string& split, int n) {
     const std::vector<std::string> hosts = hostNames();
     std::vector<std::vector<long>> keys;  // [level][rank]
     std::stringstream ss(split.empty() ? "node" : split);
@@ -75,6 +75,14 @@ std::vector<int> groupCounts(const std::string& split, int n) {
         }
         keys.push_back(k);
     }
+    return keys;
+}
+
+// Group counts G_l of each decomposition level (G_levels = 1: the whole communicator)
+// for the splits levelKeys covers; empty for the others.
+std::vector<int> groupCounts(const std::string& split, int n) {
+    const std::vector<std::vector<long>> keys = levelKeys(split, n);
+    if (keys.empty()) return {};
     std::vector<int> g;
     bool trivial = true;
     for (size_t l = 0; l < keys.size(); ++l) {
@@ -175,10 +183,35 @@ protected:
     MPI_Comm comm = MPI_COMM_NULL;
 };
 
+// With one level of subspaces: whether `r` leads its subspace (its lowest rank).
+bool leadsSubspace(const std::string& split, int n, int r) {
+    const std::vector<std::vector<long>> keys = levelKeys(split, n);
+    for (int q = 0; q < r; ++q)
+        if (!keys.empty() && keys[0][q] == keys[0][r]) return false;
+    return true;
+}
+
+const std::vector<std::string> kOffload = {"coll_hieragg_offloaded_operations", "coll_hieragg_offloaded_bytes"};
+
 const std::vector<std::string> kVolume = {"coll_hieragg_subspace_bytes", "coll_hieragg_leader_bytes",
                                           "coll_hieragg_subspace_messages", "coll_hieragg_leader_messages",
                                           "coll_hieragg_temp_bytes_high_water", "coll_hieragg_bcast_algorithm_calls",
-                                          "coll_hieragg_reduce_algorithm_calls", "coll_hieragg_allreduce_algorithm_calls"};
+                                          "coll_hieragg_reduce_algorithm_calls", "coll_hieragg_allreduce_algorithm_calls",
+                                          "coll_hieragg_offloaded_operations", "coll_hieragg_offloaded_bytes"};
+
+// Offloaded operations and payload bytes, summed over all ranks, of one collective.
+struct Offloaded {
+    unsigned long long ops = 0, bytes = 0;
+};
+Offloaded offloadedDuring(Pvars& pv, const std::function<void()>& call) {
+    const std::vector<unsigned long long> o0 = pv.read(kOffload[0]), b0 = pv.read(kOffload[1]);
+    call();
+    const std::vector<unsigned long long> o1 = pv.read(kOffload[0]), b1 = pv.read(kOffload[1]);
+    Offloaded out;
+    out.ops = sumOverRanks(o1.empty() ? 0 : o1[0] - o0[0]);
+    out.bytes = sumOverRanks(b1.empty() ? 0 : b1[0] - b0[0]);
+    return out;
+}
 
 // True if the `flat` row served the last call of `coll` (calls values before/after it): a tree
 // over the whole communicator ignores the decomposition, so the per-level closed forms do not
@@ -219,20 +252,45 @@ TEST_F(MpiT, VariablesAndControlVariablesExist) {
 }
 
 TEST_F(MpiT, BcastAndReduceMoveOneMessagePerSubspaceAcrossLeaders) {
-    const std::vector<int> g = groupCounts(cvarString("coll_hieragg_split"), size);
+    const std::string split = cvarString("coll_hieragg_split");
+    const std::vector<int> g = groupCounts(split, size);
     if (!served() || g.empty()) GTEST_SKIP() << "split not derivable from ranks, or hieragg not serving";
     Pvars pv(chk, comm, kVolume);
+    // Offload (coll_hieragg_offload=ofi): the leader space's stage runs as fabric collectives
+    // among the top-level leaders, counted apart from the PML's messages.
+    const unsigned long long leaders = static_cast<unsigned long long>(g[g.size() - 2]);
+    const bool oneLevel = g.size() == 2;
     for (size_t m : {size_t{1000}, size_t{300000}}) {
         for (int root : {0, size - 1}) {
             std::vector<char> buf(m);
             for (size_t i = 0; i < m; ++i) buf[i] = static_cast<char>(rank == root ? (i * 7 + 3) : 0);
             std::vector<unsigned long long> calls = pv.read("coll_hieragg_bcast_algorithm_calls");
-            std::vector<unsigned long long> got =
-                levelBytes(pv, [&] { chk.ok(MPI_Bcast(buf.data(), static_cast<int>(m), MPI_CHAR, root, comm), "bcast"); });
+            std::vector<unsigned long long> got;
+            const Offloaded off = offloadedDuring(pv, [&] {
+                got = levelBytes(pv, [&] { chk.ok(MPI_Bcast(buf.data(), static_cast<int>(m), MPI_CHAR, root, comm), "bcast"); });
+            });
             const bool bcastFlat = ranFlat("bcast", calls, pv.read("coll_hieragg_bcast_algorithm_calls"));
+            if (off.ops > 0) {
+                // Every leader starts the same operations; each member's payload is the message,
+                // cut into operations and padded to a multiple of the members (< members per op).
+                chk.eq(off.ops % leaders, 0u, "offloaded bcast: every leader starts the same operations");
+                chk.truth(off.bytes >= leaders * m && off.bytes < leaders * (m + off.ops),
+                          "offloaded bcast bytes " + std::to_string(off.bytes) + " for m=" + std::to_string(m));
+                // Closed form with one level of subspaces: nothing crosses the leaders over the PML;
+                // the root's subspace gets the message from its leader, which a root that does not
+                // lead it hands it to first.
+                if (oneLevel) {
+                    chk.eq(got[1], 0u, "offloaded bcast: PML bytes across leaders m=" + std::to_string(m));
+                    const unsigned long long handoff = leadsSubspace(split, size, root) ? 0 : m;
+                    chk.eq(got[0], (static_cast<unsigned long long>(size) - g[0]) * m + handoff,
+                           "offloaded bcast subspace bytes m=" + std::to_string(m));
+                }
+                for (size_t i = 0; i < m; ++i)
+                    if (!chk.eq(static_cast<int>(buf[i]), static_cast<int>(static_cast<char>(i * 7 + 3)), "bcast data", i)) break;
+            }
             // Closed form: every rank receives m once; a subspace's data enters it once.
-            if (!bcastFlat) chk.eq(got[0], (static_cast<unsigned long long>(size) - g[0]) * m, "bcast subspace bytes m=" + std::to_string(m));
-            for (size_t l = 1; l < g.size() && !bcastFlat; ++l)
+            if (!bcastFlat && off.ops == 0) chk.eq(got[0], (static_cast<unsigned long long>(size) - g[0]) * m, "bcast subspace bytes m=" + std::to_string(m));
+            for (size_t l = 1; l < g.size() && !bcastFlat && off.ops == 0; ++l)
                 chk.eq(got[l], static_cast<unsigned long long>(g[l - 1] - g[l]) * m,
                        "bcast leader level " + std::to_string(l) + " bytes m=" + std::to_string(m));
             for (size_t l = g.size(); l < got.size() && !bcastFlat; ++l) chk.eq(got[l], 0u, "bcast unused level");
@@ -258,8 +316,11 @@ TEST_F(MpiT, BcastAndReduceMoveOneMessagePerSubspaceAcrossLeaders) {
     const size_t ints = 20000;
     std::vector<int> in(ints, 1), out(ints, 0);
     const std::vector<unsigned long long> calls = pv.read("coll_hieragg_allreduce_algorithm_calls");
-    std::vector<unsigned long long> got = levelBytes(pv, [&] {
-        chk.ok(MPI_Allreduce(in.data(), out.data(), static_cast<int>(ints), MPI_INT, MPI_SUM, comm), "allreduce");
+    std::vector<unsigned long long> got;
+    const Offloaded off = offloadedDuring(pv, [&] {
+        got = levelBytes(pv, [&] {
+            chk.ok(MPI_Allreduce(in.data(), out.data(), static_cast<int>(ints), MPI_INT, MPI_SUM, comm), "allreduce");
+        });
     });
     const std::vector<unsigned long long> after = pv.read("coll_hieragg_allreduce_algorithm_calls");
     // The closed form is the trees' (reduce up, bcast down). The rootless rows of issue 7
@@ -272,7 +333,13 @@ TEST_F(MpiT, BcastAndReduceMoveOneMessagePerSubspaceAcrossLeaders) {
     }
     const bool allreduceFlat = ranFlat("allreduce", calls, after) || rootless;
     const unsigned long long mb = ints * sizeof(int);
-    for (size_t l = 1; l < g.size() && !allreduceFlat; ++l) {
+    if (off.ops > 0) {
+        // Every leader contributes the whole vector (in pulses) to the fabric's allreduce.
+        chk.eq(off.ops % leaders, 0u, "offloaded allreduce: every leader starts the same operations");
+        chk.eq(off.bytes, leaders * mb, "offloaded allreduce bytes");
+        if (oneLevel) chk.eq(got[1], 0u, "offloaded allreduce: PML bytes across leaders");
+    }
+    for (size_t l = 1; l < g.size() && !allreduceFlat && off.ops == 0; ++l) {
         const unsigned long long once = static_cast<unsigned long long>(g[l - 1] - g[l]) * mb;
         chk.truth(got[l] >= once && got[l] <= 2 * once,
                   "allreduce leader level " + std::to_string(l) + ": " + std::to_string(got[l]) + " bytes, model " +

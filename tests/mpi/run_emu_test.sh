@@ -5,8 +5,14 @@
 #
 # usage: run_emu_test.sh -e EMUCLUSTER_DIR -N NODES -p RANKS_PER_NODE -M node|slot
 #                        -m exclusive|beside -c COMPONENT_DIR -d DEFAULT_COMPONENT_PATH
-#                        -- PROGRAM [ARGS...]
+#                        [-v VERBOSE] [-P NAME=VALUE]... [-F PROVIDER] [-w EXPECTED_WARNINGS]
+#                        [-r WARNING_REGEX] [-o OUTPUT_REGEX]... -- PROGRAM [ARGS...]
 #   -M node: round-robin placement (--map-by node); slot: blocks of consecutive ranks.
+#   -v: coll_hieragg_verbose (default 1); -P: one more MCA parameter (repeatable).
+#   -F: offload over this libfabric provider ('+' for ';'), on the nodes' emu0 links
+#       (FI_TCP_IFACE / FI_SOCKETS_IFACE); skipped (77) without it (run_offload_test.sh
+#       decides, on loopback, before the cluster is built).
+#   -w/-r/-o: as run_mpi_test.sh (default: no warning).
 # Environment: EMU_DELAY (50us), EMU_RATE (1gbit): the link settings;
 #   HIERAGG_EMU_REQUIRED=1 turns "cannot create namespaces" from a skip into a failure;
 #   EMU_LOCK_WAIT (900): seconds to wait for /tmp/emucluster.lock.
@@ -17,7 +23,8 @@
 # Nodes placement test ran and passed. Exit 77 (CTest: skipped) when this
 # machine cannot create network namespaces, after saying so loudly.
 set -u
-emu= nodes=2 ppn=3 map=node mode=exclusive compdir= defpath=
+emu= nodes=2 ppn=3 map=node mode=exclusive compdir= defpath= verbose=1 provider= want=0 regex=
+extra=() outputs=()
 while [ $# -gt 0 ]; do
   case "$1" in
     -e) emu=$2; shift 2 ;;
@@ -27,6 +34,12 @@ while [ $# -gt 0 ]; do
     -m) mode=$2; shift 2 ;;
     -c) compdir=$2; shift 2 ;;
     -d) defpath=$2; shift 2 ;;
+    -v) verbose=$2; shift 2 ;;
+    -P) extra+=(--mca "${2%%=*}" "${2#*=}"); shift 2 ;;
+    -F) provider=${2//+/;}; shift 2 ;;
+    -w) want=$2; shift 2 ;;
+    -r) regex=$2; shift 2 ;;
+    -o) outputs+=("$2"); shift 2 ;;
     --) shift; break ;;
     *) echo "run_emu_test.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -90,8 +103,11 @@ hosts=$(for ((i = 0; i < nodes; ++i)); do printf 'node%d:%d,' "$i" "$ppn"; done)
 args=(-np "$np" --host "${hosts%,}" "${maparg[@]}" --bind-to none
       --mca mpi_yield_when_idle 1
       --mca mca_base_component_path "$compdir:$defpath"
-      "${modearg[@]}" --mca coll_hieragg_verbose 1
+      "${modearg[@]}" --mca coll_hieragg_verbose "$verbose" "${extra[@]}"
       -x HIERAGG_TEST_NODES="$nodes" -x HIERAGG_TEST_MAP="$map")
+if [ -n "$provider" ]; then
+  args+=(--mca coll_hieragg_ofi_provider "$provider" -x FI_TCP_IFACE=emu0 -x FI_SOCKETS_IFACE=emu0)
+fi
 [ -n "${HIERAGG_TEST_WATCHDOG:-}" ] && args+=(-x HIERAGG_TEST_WATCHDOG)
 echo "+ emu-mpirun ${args[*]} $*"
 tr=$SECONDS
@@ -110,10 +126,20 @@ if [ "$rc" -ne 0 ]; then
   status=1
 fi
 got=$(grep -c 'coll:hieragg: WARNING' "$out")
-if [ "$got" -ne 0 ]; then
-  echo "run_emu_test.sh: FAIL: $got line(s) with 'coll:hieragg: WARNING', expected none"
+if [ "$got" -ne "$want" ]; then
+  echo "run_emu_test.sh: FAIL: $got line(s) with 'coll:hieragg: WARNING', expected $want"
   status=1
 fi
+if [ -n "$regex" ] && grep 'coll:hieragg: WARNING' "$out" | grep -qvE -- "$regex"; then
+  echo "run_emu_test.sh: FAIL: a warning does not match '$regex'"
+  status=1
+fi
+for o in "${outputs[@]}"; do
+  if ! grep -qE -- "$o" "$out"; then
+    echo "run_emu_test.sh: FAIL: no output line matches '$o'"
+    status=1
+  fi
+done
 # hieragg's own view of MPI_COMM_WORLD (the first communicator of np ranks that
 # world rank 0 describes): NODES node groups of RANKS_PER_NODE.
 world=$(grep -m1 -A1 "hieragg: communicator of $np ranks (world rank 0 is rank 0)" "$out")

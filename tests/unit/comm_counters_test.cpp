@@ -63,6 +63,21 @@ TEST(CommCounters, TemporaryHighWaterFollowsOverlappingTasks) {
     EXPECT_EQ(k.temp_bytes_high_water, 150u);
 }
 
+TEST(CommCounters, OffloadedOperationsCountApartFromMessages) {
+    const hier::Hierarchy h = hierarchyOf("virtual:2", 4);
+    CommCounters c;
+    c.setHierarchy(&h, 0);
+    c.offloaded(16384);
+    c.offloaded(0);  // a barrier
+    c.sent(2, false, 8);
+    hieragg_comm_counters k{};
+    c.read(k);
+    EXPECT_EQ(k.offloaded_operations, 2u);
+    EXPECT_EQ(k.offloaded_bytes, 16384u);
+    EXPECT_EQ(k.bytes[1], 8u);  // the PML's message only
+    EXPECT_EQ(k.messages[1], 1u);
+}
+
 TEST(CommCounters, ServedCallsPerRegistryRow) {
     CommCounters c;
     c.served(0);
