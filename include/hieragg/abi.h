@@ -168,7 +168,15 @@ typedef struct hieragg_config {
     hieragg_link_cost ofi_cost;     /* coll_hieragg_cost_ofi_*: one fabric collective round */
     const char* rules_file;         /* coll_hieragg_rules_file: fitted selection rules (NULL/"" = none) */
     size_t max_temp_bytes;          /* temporaries one call may allocate per rank, 0 = no limit */
+    int autocalibrate;              /* coll_hieragg_cost_autocalibrate: measure the network link at setup */
+    /* Which coll_hieragg_cost_<link>_* the user set (MCA source not the default, value >= 0):
+     * bits HIERAGG_COST_SET_ALPHA/BETA/THETA/GAMMA per link class. Measurements never replace them. */
+    int link_cost_set[HIERAGG_LINK_CLASS_COUNT];
 } hieragg_config;
+#define HIERAGG_COST_SET_ALPHA 1
+#define HIERAGG_COST_SET_BETA 2
+#define HIERAGG_COST_SET_THETA 4
+#define HIERAGG_COST_SET_GAMMA 8
 
 typedef struct hieragg_comm hieragg_comm;
 typedef struct hieragg_task hieragg_task;

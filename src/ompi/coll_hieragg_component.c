@@ -285,10 +285,19 @@ static int hieragg_register(void) {
             snprintf(name, sizeof name, "cost_%s_%s", hieragg_link_class_name(l), param[f]);
             snprintf(help, sizeof help, "Cost model (selection of algorithm, radix and chunk): %s %s; "
                      "negative = built-in default", what[f], where[l]);
-            (void)mca_base_component_var_register(c, name, help, MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0,
-                                                  OPAL_INFO_LVL_7, MCA_BASE_VAR_SCOPE_READONLY, field[f]);
+            m->link_cost_index[l][f] = mca_base_component_var_register(
+                c, name, help, MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_7,
+                MCA_BASE_VAR_SCOPE_READONLY, field[f]);
         }
     }
+    m->autocalibrate = 1;
+    (void)mca_base_component_var_register(c, "cost_autocalibrate",
+        "1: measure the network link (alpha, beta between nodes) with a few ping-pongs between "
+        "leaders when the first communicator spanning several nodes is set up (a few ms, once per "
+        "process), agree on one value on every rank and use it in the cost model, except for "
+        "coll_hieragg_cost_network_alpha/_beta set explicitly and when coll_hieragg_rules_file is "
+        "given; 0: use the coll_hieragg_cost_network_* values (built-in defaults)",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &m->autocalibrate);
     hieragg_register_offload(c, m);
     hieragg_register_tuning(c, m);
     return OMPI_SUCCESS;
@@ -358,7 +367,27 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
     t.accumulator_type = m->accumulator_type;
     cfg.max_temp_bytes = m->max_temp_bytes;
     for (int k = 0; k < HIERAGG_COLL_KIND_COUNT; ++k) cfg.algorithm[k] = m->algorithm[k];
-    for (int l = 0; l < HIERAGG_LINK_CLASS_COUNT; ++l) cfg.link_cost[l] = m->link_cost[l];
+    for (int l = 0; l < HIERAGG_LINK_CLASS_COUNT; ++l) {
+        cfg.link_cost[l] = m->link_cost[l];
+        /* Set by the user (command line, environment, a params file such as hieragg-calibrate
+         * writes, a tune file): the automatic calibration leaves it alone. */
+        const double* field[4] = {&m->link_cost[l].alpha_us, &m->link_cost[l].beta_ns_per_byte,
+                                  &m->link_cost[l].theta_us, &m->link_cost[l].gamma_ns_per_byte};
+        for (int f = 0; f < 4; ++f) {
+            mca_base_var_source_t source = MCA_BASE_VAR_SOURCE_DEFAULT;
+            if (m->link_cost_index[l][f] >= 0 &&
+                OPAL_SUCCESS == mca_base_var_get_value(m->link_cost_index[l][f], NULL, &source, NULL) &&
+                MCA_BASE_VAR_SOURCE_DEFAULT != source && *field[f] >= 0)
+                cfg.link_cost_set[l] |= 1 << f;
+        }
+    }
+    if (m->autocalibrate != 0 && m->autocalibrate != 1) {
+        if (0 == opal_proc_local_get()->proc_name.vpid)
+            opal_output(0, "coll:hieragg: WARNING: coll_hieragg_cost_autocalibrate=%d is not 0 or 1; using 1",
+                        m->autocalibrate);
+        m->autocalibrate = 1;
+    }
+    cfg.autocalibrate = m->autocalibrate;
     cfg.offload = m->offload;
     cfg.ofi_provider = m->ofi_provider;
     cfg.ofi_cost = m->ofi_cost;

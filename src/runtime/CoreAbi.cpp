@@ -148,7 +148,7 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
             rt->transport().numericKind(args.rtype, args.op, call.elemKind, call.opKind);
     }
     refuseUnfit(call, c, *rt);
-    call.costs = &rt->costs();
+    call.costs = &c.costs;
     call.stageLinks = c.stageLinks.empty() ? nullptr : &c.stageLinks;
     const bool overridden = call.algorithm != 0;
     // Every start (direct, queued behind the identity exchange, persistent, a strong
@@ -159,7 +159,7 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
         const std::string pk = planKey(call, rule);
         std::shared_ptr<const hier::Plan>* found = c.plans.find(pk);
         if (!found) {
-            hier::Plan plan = hier::choosePlan(call, rt->costs());
+            hier::Plan plan = hier::choosePlan(call, c.costs);
             if (rule) hier::applyRuleTunables(plan, *rule, "rules file");
             found = &c.plans.insert(pk, std::make_shared<const hier::Plan>(std::move(plan)));
             newPlan = true;
@@ -417,7 +417,10 @@ hieragg_comm* hieragg_comm_create(void* comm, int rank, int size, int is_inter, 
     c->inter = is_inter != 0;
     c->remoteSize = remote_size;
     c->worldRank = world_rank;
-    if (Runtime* rt = Runtime::instance()) rt->registerComm(comm, c);
+    if (Runtime* rt = Runtime::instance()) {
+        c->costs = rt->costs();  // until the network calibration (if any) refines them
+        rt->registerComm(comm, c);
+    }
     return c;
 }
 
