@@ -104,14 +104,16 @@ void agreementDone(void* ctx, int status) {
         hier::applyMeasuredLink(c.costs, hier::kLinkNetwork, agreed, policy);
         rt.setNetworkMeasured(agreed);
     }
+    // One line per job in practice: rank 0 of the communicator that measured (later
+    // communicators take the value from their identity records, verbose level 2).
     if (c.rank == 0) {
         const hier::LinkCost& net = c.costs.link[hier::kLinkNetwork];
-        const std::string how = " (measured at setup, " + std::to_string(2 * pairs.size()) + " leaders)";
         rt.verbose(1, agreed.valid
                           ? "hieragg: network: alpha=" + fixed(net.alpha_us, 1) + " us" +
-                                (policy.alphaExplicit ? " (coll_hieragg_cost_network_alpha)" : how) +
+                                (policy.alphaExplicit ? " (set by coll_hieragg_cost_network_alpha)" : "") +
                                 " beta=" + fixed(net.beta_us_per_byte * 1000, 2) + " ns/B" +
-                                (policy.betaExplicit ? " (coll_hieragg_cost_network_beta)" : how)
+                                (policy.betaExplicit ? " (set by coll_hieragg_cost_network_beta)" : "") +
+                                " (measured at setup, " + std::to_string(2 * pairs.size()) + " leaders)"
                           : "hieragg: network: calibration measured nothing; the cost model keeps "
                             "coll_hieragg_cost_network_*");
     }
