@@ -53,8 +53,14 @@ bool calibrationWanted(const CalibrationPolicy& policy) {
 
 void applyMeasuredLink(CostParams& p, int link, const MeasuredLink& m, const CalibrationPolicy& policy) {
     if (!m.valid || !calibrationWanted(policy) || link < 0 || link >= kLinkClassCount) return;
-    if (!policy.alphaExplicit) p.link[link].alpha_us = m.alpha_us;
-    if (!policy.betaExplicit) p.link[link].beta_us_per_byte = m.beta_ns_per_byte / 1000.0;
+    LinkCost& l = p.link[link];
+    const LinkCost before = l;
+    if (!policy.alphaExplicit) l.alpha_us = m.alpha_us;
+    if (!policy.betaExplicit) l.beta_us_per_byte = m.beta_ns_per_byte / 1000.0;
+    if (link != kLinkNetwork) return;
+    if (!policy.offloadAlphaExplicit) p.offload.alpha_us += std::max(0.0, l.alpha_us - before.alpha_us);
+    if (!policy.offloadBetaExplicit)
+        p.offload.beta_us_per_byte += std::max(0.0, l.beta_us_per_byte - before.beta_us_per_byte);
 }
 
 }  // namespace hieragg::hier

@@ -172,6 +172,7 @@ typedef struct hieragg_config {
     /* Which coll_hieragg_cost_<link>_* the user set (MCA source not the default, value >= 0):
      * bits HIERAGG_COST_SET_ALPHA/BETA/THETA/GAMMA per link class. Measurements never replace them. */
     int link_cost_set[HIERAGG_LINK_CLASS_COUNT];
+    int ofi_cost_set;               /* the same bits for coll_hieragg_cost_ofi_* */
 } hieragg_config;
 #define HIERAGG_COST_SET_ALPHA 1
 #define HIERAGG_COST_SET_BETA 2

@@ -95,9 +95,26 @@ static void hieragg_register_offload(mca_base_component_t* c, mca_coll_hieragg_c
         snprintf(name, sizeof name, "cost_ofi_%s", param[f]);
         snprintf(help, sizeof help, "Cost model: %s of an offloaded collective among the leaders; "
                  "negative = built-in default", what[f]);
-        (void)mca_base_component_var_register(c, name, help, MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0,
-                                              OPAL_INFO_LVL_7, MCA_BASE_VAR_SCOPE_READONLY, field[f]);
+        m->ofi_cost_index[f] = mca_base_component_var_register(c, name, help, MCA_BASE_VAR_TYPE_DOUBLE, NULL,
+                                                               0, 0, OPAL_INFO_LVL_7,
+                                                               MCA_BASE_VAR_SCOPE_READONLY, field[f]);
     }
+}
+
+/* Bits HIERAGG_COST_SET_*: which of the four cost variables `index` the user set (any
+ * source but the default: command line, environment, a params file such as
+ * hieragg-calibrate writes, a tune file) with a value >= 0. The automatic calibration
+ * leaves those alone. */
+static int hieragg_cost_set_bits(const int index[4], const hieragg_link_cost* lc) {
+    const double value[4] = {lc->alpha_us, lc->beta_ns_per_byte, lc->theta_us, lc->gamma_ns_per_byte};
+    int bits = 0;
+    for (int f = 0; f < 4; ++f) {
+        mca_base_var_source_t source = MCA_BASE_VAR_SOURCE_DEFAULT;
+        if (index[f] >= 0 && OPAL_SUCCESS == mca_base_var_get_value(index[f], NULL, &source, NULL) &&
+            MCA_BASE_VAR_SOURCE_DEFAULT != source && value[f] >= 0)
+            bits |= 1 << f;
+    }
+    return bits;
 }
 
 /* ---- Tuning and observability (issue 9; docs/tuning.md) ---------------------------- */
@@ -369,18 +386,9 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
     for (int k = 0; k < HIERAGG_COLL_KIND_COUNT; ++k) cfg.algorithm[k] = m->algorithm[k];
     for (int l = 0; l < HIERAGG_LINK_CLASS_COUNT; ++l) {
         cfg.link_cost[l] = m->link_cost[l];
-        /* Set by the user (command line, environment, a params file such as hieragg-calibrate
-         * writes, a tune file): the automatic calibration leaves it alone. */
-        const double* field[4] = {&m->link_cost[l].alpha_us, &m->link_cost[l].beta_ns_per_byte,
-                                  &m->link_cost[l].theta_us, &m->link_cost[l].gamma_ns_per_byte};
-        for (int f = 0; f < 4; ++f) {
-            mca_base_var_source_t source = MCA_BASE_VAR_SOURCE_DEFAULT;
-            if (m->link_cost_index[l][f] >= 0 &&
-                OPAL_SUCCESS == mca_base_var_get_value(m->link_cost_index[l][f], NULL, &source, NULL) &&
-                MCA_BASE_VAR_SOURCE_DEFAULT != source && *field[f] >= 0)
-                cfg.link_cost_set[l] |= 1 << f;
-        }
+        cfg.link_cost_set[l] = hieragg_cost_set_bits(m->link_cost_index[l], &m->link_cost[l]);
     }
+    cfg.ofi_cost_set = hieragg_cost_set_bits(m->ofi_cost_index, &m->ofi_cost);
     if (m->autocalibrate != 0 && m->autocalibrate != 1) {
         if (0 == opal_proc_local_get()->proc_name.vpid)
             opal_output(0, "coll:hieragg: WARNING: coll_hieragg_cost_autocalibrate=%d is not 0 or 1; using 1",

@@ -15,12 +15,13 @@
 namespace hieragg {
 
 namespace {
-// A few ms on an Ethernet-like link (84 us one way, 116 MB/s): 6 x 170 us + 2 x 1.3 ms.
-// The first small round trip often opens the connection; minimums drop it.
-constexpr int kSmallRounds = 6;
-constexpr int kLargeRounds = 2;
+// About 5 ms on an Ethernet-like link (84 us one way, 116 MB/s): 8 x 170 us + 3 x 1.3 ms.
+// The first small round trip often opens the connection; minimums drop it and whatever
+// a busy machine adds (samples of 140 us to 9 ms were seen for the same emulated link).
+constexpr int kSmallRounds = 8;
+constexpr int kLargeRounds = 3;
 constexpr size_t kSmallBytes = 8;
-constexpr size_t kLargeBytes = 128 * 1024;  // past the eager limits: what a segment costs
+constexpr size_t kLargeBytes = 128 * 1024;  // past the eager limits, like a segment
 
 // What every rank contributes to the agreement: its pair's measurement (initiators only).
 struct CalibrationRecord {
@@ -143,6 +144,14 @@ void roundDone(void* ctx, int status) {
     }
     if (st->initiator) {
         const hier::MeasuredLink m = hier::estimateLink(st->smallRtt, st->largeRtt, kLargeBytes, kSmallBytes);
+        if (Runtime::instance()->config().verbose >= 3) {  // the raw samples, to judge the estimate
+            std::string small, large;
+            for (double t : st->smallRtt) small += " " + fixed(t, 1);
+            for (double t : st->largeRtt) large += " " + fixed(t, 1);
+            Runtime::instance()->verbose(3, "hieragg: network calibration, rank " + std::to_string(c.rank) + " with " +
+                                                std::to_string(st->peer) + ": round trips [us] of 8 B:" + small +
+                                                "; of " + std::to_string(kLargeBytes) + " B:" + large);
+        }
         CalibrationRecord& mine = st->records[c.rank];
         mine.valid = m.valid;
         mine.alphaUs = m.alpha_us;

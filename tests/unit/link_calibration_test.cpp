@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ReductionFixture.hpp"
+#include "hieragg/hier/AlgorithmRegistry.hpp"
 #include "hieragg/hier/CostParams.hpp"
 #include "hieragg/hier/LinkCalibration.hpp"
 #include "hieragg/hier/Selection.hpp"
@@ -134,4 +135,59 @@ TEST(LinkCalibration, MeasuredNetworkChangesTheSmallReduceScatterChoice) {
     const bool flatRing = after.mode == hier::Plan::Mode::Flat && after.stages[0].algo &&
                           std::string(after.stages[0].algo->name) == "ring";
     EXPECT_FALSE(flatRing) << after.describe();
+}
+
+// An offloaded round crosses the same network: a measured slower network raises the
+// offload's alpha/beta by the same amount (unless set explicitly); a faster one does not
+// lower them.
+TEST(LinkCalibration, OffloadRoundFollowsASlowerNetwork) {
+    const hier::CostParams d = hier::CostParams::defaults();
+    const double netA = d.link[hier::kLinkNetwork].alpha_us, netB = d.link[hier::kLinkNetwork].beta_us_per_byte;
+    hier::CostParams p = d;
+    hier::applyMeasuredLink(p, hier::kLinkNetwork, link(84, 8.6), {});
+    EXPECT_DOUBLE_EQ(p.offload.alpha_us, d.offload.alpha_us + (84 - netA));
+    EXPECT_NEAR(p.offload.beta_us_per_byte, d.offload.beta_us_per_byte + (8.6 / 1000 - netB), 1e-15);
+    hier::CalibrationPolicy keep;
+    keep.offloadAlphaExplicit = keep.offloadBetaExplicit = true;
+    hier::CostParams q = d;
+    hier::applyMeasuredLink(q, hier::kLinkNetwork, link(84, 8.6), keep);
+    EXPECT_DOUBLE_EQ(q.offload.alpha_us, d.offload.alpha_us);
+    EXPECT_DOUBLE_EQ(q.offload.beta_us_per_byte, d.offload.beta_us_per_byte);
+    hier::CostParams fast = d;
+    hier::applyMeasuredLink(fast, hier::kLinkNetwork, link(1.0, 0.1), {});
+    EXPECT_DOUBLE_EQ(fast.offload.alpha_us, d.offload.alpha_us);
+    EXPECT_DOUBLE_EQ(fast.offload.beta_us_per_byte, d.offload.beta_us_per_byte);
+    // Another link class leaves the offload alone.
+    hier::CostParams node = d;
+    hier::applyMeasuredLink(node, hier::kLinkNode, link(84, 8.6), {});
+    EXPECT_DOUBLE_EQ(node.offload.alpha_us, d.offload.alpha_us);
+}
+
+// With the emulated cluster's measured link and the default (software provider) offload
+// costs, 2 leaders: bcast and barrier stay point-to-point (measured: offloaded bcast
+// 1.5-2.6x slower, barrier 1.1x, docs/offload.md), the offloaded allreduce (one exchange
+// where point-to-point reduce + bcast crosses twice, measured 0.53-0.84x) is chosen.
+TEST(LinkCalibration, MeasuredNetworkKeepsOffloadWhereItWasMeasuredFaster) {
+    const int p = 8;
+    const hier::Hierarchy h = roundRobin(p, 2);
+    OffloadCaps o;
+    o.barrier = o.bcast = true;
+    o.allreduceOps[HIERAGG_ELEM_DOUBLE] = 1u << HIERAGG_OPK_SUM;
+    o.maxCount = o.maxBytes = 1u << 30;
+    o.members = 2;
+    hier::CostParams measured = hier::CostParams::defaults();
+    hier::applyMeasuredLink(measured, hier::kLinkNetwork, link(84, 8.6), {});
+    for (hieragg_coll_kind kind : {HIERAGG_BCAST, HIERAGG_BARRIER, HIERAGG_ALLREDUCE}) {
+        CollCall c = baseCall(kind, 0, p, &h);
+        c.args.scount = c.args.rcount = kind == HIERAGG_BARRIER ? 0 : 1;
+        c.args.op_commutative = 1;
+        c.rtype = c.stype = hieragg_dtype_info{8, 0, 8, 0, 8};
+        c.offload = &o;
+        c.elemKind = HIERAGG_ELEM_DOUBLE;
+        c.opKind = HIERAGG_OPK_SUM;
+        const hier::Plan plan = hier::choosePlan(c, measured);
+        const bool offloaded = plan.mode == hier::Plan::Mode::Levels && plan.stages.back().algo &&
+                               plan.stages.back().algo->emitter == hier::Emitter::Fabric;
+        EXPECT_EQ(offloaded, kind == HIERAGG_ALLREDUCE) << hier::collectiveName(kind) << "\n" << plan.describe();
+    }
 }

@@ -41,6 +41,9 @@ struct CalibrationPolicy {
     bool rulesFile = false;
     bool alphaExplicit = false;
     bool betaExplicit = false;
+    // coll_hieragg_cost_ofi_alpha/_beta set explicitly (see applyMeasuredLink).
+    bool offloadAlphaExplicit = false;
+    bool offloadBetaExplicit = false;
 };
 
 // Whether a measurement can change anything: off, a rules file, or both parameters set
@@ -48,7 +51,10 @@ struct CalibrationPolicy {
 bool calibrationWanted(const CalibrationPolicy& policy);
 
 // Replaces p.link[link]'s alpha and beta by the measurement, each unless set explicitly;
-// nothing when the policy wants no calibration or the measurement is invalid.
+// nothing when the policy wants no calibration or the measurement is invalid. For the
+// network link, an offloaded round (p.offload) crosses the same network: where the
+// measurement makes the network slower than p said, the offload's alpha/beta (unless set
+// explicitly) grow by as much, so a software provider is not priced below the network.
 void applyMeasuredLink(CostParams& p, int link, const MeasuredLink& m, const CalibrationPolicy& policy);
 
 }  // namespace hieragg::hier
