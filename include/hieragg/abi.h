@@ -222,6 +222,10 @@ typedef struct hieragg_comm_counters {
     uint64_t subspaces; /* level-0 groups of the decomposition (1: not decomposed; 0: not known yet) */
 } hieragg_comm_counters;
 /* Counters of the communicator whose shim handle is `comm`; zeros if hieragg does not serve it. */
+/* The network link's alpha [us] and beta [ns/B] the cost model uses on communicator `comm`
+ * (measured at setup, set by MCA, or the defaults; MPI_T pvar coll_hieragg_network_cost).
+ * Unknown communicator: the process's MCA values. */
+void hieragg_read_network_cost(void* comm, double out[2]);
 void hieragg_read_counters(void* comm, hieragg_comm_counters* out);
 /* Calls of `kind` on `comm` served by each of its algorithms: out[i] for enum value i + 1 of
  * coll_hieragg_<kind>_algorithm (a call whose stages ran different algorithms counts for

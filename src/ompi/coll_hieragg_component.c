@@ -164,6 +164,18 @@ static int pvar_algorithms_get(const mca_base_pvar_t* pvar, void* value, void* o
     return OMPI_SUCCESS;
 }
 
+static int pvar_network_cost_notify(mca_base_pvar_t* pvar, mca_base_pvar_event_t event, void* obj, int* count) {
+    (void)pvar;
+    (void)obj;
+    if (MCA_BASE_PVAR_HANDLE_BIND == event) *count = 2;
+    return OMPI_SUCCESS;
+}
+static int pvar_network_cost_get(const mca_base_pvar_t* pvar, void* value, void* obj) {
+    (void)pvar;
+    hieragg_read_network_cost(obj, (double*)value);
+    return OMPI_SUCCESS;
+}
+
 static void hieragg_register_pvars(mca_base_component_t* c) {
     static const struct {
         const char* name;
@@ -192,6 +204,13 @@ static void hieragg_register_pvars(mca_base_component_t* c) {
                                                MCA_BASE_VAR_BIND_MPI_COMM, MCA_BASE_PVAR_FLAG_READONLY,
                                                pvar_counter_get, NULL, vars[i].notify,
                                                (void*)(intptr_t)vars[i].field);
+    (void)mca_base_component_pvar_register(c, "network_cost",
+        "The network link's cost model parameters on the communicator: value 0 alpha [us], value 1 "
+        "beta [ns/B]; measured at setup unless set explicitly (coll_hieragg_cost_autocalibrate)",
+        OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_GENERIC, MCA_BASE_VAR_TYPE_DOUBLE, NULL,
+        MCA_BASE_VAR_BIND_MPI_COMM, MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS,
+        pvar_network_cost_get, NULL,
+        pvar_network_cost_notify, NULL);
     for (int k = 0; k < HIERAGG_COLL_KIND_COUNT; ++k) {
         char name[96], help[640];
         snprintf(name, sizeof name, "%s_algorithm_calls", hieragg_coll_name((hieragg_coll_kind)k));
