@@ -58,9 +58,10 @@ void applyMeasuredLink(CostParams& p, int link, const MeasuredLink& m, const Cal
     if (!policy.alphaExplicit) l.alpha_us = m.alpha_us;
     if (!policy.betaExplicit) l.beta_us_per_byte = m.beta_ns_per_byte / 1000.0;
     if (link != kLinkNetwork) return;
-    if (!policy.offloadAlphaExplicit) p.offload.alpha_us += std::max(0.0, l.alpha_us - before.alpha_us);
-    if (!policy.offloadBetaExplicit)
-        p.offload.beta_us_per_byte += std::max(0.0, l.beta_us_per_byte - before.beta_us_per_byte);
+    if (!policy.offloadAlphaExplicit && before.alpha_us > 0)
+        p.offload.alpha_us *= std::max(1.0, l.alpha_us / before.alpha_us);
+    if (!policy.offloadBetaExplicit && before.beta_us_per_byte > 0)
+        p.offload.beta_us_per_byte *= std::max(1.0, l.beta_us_per_byte / before.beta_us_per_byte);
 }
 
 }  // namespace hieragg::hier

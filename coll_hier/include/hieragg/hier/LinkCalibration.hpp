@@ -54,7 +54,8 @@ bool calibrationWanted(const CalibrationPolicy& policy);
 // nothing when the policy wants no calibration or the measurement is invalid. For the
 // network link, an offloaded round (p.offload) crosses the same network: where the
 // measurement makes the network slower than p said, the offload's alpha/beta (unless set
-// explicitly) grow by as much, so a software provider is not priced below the network.
+// explicitly) grow by the same factor, so the offload keeps its standing against
+// point-to-point (with the defaults, offload=auto never opens; docs/offload.md).
 void applyMeasuredLink(CostParams& p, int link, const MeasuredLink& m, const CalibrationPolicy& policy);
 
 }  // namespace hieragg::hier
