@@ -651,8 +651,11 @@ Plan choosePlan(const CollCall& c, const CostParams& p) {
     Plan best = tree;
     if (scatters && c.size > 1) {
         // The tree plan prices the reduce only; rank 0 then sends every other rank its block.
+        // Those sends are posted at once (ReduceScatter.cpp, scatterPulse): their start-ups
+        // overlap, so one alpha, then one theta per message and the bytes in sequence at rank 0
+        // (docs/selection.md: n-1 alphas made the tree lose to a ring of n-1 dependent hops).
         const LinkCost& l = p.link[hier ? links.back() : kLinkNode];
-        best.predUs += (c.size - 1) * (l.alpha_us + l.theta_us) + (c.size - 1.0) / c.size * bytes * l.beta_us_per_byte;
+        best.predUs += l.alpha_us + (c.size - 1) * l.theta_us + (c.size - 1.0) / c.size * bytes * l.beta_us_per_byte;
     }
     for (const AlgorithmInfo* a : algorithmsOf(c.args.kind)) {
         if (!slices(*a) || !unmetNeed(*a, c).empty() || (forced && a != forced)) continue;

@@ -173,7 +173,16 @@ typedef struct hieragg_config {
     size_t max_temp_bytes;          /* temporaries one call may allocate per rank, 0 = no limit */
     int switch_entries;             /* coll_hieragg_switch_entries: type II entries per switch, 0 = none */
     int switch_degree;              /* coll_hieragg_switch_degree: children per switch of a type II tree */
+    int autocalibrate;              /* coll_hieragg_cost_autocalibrate: measure the network link at setup */
+    /* Which coll_hieragg_cost_<link>_* the user set (MCA source not the default, value >= 0):
+     * bits HIERAGG_COST_SET_ALPHA/BETA/THETA/GAMMA per link class. Measurements never replace them. */
+    int link_cost_set[HIERAGG_LINK_CLASS_COUNT];
+    int ofi_cost_set;               /* the same bits for coll_hieragg_cost_ofi_* */
 } hieragg_config;
+#define HIERAGG_COST_SET_ALPHA 1
+#define HIERAGG_COST_SET_BETA 2
+#define HIERAGG_COST_SET_THETA 4
+#define HIERAGG_COST_SET_GAMMA 8
 
 typedef struct hieragg_comm hieragg_comm;
 typedef struct hieragg_task hieragg_task;
@@ -220,6 +229,10 @@ typedef struct hieragg_comm_counters {
     uint64_t offloaded_bytes;      /* their payload: not in bytes[] / messages[], which count the PML's */
 } hieragg_comm_counters;
 /* Counters of the communicator whose shim handle is `comm`; zeros if hieragg does not serve it. */
+/* The network link's alpha [us] and beta [ns/B] the cost model uses on communicator `comm`
+ * (measured at setup, set by MCA, or the defaults; MPI_T pvar coll_hieragg_network_cost).
+ * Unknown communicator: the process's MCA values. */
+void hieragg_read_network_cost(void* comm, double out[2]);
 void hieragg_read_counters(void* comm, hieragg_comm_counters* out);
 /* Calls of `kind` on `comm` served by each of its algorithms: out[i] for enum value i + 1 of
  * coll_hieragg_<kind>_algorithm (a call whose stages ran different algorithms counts for

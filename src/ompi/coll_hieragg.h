@@ -29,6 +29,9 @@ typedef struct mca_coll_hieragg_component_t {
     int switch_degree;    /* coll_hieragg_switch_degree: children per switch of a type II tree */
     int algorithm[HIERAGG_COLL_KIND_COUNT];
     hieragg_link_cost link_cost[HIERAGG_LINK_CLASS_COUNT]; /* coll_hieragg_cost_<link>_<param> */
+    int link_cost_index[HIERAGG_LINK_CLASS_COUNT][4]; /* their MCA variable indexes (source lookup) */
+    int autocalibrate;    /* coll_hieragg_cost_autocalibrate */
+    int ofi_cost_index[4]; /* MCA variable indexes of coll_hieragg_cost_ofi_* */
     int offload;          /* coll_hieragg_offload: HIERAGG_OFFLOAD_* */
     char* ofi_provider;   /* coll_hieragg_ofi_provider */
     hieragg_link_cost ofi_cost; /* coll_hieragg_cost_ofi_* */

@@ -114,9 +114,26 @@ static void hieragg_register_offload(mca_base_component_t* c, mca_coll_hieragg_c
         snprintf(name, sizeof name, "cost_ofi_%s", param[f]);
         snprintf(help, sizeof help, "Cost model: %s of an offloaded collective among the leaders; "
                  "negative = built-in default", what[f]);
-        (void)mca_base_component_var_register(c, name, help, MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0,
-                                              OPAL_INFO_LVL_7, MCA_BASE_VAR_SCOPE_READONLY, field[f]);
+        m->ofi_cost_index[f] = mca_base_component_var_register(c, name, help, MCA_BASE_VAR_TYPE_DOUBLE, NULL,
+                                                               0, 0, OPAL_INFO_LVL_7,
+                                                               MCA_BASE_VAR_SCOPE_READONLY, field[f]);
     }
+}
+
+/* Bits HIERAGG_COST_SET_*: which of the four cost variables `index` the user set (any
+ * source but the default: command line, environment, a params file such as
+ * hieragg-calibrate writes, a tune file) with a value >= 0. The automatic calibration
+ * leaves those alone. */
+static int hieragg_cost_set_bits(const int index[4], const hieragg_link_cost* lc) {
+    const double value[4] = {lc->alpha_us, lc->beta_ns_per_byte, lc->theta_us, lc->gamma_ns_per_byte};
+    int bits = 0;
+    for (int f = 0; f < 4; ++f) {
+        mca_base_var_source_t source = MCA_BASE_VAR_SOURCE_DEFAULT;
+        if (index[f] >= 0 && OPAL_SUCCESS == mca_base_var_get_value(index[f], NULL, &source, NULL) &&
+            MCA_BASE_VAR_SOURCE_DEFAULT != source && value[f] >= 0)
+            bits |= 1 << f;
+    }
+    return bits;
 }
 
 /* ---- Tuning and observability (issue 9; docs/tuning.md) ---------------------------- */
@@ -168,6 +185,18 @@ static int pvar_algorithms_get(const mca_base_pvar_t* pvar, void* value, void* o
     return OMPI_SUCCESS;
 }
 
+static int pvar_network_cost_notify(mca_base_pvar_t* pvar, mca_base_pvar_event_t event, void* obj, int* count) {
+    (void)pvar;
+    (void)obj;
+    if (MCA_BASE_PVAR_HANDLE_BIND == event) *count = 2;
+    return OMPI_SUCCESS;
+}
+static int pvar_network_cost_get(const mca_base_pvar_t* pvar, void* value, void* obj) {
+    (void)pvar;
+    hieragg_read_network_cost(obj, (double*)value);
+    return OMPI_SUCCESS;
+}
+
 static void hieragg_register_pvars(mca_base_component_t* c) {
     static const struct {
         const char* name;
@@ -202,6 +231,13 @@ static void hieragg_register_pvars(mca_base_component_t* c) {
                                                MCA_BASE_VAR_BIND_MPI_COMM, MCA_BASE_PVAR_FLAG_READONLY,
                                                pvar_counter_get, NULL, vars[i].notify,
                                                (void*)(intptr_t)vars[i].field);
+    (void)mca_base_component_pvar_register(c, "network_cost",
+        "The network link's cost model parameters on the communicator: value 0 alpha [us], value 1 "
+        "beta [ns/B]; measured at setup unless set explicitly (coll_hieragg_cost_autocalibrate)",
+        OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_GENERIC, MCA_BASE_VAR_TYPE_DOUBLE, NULL,
+        MCA_BASE_VAR_BIND_MPI_COMM, MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS,
+        pvar_network_cost_get, NULL,
+        pvar_network_cost_notify, NULL);
     for (int k = 0; k < HIERAGG_COLL_KIND_COUNT; ++k) {
         char name[96], help[640];
         snprintf(name, sizeof name, "%s_algorithm_calls", hieragg_coll_name((hieragg_coll_kind)k));
@@ -325,10 +361,19 @@ static int hieragg_register(void) {
             snprintf(name, sizeof name, "cost_%s_%s", hieragg_link_class_name(l), param[f]);
             snprintf(help, sizeof help, "Cost model (selection of algorithm, radix and chunk): %s %s; "
                      "negative = built-in default", what[f], where[l]);
-            (void)mca_base_component_var_register(c, name, help, MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0,
-                                                  OPAL_INFO_LVL_7, MCA_BASE_VAR_SCOPE_READONLY, field[f]);
+            m->link_cost_index[l][f] = mca_base_component_var_register(
+                c, name, help, MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_7,
+                MCA_BASE_VAR_SCOPE_READONLY, field[f]);
         }
     }
+    m->autocalibrate = 1;
+    (void)mca_base_component_var_register(c, "cost_autocalibrate",
+        "1: measure the network link (alpha, beta between nodes) with a few ping-pongs between "
+        "leaders when the first communicator spanning several nodes is set up (a few ms, once per "
+        "process), agree on one value on every rank and use it in the cost model, except for "
+        "coll_hieragg_cost_network_alpha/_beta set explicitly and when coll_hieragg_rules_file is "
+        "given; 0: use the coll_hieragg_cost_network_* values (built-in defaults)",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &m->autocalibrate);
     hieragg_register_offload(c, m);
     hieragg_register_tuning(c, m);
     return OMPI_SUCCESS;
@@ -400,7 +445,18 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
     cfg.switch_entries = m->switch_entries;
     cfg.switch_degree = m->switch_degree;
     for (int k = 0; k < HIERAGG_COLL_KIND_COUNT; ++k) cfg.algorithm[k] = m->algorithm[k];
-    for (int l = 0; l < HIERAGG_LINK_CLASS_COUNT; ++l) cfg.link_cost[l] = m->link_cost[l];
+    for (int l = 0; l < HIERAGG_LINK_CLASS_COUNT; ++l) {
+        cfg.link_cost[l] = m->link_cost[l];
+        cfg.link_cost_set[l] = hieragg_cost_set_bits(m->link_cost_index[l], &m->link_cost[l]);
+    }
+    cfg.ofi_cost_set = hieragg_cost_set_bits(m->ofi_cost_index, &m->ofi_cost);
+    if (m->autocalibrate != 0 && m->autocalibrate != 1) {
+        if (0 == opal_proc_local_get()->proc_name.vpid)
+            opal_output(0, "coll:hieragg: WARNING: coll_hieragg_cost_autocalibrate=%d is not 0 or 1; using 1",
+                        m->autocalibrate);
+        m->autocalibrate = 1;
+    }
+    cfg.autocalibrate = m->autocalibrate;
     cfg.offload = m->offload;
     cfg.ofi_provider = m->ofi_provider;
     cfg.ofi_cost = m->ofi_cost;

@@ -6,6 +6,7 @@
 #include <functional>
 #include <sstream>
 
+#include "LinkCalibrationStage.hpp"
 #include "OffloadSetup.hpp"
 #include "Runtime.hpp"
 #include "hieragg/ScheduleBuilder.hpp"
@@ -33,6 +34,9 @@ struct IdentityRecord {
     int32_t numa;
     uint64_t inputs;
     char hostname[64];
+    // The network link this process measured or agreed on before (LinkCalibrationStage.hpp).
+    double netAlphaUs, netBetaNsPerByte;
+    int32_t netValid, pad;
 };
 
 uint64_t fingerprintInputs(const std::string& split) {
@@ -92,6 +96,8 @@ int offloadExchangeTagBase(int stage) {
     return identityExchangeTagBase() - (stage + 1) * static_cast<int>(kMaxChannels);
 }
 
+int calibrationTagBase(int stage) { return offloadExchangeTagBase(5 + stage); }
+
 int startRecordExchange(hieragg_comm& c, void* recs, size_t recordBytes, int tagBase, hieragg_complete_fn done) {
     Runtime& rt = *Runtime::instance();
     auto sched = std::make_shared<const Schedule>(ringAllgather(c.rank, c.size, recordBytes));
@@ -145,12 +151,14 @@ void becomeReady(hieragg_comm& c, int status) {
     c.decomp = hieragg_comm::Decomp::Ready;
     std::vector<char>().swap(c.identityRecords);
     c.offloadSetup.reset();
+    c.calibration.reset();
     if (c.onReady) c.onReady(c, status);
 }
 
-// The hierarchy exists: the offload setup's exchanges (if any) run before the waiting calls.
-void afterDecomposition(hieragg_comm& c) {
-    if (!beginOffloadSetup(c)) becomeReady(c, 0);
+// The hierarchy exists: the network calibration (if any), then the offload setup's
+// exchanges (which ask the calibrated model), run before the waiting calls.
+void afterDecomposition(hieragg_comm& c, const CalibrationInputs& in) {
+    if (!beginLinkCalibration(c, in)) continueSetupAfterCalibration(c);
 }
 
 // Completion of the identity exchange (from Runtime::progress, or at once from track).
@@ -162,15 +170,21 @@ void exchangeDone(void* ctx, int status) {
             const auto* recs = reinterpret_cast<IdentityRecord*>(c.identityRecords.data());
             std::vector<hier::RankIdentity> ids(c.size);
             bool consistent = true;
+            CalibrationInputs calib;
+            calib.carried.resize(static_cast<size_t>(c.size));
             for (int r = 0; r < c.size; ++r) {
                 IdentityRecord rec = recs[r];
                 rec.hostname[sizeof rec.hostname - 1] = '\0';
                 ids[r] = {rec.worldRank, rec.hostname, rec.numa};
                 if (rec.inputs != recs[0].inputs) consistent = false;
+                if (ids[r].hostname != ids[0].hostname) calib.spansHosts = true;
+                calib.carried[r].valid = rec.netValid != 0;
+                calib.carried[r].alpha_us = rec.netAlphaUs;
+                calib.carried[r].beta_ns_per_byte = rec.netBetaNsPerByte;
             }
             applyDecomposition(c, ids, consistent);
             std::vector<char>().swap(c.identityRecords);
-            return afterDecomposition(c);
+            return afterDecomposition(c, calib);
         } catch (const std::bad_alloc&) {
             status = HIERAGG_ERR_NO_MEM;
         }
@@ -181,6 +195,10 @@ void exchangeDone(void* ctx, int status) {
 }  // namespace
 
 void finishDecomposition(hieragg_comm& c, int status) { becomeReady(c, status); }
+
+void continueSetupAfterCalibration(hieragg_comm& c) {
+    if (!beginOffloadSetup(c)) becomeReady(c, 0);
+}
 
 void beginDecomposition(hieragg_comm& c, ReadyFn onReady) {
     if (c.decomp != hieragg_comm::Decomp::None) return;
@@ -194,7 +212,8 @@ void beginDecomposition(hieragg_comm& c, ReadyFn onReady) {
         std::vector<hier::RankIdentity> ids(c.size);
         for (int r = 0; r < c.size; ++r) ids[r].worldRank = r;
         applyDecomposition(c, ids, true);
-        return afterDecomposition(c);
+        // No identities exchanged: nothing tells the ranks apart by host, nothing to agree from.
+        return afterDecomposition(c, CalibrationInputs{});
     }
     // A ring allgather of identity records on its own tag block, as a Task like any
     // other: the call that triggered it returns at once and waits in c.pending.
@@ -206,6 +225,10 @@ void beginDecomposition(hieragg_comm& c, ReadyFn onReady) {
     mine.numa = me.numa;
     mine.inputs = fingerprintInputs(split);
     std::strncpy(mine.hostname, me.hostname.c_str(), sizeof mine.hostname - 1);
+    const hier::MeasuredLink net = rt.networkMeasured();
+    mine.netValid = net.valid;
+    mine.netAlphaUs = net.alpha_us;
+    mine.netBetaNsPerByte = net.beta_ns_per_byte;
 
     auto sched = std::make_shared<const Schedule>(ringAllgather(c.rank, c.size, sizeof(IdentityRecord)));
     TaskBindings bind;

@@ -33,7 +33,8 @@ struct PendingStart {
 struct PersistentTags {
     std::vector<int> peer, local;
 };
-struct OffloadSetupState;  // OffloadSetup.cpp
+struct OffloadSetupState;     // OffloadSetup.cpp
+struct LinkCalibrationState;  // LinkCalibrationStage.cpp
 }  // namespace hieragg
 
 struct hieragg_comm {
@@ -61,6 +62,11 @@ struct hieragg_comm {
     // Selection: link class of each stage of the hierarchy, and the plans chosen so far
     // (per call signature class, hier::sizeClass), so the model runs once per class.
     std::vector<int> stageLinks;
+    // The cost model's parameters for this communicator: the process's (coll_hieragg_cost_*)
+    // with the network link's measured alpha/beta once calibrated (LinkCalibrationStage.hpp);
+    // the same on every rank of the communicator, so every rank picks the same plans.
+    hieragg::hier::CostParams costs;
+    std::shared_ptr<hieragg::LinkCalibrationState> calibration;  // while that stage runs
     hieragg::LruCache<std::shared_ptr<const hieragg::hier::Plan>> plans{hieragg::kCacheLimit};
     // Offload (docs/offload.md): this leader's transport (null on non-leaders and when
     // offload is off), what the group can run (the same on every rank; offloadOn says
@@ -91,9 +97,15 @@ namespace hieragg {
 enum class TagSpace { Call, Persistent };
 int tagBase(uint32_t seq, TagSpace space, bool localGroup);
 int identityExchangeTagBase();
-// The offload setup's two exchanges (addresses, join results): fixed blocks below the
-// identity exchange's, like it not tied to a call number.
+// The offload setup's fixed blocks below the identity exchange's, like it not tied to a
+// call number: 0 addresses, 1 join results, 2 failure notices, 3 leader re-runs over the
+// PML, 4 join notices (docs/offload.md).
 int offloadExchangeTagBase(int stage);
+// The network calibration's ping-pongs (stage 0) and its agreement (stage 1): fixed blocks
+// below the offload setup's five (a rank still calibrating must not match a notice).
+int calibrationTagBase(int stage);
+// The calibration stage is over (c.costs final): the offload setup, then the waiting calls.
+void continueSetupAfterCalibration(hieragg_comm& c);
 // Starts a ring allgather of fixed-size records (`recs` holds c.size records, this rank's
 // at its index) as a tracked Task on the fixed tag block `tagBase`; `done(&c, status)`
 // runs when it completes (from progress). Returns an error code when nothing started.

@@ -147,7 +147,7 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
         if (args.kind == HIERAGG_ALLREDUCE)
             rt->transport().numericKind(args.rtype, args.op, call.elemKind, call.opKind);
     }
-    call.costs = &rt->costs();
+    call.costs = &c.costs;
     // Before the refusal check: type2 needs the stages' link classes (switch levels).
     call.stageLinks = c.stageLinks.empty() ? nullptr : &c.stageLinks;
     call.switchEntries = rt->config().switch_entries;
@@ -162,7 +162,7 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
         const std::string pk = planKey(call, rule);
         std::shared_ptr<const hier::Plan>* found = c.plans.find(pk);
         if (!found) {
-            hier::Plan plan = hier::choosePlan(call, rt->costs());
+            hier::Plan plan = hier::choosePlan(call, c.costs);
             if (rule) hier::applyRuleTunables(plan, *rule, "rules file");
             // A candidate that was not available says why once (e.g. no type II tree fits).
             if (!plan.note.empty() && (c.rank == 0 || c.inter)) rt->verboseOnce(1, plan.note);
@@ -422,7 +422,10 @@ hieragg_comm* hieragg_comm_create(void* comm, int rank, int size, int is_inter, 
     c->inter = is_inter != 0;
     c->remoteSize = remote_size;
     c->worldRank = world_rank;
-    if (Runtime* rt = Runtime::instance()) rt->registerComm(comm, c);
+    if (Runtime* rt = Runtime::instance()) {
+        c->costs = rt->costs();  // until the network calibration (if any) refines them
+        rt->registerComm(comm, c);
+    }
     return c;
 }
 
@@ -490,6 +493,20 @@ const char* hieragg_algorithm_names(hieragg_coll_kind kind) {
 void hieragg_read_counters(void* comm, hieragg_comm_counters* out) {
     std::memset(out, 0, sizeof *out);
     if (Runtime* rt = Runtime::instance()) rt->withComm(comm, [&](hieragg_comm& c) { c.counters->read(*out); });
+}
+
+void hieragg_read_network_cost(void* comm, double out[2]) {
+    out[0] = out[1] = 0;
+    Runtime* rt = Runtime::instance();
+    if (!rt) return;
+    const hier::LinkCost* l = &rt->costs().link[hier::kLinkNetwork];
+    out[0] = l->alpha_us;
+    out[1] = l->beta_us_per_byte * 1000.0;
+    rt->withComm(comm, [&](hieragg_comm& c) {
+        std::lock_guard<std::recursive_mutex> lock(c.mutex);  // the calibration may be writing it
+        out[0] = c.costs.link[hier::kLinkNetwork].alpha_us;
+        out[1] = c.costs.link[hier::kLinkNetwork].beta_us_per_byte * 1000.0;
+    });
 }
 
 int hieragg_algorithm_count(hieragg_coll_kind kind) {

@@ -322,7 +322,7 @@ bool beginOffloadSetup(hieragg_comm& c) {
     return false;
 #else
     if (cfg.offload == HIERAGG_OFFLOAD_AUTO &&
-        !modelPicksOffload(c, rt.costs(), static_cast<int>(leaders.size()), cfg.segment_size)) {
+        !modelPicksOffload(c, c.costs, static_cast<int>(leaders.size()), cfg.segment_size)) {
         if (c.rank == 0)
             rt.verbose(1, "hieragg: offload=auto: the cost model picks no offloaded leader stage here "
                           "(coll_hieragg_cost_ofi_*); not opened");

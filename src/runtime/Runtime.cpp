@@ -27,6 +27,12 @@ Runtime::Runtime(const hieragg_transport& tr, const hieragg_config& cfg)
         auto rules = std::make_shared<hier::RulesFile>();
         if (hier::loadRulesFile(rulesPath_, *rules, rulesProblem_)) rules_ = std::move(rules);
     }
+    networkPolicy_.autocalibrate = cfg.autocalibrate != 0;
+    networkPolicy_.rulesFile = !rulesPath_.empty();
+    networkPolicy_.alphaExplicit = (cfg.link_cost_set[hier::kLinkNetwork] & HIERAGG_COST_SET_ALPHA) != 0;
+    networkPolicy_.betaExplicit = (cfg.link_cost_set[hier::kLinkNetwork] & HIERAGG_COST_SET_BETA) != 0;
+    networkPolicy_.offloadAlphaExplicit = (cfg.ofi_cost_set & HIERAGG_COST_SET_ALPHA) != 0;
+    networkPolicy_.offloadBetaExplicit = (cfg.ofi_cost_set & HIERAGG_COST_SET_BETA) != 0;
 }
 
 int Runtime::init(const hieragg_transport& tr, const hieragg_config& cfg) {

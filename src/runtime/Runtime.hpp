@@ -13,6 +13,7 @@
 #include "hieragg/Task.hpp"
 #include "hieragg/abi.h"
 #include "hieragg/hier/CostParams.hpp"
+#include "hieragg/hier/LinkCalibration.hpp"
 #include "hieragg/hier/RulesFile.hpp"
 
 struct hieragg_comm;
@@ -35,6 +36,18 @@ public:
     const std::shared_ptr<const hier::RulesFile>& rules() const { return rules_; }
     const std::string& rulesPath() const { return rulesPath_; }
     const std::string& rulesProblem() const { return rulesProblem_; }
+    // Automatic calibration of the network link (LinkCalibrationStage.hpp): what the user
+    // decided, and the value this process last agreed on with a communicator (carried in
+    // its identity record, so later communicators agree without measuring again).
+    const hier::CalibrationPolicy& networkPolicy() const { return networkPolicy_; }
+    hier::MeasuredLink networkMeasured() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return networkMeasured_;
+    }
+    void setNetworkMeasured(const hier::MeasuredLink& m) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        networkMeasured_ = m;
+    }
 
     // Communicators by the shim's handle, for the MPI_T readers (which get the handle).
     void registerComm(void* handle, hieragg_comm* c);
@@ -86,6 +99,8 @@ private:
     hier::CostParams costs_;
     std::shared_ptr<const hier::RulesFile> rules_;
     std::string rulesPath_, rulesProblem_;
+    hier::CalibrationPolicy networkPolicy_;
+    hier::MeasuredLink networkMeasured_;
     std::vector<Active> active_;
     bool inProgress_ = false;
     // MPI_THREAD_MULTIPLE: threads may start collectives on different communicators

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <set>
@@ -403,4 +404,50 @@ TEST_F(MpiT, RulesFileCandidateRuns) {
         ++checked;
     }
     chk.truth(checked > 0, "the rules file has a single-candidate bcast, reduce or allreduce");
+}
+
+// coll_hieragg_network_cost: the network alpha/beta the model uses on the communicator.
+// HIERAGG_TEST_NETWORK_ALPHA names what the entry arranged (tests/mpi/CMakeLists.txt,
+// mpi.calibrate.*): a number = exactly that alpha (an explicit value, or the default
+// with coll_hieragg_cost_autocalibrate=0); "measured" = alpha and beta both differ from
+// the MCA values (read back as control variables) and every rank holds the same bits.
+TEST_F(MpiT, NetworkCostIsWhatTheModelUses) {
+    const char* expect = std::getenv("HIERAGG_TEST_NETWORK_ALPHA");
+    if (!expect || !*expect || !served()) GTEST_SKIP() << "no expectation set for this entry";
+    int idx = -1, count = 0;
+    MPI_T_pvar_session session;
+    MPI_T_pvar_handle h = MPI_T_PVAR_HANDLE_NULL;
+    chk.ok(MPI_T_pvar_session_create(&session), "session");
+    if (chk.ok(MPI_T_pvar_get_index("coll_hieragg_network_cost", MPI_T_PVAR_CLASS_GENERIC, &idx), "index") &&
+        chk.ok(MPI_T_pvar_handle_alloc(session, idx, &comm, &h, &count), "handle") && chk.eq(count, 2, "count")) {
+        double v[2] = {-1, -1};
+        chk.ok(MPI_T_pvar_read(session, h, v), "read");
+        auto cvarDouble = [&](const char* name) {
+            double d = -1;
+            int ci = -1, cc = 0;
+            MPI_T_cvar_handle ch;
+            if (MPI_T_cvar_get_index(name, &ci) == MPI_SUCCESS && MPI_T_cvar_handle_alloc(ci, nullptr, &ch, &cc) == MPI_SUCCESS) {
+                MPI_T_cvar_read(ch, &d);
+                MPI_T_cvar_handle_free(&ch);
+            }
+            return d;
+        };
+        if (std::string(expect) == "measured") {
+            chk.truth(v[0] > 0 && v[0] != cvarDouble("coll_hieragg_cost_network_alpha"), "alpha measured");
+            chk.truth(v[1] > 0 && v[1] != cvarDouble("coll_hieragg_cost_network_beta"), "beta measured");
+        } else {
+            chk.eq(v[0], std::atof(expect), "alpha");
+            chk.truth(v[1] > 0, "beta positive");
+        }
+        // The same bits on every rank (point-to-point: collectives are under test).
+        double first[2] = {v[0], v[1]};
+        if (rank == 0) {
+            for (int r = 1; r < size; ++r) MPI_Send(first, 2, MPI_DOUBLE, r, 31020, comm);
+        } else {
+            MPI_Recv(first, 2, MPI_DOUBLE, 0, 31020, comm, MPI_STATUS_IGNORE);
+        }
+        chk.truth(first[0] == v[0] && first[1] == v[1], "the same network cost on every rank");
+        MPI_T_pvar_handle_free(session, &h);
+    }
+    MPI_T_pvar_session_free(&session);
 }

@@ -20,7 +20,10 @@
 # Exit 0 iff the cluster came up, mpirun exited 0, the output has no
 # "coll:hieragg: WARNING" line, hieragg's verbose decomposition of
 # MPI_COMM_WORLD shows "node: NODES groups of size RANKS_PER_NODE", and the
-# Nodes placement test ran and passed. Exit 77 (CTest: skipped) when this
+# Nodes placement test ran and passed, and the automatic calibration of the network link
+# printed exactly one line whose alpha and beta fit the shaped link (EMU_DELAY one way plus
+# the TCP and shaping overhead: 30..1000 us when EMU_DELAY is 50us; 1gbit: 2..50 ns/B;
+# other settings skip the range check). Exit 77 (CTest: skipped) when this
 # machine cannot create network namespaces, after saying so loudly.
 set -u
 emu= nodes=2 ppn=3 map=node mode=exclusive compdir= defpath= verbose=1 provider= want=0 regex=
@@ -151,6 +154,21 @@ fi
 if ! grep -q '^\[       OK \] Nodes.SharedSplitMatchesPlacement' "$out"; then
   echo "run_emu_test.sh: FAIL: the placement test Nodes.SharedSplitMatchesPlacement did not run and pass"
   status=1
+fi
+# The network link measured at setup (LinkCalibrationStage.cpp): once per job (MPI_COMM_WORLD
+# measures; later communicators take the agreed value from their identity records).
+calib=$(grep -E 'hieragg: network: alpha=[0-9.]+ us beta=[0-9.]+ ns/B \(measured at setup, [0-9]+ leaders\)' "$out")
+ncalib=$(grep -c . <<<"$calib")
+echo "run_emu_test.sh: calibration: ${calib:-none}"
+if [ "$ncalib" -ne 1 ]; then
+  echo "run_emu_test.sh: FAIL: $ncalib calibration line(s) 'hieragg: network: ... (measured at setup, ...)', expected 1"
+  status=1
+elif [ "${EMU_DELAY:-50us}" = 50us ] && [ "${EMU_RATE:-1gbit}" = 1gbit ]; then
+  a=$(sed -E 's/.*alpha=([0-9.]+) us.*/\1/' <<<"$calib") b=$(sed -E 's/.*beta=([0-9.]+) ns.*/\1/' <<<"$calib")
+  if ! awk -v a="$a" -v b="$b" 'BEGIN { exit !(a >= 30 && a <= 1000 && b >= 2 && b <= 50) }'; then
+    echo "run_emu_test.sh: FAIL: measured alpha=$a us beta=$b ns/B, outside 30..1000 us / 2..50 ns/B for a 50 us, 1 Gbit/s link"
+    status=1
+  fi
 fi
 [ "$status" -eq 0 ] && echo "run_emu_test.sh: OK ($nodes nodes x $ppn ranks, map-by $map, mode=$mode) in $((SECONDS - t0)) s"
 exit $status

@@ -1,0 +1,61 @@
+// Automatic calibration of one link class (the network between nodes) at
+// communicator setup: the pure parts. The runtime (src/runtime/LinkCalibrationStage.cpp)
+// times a few ping-pongs between leaders; this file turns the round trips into
+// alpha/beta, makes every rank agree on one value from the same records, and says
+// which parameters the measurement may replace (explicit MCA values and rules files win).
+#pragma once
+#include <cstddef>
+#include <vector>
+
+#include "hieragg/hier/CostParams.hpp"
+
+namespace hieragg::hier {
+
+struct MeasuredLink {
+    bool valid = false;
+    double alpha_us = 0;          // one-way start-up of a small message [us]
+    double beta_ns_per_byte = 0;  // per byte of a long message [ns/B]
+};
+
+// Bounds of what a measurement may say (a clock step or an idle peer must not set the
+// model to absurd values): beta at least kMinBetaNsPerByte (100 GB/s).
+constexpr double kMinBetaNsPerByte = 0.01;
+
+// alpha = min(small round trips) / 2; beta = (min(large round trips) - min(small round
+// trips)) / (largeBytes - smallBytes), where a large round trip is largeBytes there and
+// smallBytes back. Minimums: a round trip is never faster than the link, only slower
+// (a peer busy elsewhere, a connection being opened). Invalid without both kinds of
+// samples or with a non-positive small round trip.
+MeasuredLink estimateLink(const std::vector<double>& smallRttUs, const std::vector<double>& largeRttUs,
+                          size_t largeBytes, size_t smallBytes);
+
+// The value every rank uses: the median (mean of the two middle values for an even
+// count) of the valid measurements, alpha and beta separately. Every rank holds the same
+// records, so every rank computes the same bits. Invalid if none is valid.
+MeasuredLink agreeLink(const std::vector<MeasuredLink>& measurements);
+
+// What the user decided (coll_hieragg_cost_autocalibrate, coll_hieragg_rules_file,
+// and whether coll_hieragg_cost_network_alpha/_beta were set explicitly).
+struct CalibrationPolicy {
+    bool autocalibrate = true;
+    bool rulesFile = false;
+    bool alphaExplicit = false;
+    bool betaExplicit = false;
+    // coll_hieragg_cost_ofi_alpha/_beta set explicitly (see applyMeasuredLink).
+    bool offloadAlphaExplicit = false;
+    bool offloadBetaExplicit = false;
+};
+
+// Whether a measurement can change anything: off, a rules file, or both parameters set
+// explicitly means no measurement (today's behaviour).
+bool calibrationWanted(const CalibrationPolicy& policy);
+
+// Replaces p.link[link]'s alpha and beta by the measurement, each unless set explicitly;
+// nothing when the policy wants no calibration or the measurement is invalid. For the
+// network link, an offloaded round (p.offload) crosses the same network: where the
+// measurement makes the network slower than p said, the offload's alpha/beta (unless set
+// explicitly) grow by the same factor, so the offload keeps its standing against
+// point-to-point (with the defaults, offload=auto never opens; docs/offload.md).
+void applyMeasuredLink(CostParams& p, int link, const MeasuredLink& m, const CalibrationPolicy& policy);
+
+}  // namespace hieragg::hier

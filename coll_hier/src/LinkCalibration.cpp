@@ -1,0 +1,67 @@
+#include "hieragg/hier/LinkCalibration.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace hieragg::hier {
+
+namespace {
+double minimum(const std::vector<double>& v) {
+    double m = INFINITY;
+    for (double x : v)
+        if (std::isfinite(x) && x < m) m = x;
+    return m;
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+}  // namespace
+
+MeasuredLink estimateLink(const std::vector<double>& smallRttUs, const std::vector<double>& largeRttUs,
+                          size_t largeBytes, size_t smallBytes) {
+    MeasuredLink m;
+    const double small = minimum(smallRttUs), large = minimum(largeRttUs);
+    if (!std::isfinite(small) || !std::isfinite(large) || small <= 0 || largeBytes <= smallBytes) return m;
+    m.valid = true;
+    m.alpha_us = small / 2;
+    const double perByteUs = (large - small) / static_cast<double>(largeBytes - smallBytes);
+    m.beta_ns_per_byte = std::max(perByteUs * 1000.0, kMinBetaNsPerByte);
+    return m;
+}
+
+MeasuredLink agreeLink(const std::vector<MeasuredLink>& measurements) {
+    std::vector<double> alpha, beta;
+    for (const MeasuredLink& m : measurements)
+        if (m.valid) {
+            alpha.push_back(m.alpha_us);
+            beta.push_back(m.beta_ns_per_byte);
+        }
+    MeasuredLink out;
+    if (alpha.empty()) return out;
+    out.valid = true;
+    out.alpha_us = median(alpha);
+    out.beta_ns_per_byte = median(beta);
+    return out;
+}
+
+bool calibrationWanted(const CalibrationPolicy& policy) {
+    return policy.autocalibrate && !policy.rulesFile && !(policy.alphaExplicit && policy.betaExplicit);
+}
+
+void applyMeasuredLink(CostParams& p, int link, const MeasuredLink& m, const CalibrationPolicy& policy) {
+    if (!m.valid || !calibrationWanted(policy) || link < 0 || link >= kLinkClassCount) return;
+    LinkCost& l = p.link[link];
+    const LinkCost before = l;
+    if (!policy.alphaExplicit) l.alpha_us = m.alpha_us;
+    if (!policy.betaExplicit) l.beta_us_per_byte = m.beta_ns_per_byte / 1000.0;
+    if (link != kLinkNetwork) return;
+    if (!policy.offloadAlphaExplicit && before.alpha_us > 0)
+        p.offload.alpha_us *= std::max(1.0, l.alpha_us / before.alpha_us);
+    if (!policy.offloadBetaExplicit && before.beta_us_per_byte > 0)
+        p.offload.beta_us_per_byte *= std::max(1.0, l.beta_us_per_byte / before.beta_us_per_byte);
+}
+
+}  // namespace hieragg::hier

@@ -1,0 +1,27 @@
+// Automatic calibration of the network link at communicator setup (docs/selection.md,
+// "Automatic calibration"): a stage of the staged nonblocking setup, after the identity
+// exchange and before the offload setup. Leaders on both ends of a network stage time a
+// few ping-pongs (Tasks on their own tag block, progressed with everything else), then
+// every rank exchanges the results and applies the same agreed alpha/beta to its
+// communicator's cost parameters (hieragg_comm::costs). Calls wait in c.pending meanwhile.
+#pragma once
+#include <vector>
+
+#include "CommState.hpp"
+#include "hieragg/hier/LinkCalibration.hpp"
+
+namespace hieragg {
+
+// What the identity exchange told every rank alike: whether the communicator spans more
+// than one host, and what each rank's process measured before (invalid: nothing yet).
+struct CalibrationInputs {
+    bool spansHosts = false;
+    std::vector<hier::MeasuredLink> carried;
+};
+
+// Decides (the same on every rank) and starts the stage. Returns false when there is
+// nothing to measure (c.costs then already holds what applies); true when the stage runs:
+// it calls continueSetupAfterCalibration(c), or finishDecomposition(c, error), when done.
+bool beginLinkCalibration(hieragg_comm& c, const CalibrationInputs& in);
+
+}  // namespace hieragg
