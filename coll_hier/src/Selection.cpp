@@ -513,7 +513,7 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
             if (!hier) continue;
             // Linear gather into the leader; the leaders' ring of m blocks per step (one message
             // per run of consecutive ranks) overlaps the binomial bcasts of arrived groups, which
-            // cost the leader lg copies of every group; the last group's bcast ends it.
+            // cost the leader lg copies of every group; then the last segment's bcast ends it.
             const Hierarchy& hh = *h;
             const int top = hh.levels() - 1;
             int runs = 1;
@@ -528,7 +528,11 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
             const double ring = (L - 1) * (net.alpha_us + runs * net.theta_us + m * S * net.beta_us_per_byte);
             const double fanout = L * lg * runs * msg(in, m * S / runs);
             s.link = links.back();
-            s.predUs = gather + std::max(ring, fanout) + lg * (in.alpha_us + msg(in, m * S));
+            // Ring steps are cut into segments (at most 64 per step beyond one per run) that are
+            // forwarded and broadcast as they arrive: after the ring only the last segment's
+            // bcast remains.
+            const double segment = std::min(m * S, std::max(static_cast<double>(c.segmentBytes), m * S / 64));
+            s.predUs = gather + std::max(ring, fanout) + lg * (in.alpha_us + msg(in, segment));
             s.why = std::to_string(groups) + " leaders, " + std::to_string(runs) + " runs per group, ring " +
                     fmt("%.1f", ring) + " us vs bcasts " + fmt("%.1f", fanout) + " us";
             leaderRing = s;
