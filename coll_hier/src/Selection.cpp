@@ -668,6 +668,7 @@ Plan choosePlan(const CollCall& c, const CostParams& p) {
         const LinkCost& l = p.link[hier ? links.back() : kLinkNode];
         best.predUs += l.alpha_us + (c.size - 1) * l.theta_us + (c.size - 1.0) / c.size * bytes * l.beta_us_per_byte;
     }
+    const double treeUs = best.predUs;  // reduce_scatter: with the scatter
     for (const AlgorithmInfo* a : algorithmsOf(c.args.kind)) {
         if (!slices(*a) || !unmetNeed(*a, c).empty() || (forced && a != forced)) continue;
         Plan s;
@@ -681,7 +682,7 @@ Plan choosePlan(const CollCall& c, const CostParams& p) {
         if (s.predUs < best.predUs) best = s;
     }
     if (best.stages.size() == 1 && best.stages[0].algo && slices(*best.stages[0].algo))
-        best.stages[0].why += "; beats the trees (" + fmt("%.2f", tree.predUs) + " us)";
+        best.stages[0].why += "; beats the trees (" + fmt("%.2f", treeUs) + " us)";
     else
         best.predUs = tree.predUs;  // the tree plan as the runtime reports it
     return best;
