@@ -236,6 +236,38 @@ TEST(AllgatherLeaderRing, AllgathervForcedAndAutoOnOneRunPerGroup) {
                 }
 }
 
+TEST(AllgatherLeaderRing, AllgathervAutoTakesItForLongRunsUnderRoundRobin) {
+    // Round robin: one run per rank. Blocks of 1000 words (8000 B) against 4 KiB segments:
+    // long runs, the leaders' ring; against 64 KiB segments: the staged path.
+    const int p = 8;
+    const hier::Hierarchy h = roundRobin(p, 2);
+    std::vector<int> counts(p, 1000), displs(p);
+    for (int r = 0; r < p; ++r) displs[r] = r * 1000;
+    for (size_t seg : {size_t{4096}, size_t{65536}}) {
+        sim::SimNetwork net(p);
+        std::vector<std::vector<int64_t>> send(p), recv(p, std::vector<int64_t>(p * 1000, -7));
+        std::vector<CollCall> calls;
+        for (int r = 0; r < p; ++r) {
+            for (int i = 0; i < 1000; ++i) send[r].push_back(value(r, i));
+            CollCall c = baseCall(HIERAGG_ALLGATHERV, r, p, &h);
+            c.segmentBytes = seg;
+            c.args.sbuf = send[r].data();
+            c.args.stype = c.args.rtype = &int64Type();
+            c.args.scount = 1000;
+            c.args.rbuf = recv[r].data();
+            c.args.rcounts = counts.data();
+            c.args.rdispls = displs.data();
+            calls.push_back(c);
+        }
+        auto res = sim::runOne(net, calls, recipeBuilder());
+        ASSERT_TRUE(res.ok) << res.error;
+        for (int r = 0; r < p; ++r)
+            for (int s = 0; s < p; ++s)
+                for (int i = 0; i < 1000; ++i) ASSERT_EQ(recv[r][s * 1000 + i], value(s, i)) << r << " " << s;
+        EXPECT_EQ(res.algorithms[0], seg == 4096 ? "leader-ring-allgather" : "hier-gather+ring+bcast") << seg;
+    }
+}
+
 TEST(AllgatherRecursiveDoubling, PowerOfTwoLog2MessagesAndRefusedOtherwise) {
     const int rd = hier::algorithmValue(*hier::algorithmByName(HIERAGG_ALLGATHER, "recursive_doubling"));
     for (int p : {1, 2, 4, 8, 16})

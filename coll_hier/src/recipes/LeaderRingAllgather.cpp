@@ -51,6 +51,16 @@ bool oneRunPerGroup(const CollCall& c, const std::function<bool(int, int)>& adja
     return true;
 }
 
+bool segmentLongRuns(const CollCall& c, const std::function<Block(int)>& blockOf,
+                     const std::function<bool(int, int)>& adjacent) {
+    const hier::Hierarchy& h = *c.hierarchy;
+    const int top = h.levels() - 1;
+    size_t runs = 0, elems = 0;
+    for (int g = 0; g < h.groupCount(top); ++g)
+        for (const Run& r : runsOf(h.groupMembers(top, g), blockOf, adjacent)) ++runs, elems += r.count;
+    return runs > 0 && c.segmentBytes > 0 && elems * c.rtype.size >= runs * c.segmentBytes;
+}
+
 Schedule leaderRingAllgather(const CollCall& c, const std::function<Block(int)>& blockOf, const Block& input,
                              const std::function<bool(int, int)>& adjacent) {
     const auto& a = c.args;
