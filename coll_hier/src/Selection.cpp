@@ -315,10 +315,12 @@ double butterflyAllreduceUs(const LinkCost& l, int n, double bytes, double pulse
 // reduce_scatter's `hierarchical` row (LeaderRingReduceScatter.hpp) on n ranks in G outermost
 // groups of up to M, vector of `bytes`: pulses of a piece of every block (a node block of about
 // one segment) flow through three stages that overlap across pulses, so the time is one pulse's
-// latency through all of them plus (pulses - 1) times the slowest stage's time per pulse:
+// latency through all of them plus (pulses - 1) times the leader's time per pulse:
 //   in the group: pack + binomial reduce of the pulse vector V (ceil(log2 M) children at the leader);
 //   leaders: G - 1 ring steps of one node block B, kPulseWindow pulses in flight;
 //   scatter: the leader's M - 1 sends of one piece (start-ups overlap).
+// The leader's own reductions and copies of the group stage do not overlap its ring (one
+// progress engine does both), so per pulse they add to the slower of ring and scatter.
 double leaderRingReduceScatterUs(const LinkCost& in, const LinkCost& net, int n, int G, int M, double bytes,
                                  double seg) {
     if (n <= 1 || bytes <= 0) return 0;
@@ -333,7 +335,7 @@ double leaderRingReduceScatterUs(const LinkCost& in, const LinkCost& net, int n,
     const double ringBusy = std::max((G - 1) * ringUnit, ringLat / static_cast<double>(recipes::kPulseWindow));
     const double scatterBusy = (M - 1) * (in.theta_us + piece * in.beta_us_per_byte);
     const double scatterLat = (M > 1 ? in.alpha_us : 0.0) + scatterBusy;
-    return inLat + ringLat + scatterLat + (pulses - 1) * std::max({inBusy, ringBusy, scatterBusy});
+    return inLat + ringLat + scatterLat + (pulses - 1) * (inBusy + std::max(ringBusy, scatterBusy));
 }
 
 // The prediction of one slice composition row for an allreduce of `bytes`.
