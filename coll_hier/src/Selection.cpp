@@ -293,7 +293,8 @@ bool serves(const AlgorithmInfo& a, unsigned where) { return (a.serves & where) 
 
 // The allreduce compositions that cut the vector into slices (SliceAllreduce.hpp).
 bool slices(const AlgorithmInfo& a) {
-    if (a.coll == HIERAGG_REDUCE_SCATTER || a.coll == HIERAGG_REDUCE_SCATTER_BLOCK) return a.emitter == Emitter::Ring;
+    if (a.coll == HIERAGG_REDUCE_SCATTER || a.coll == HIERAGG_REDUCE_SCATTER_BLOCK)
+        return a.emitter == Emitter::Ring || a.emitter == Emitter::LeaderRing;
     if (a.coll != HIERAGG_ALLREDUCE) return false;
     switch (a.emitter) {
     case Emitter::Ring: case Emitter::Rabenseifner: case Emitter::RecursiveDoubling:
@@ -335,6 +336,32 @@ double butterflyAllreduceUs(const LinkCost& l, int n, double bytes, double pulse
            bytes * (moved * x * l.beta_us_per_byte + reduced * l.gamma_us_per_byte);
 }
 
+// reduce_scatter's `hierarchical` row (LeaderRingReduceScatter.hpp) on n ranks in G outermost
+// groups of up to M, vector of `bytes`: pulses of a piece of every block (a node block of about
+// one segment) flow through three stages that overlap across pulses, so the time is one pulse's
+// latency through all of them plus (pulses - 1) times the leader's time per pulse:
+//   in the group: pack + binomial reduce of the pulse vector V (ceil(log2 M) children at the leader);
+//   leaders: G - 1 ring steps of one node block B, kPulseWindow pulses in flight;
+//   scatter: the leader's M - 1 sends of one piece (start-ups overlap).
+// The leader's own reductions and copies of the group stage do not overlap its ring (one
+// progress engine does both), so per pulse they add to the slower of ring and scatter.
+double leaderRingReduceScatterUs(const LinkCost& in, const LinkCost& net, int n, int G, int M, double bytes,
+                                 double seg) {
+    if (n <= 1 || bytes <= 0) return 0;
+    const double block = bytes / n, piece = std::max(1.0, std::min(block, seg / std::max(M, 1)));
+    const double pulses = std::ceil(block / piece), V = n * piece, B = M * piece;
+    const double lgM = std::ceil(std::log2(std::max(M, 1)));
+    const double redUnit = in.theta_us + V * (in.beta_us_per_byte + in.gamma_us_per_byte);
+    const double packUs = V * in.beta_us_per_byte;
+    const double inLat = packUs + lgM * (in.alpha_us + redUnit), inBusy = packUs + lgM * redUnit;
+    const double ringUnit = net.theta_us + B * (net.beta_us_per_byte + net.gamma_us_per_byte);
+    const double ringLat = (G - 1) * (net.alpha_us + ringUnit);
+    const double ringBusy = std::max((G - 1) * ringUnit, ringLat / static_cast<double>(recipes::kPulseWindow));
+    const double scatterBusy = (M - 1) * (in.theta_us + piece * in.beta_us_per_byte);
+    const double scatterLat = (M > 1 ? in.alpha_us : 0.0) + scatterBusy;
+    return inLat + ringLat + scatterLat + (pulses - 1) * (inBusy + std::max(ringBusy, scatterBusy));
+}
+
 // The prediction of one slice composition row for an allreduce of `bytes`.
 StageChoice predictSlices(const AlgorithmInfo& a, const CollCall& c, const CostParams& p, const std::vector<int>& links,
                           double bytes) {
@@ -362,6 +389,12 @@ StageChoice predictSlices(const AlgorithmInfo& a, const CollCall& c, const CostP
     }
     const LinkCost& net = p.link[hier ? links.back() : kLinkNode];
     s.link = hier ? links.back() : kLinkNode;
+    if (a.coll != HIERAGG_ALLREDUCE && a.emitter == Emitter::LeaderRing) {
+        if (!hier) return s;
+        s.predUs = leaderRingReduceScatterUs(p.link[links[links.size() - 2]], net, n, G, M, bytes, seg);
+        s.why = std::to_string(G) + " leaders' ring of node blocks, groups of up to " + std::to_string(M);
+        return s;
+    }
     if (a.coll != HIERAGG_ALLREDUCE) {  // reduce_scatter ring: the first half of the ring allreduce
         const double windows = std::ceil(std::max(1.0, std::ceil(bytes / (seg * n))) / recipes::kPulseWindow);
         s.predUs = n <= 1 ? 0.0
@@ -506,7 +539,7 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
             if (!hier) continue;
             // Linear gather into the leader; the leaders' ring of m blocks per step (one message
             // per run of consecutive ranks) overlaps the binomial bcasts of arrived groups, which
-            // cost the leader lg copies of every group; the last group's bcast ends it.
+            // cost the leader lg copies of every group; then the last segment's bcast ends it.
             const Hierarchy& hh = *h;
             const int top = hh.levels() - 1;
             int runs = 1;
@@ -521,7 +554,11 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
             const double ring = (L - 1) * (net.alpha_us + runs * net.theta_us + m * S * net.beta_us_per_byte);
             const double fanout = L * lg * runs * msg(in, m * S / runs);
             s.link = links.back();
-            s.predUs = gather + std::max(ring, fanout) + lg * (in.alpha_us + msg(in, m * S));
+            // Ring steps are cut into segments (at most 64 per step beyond one per run) that are
+            // forwarded and broadcast as they arrive: after the ring only the last segment's
+            // bcast remains.
+            const double segment = std::min(m * S, std::max(static_cast<double>(c.segmentBytes), m * S / 64));
+            s.predUs = gather + std::max(ring, fanout) + lg * (in.alpha_us + msg(in, segment));
             s.why = std::to_string(groups) + " leaders, " + std::to_string(runs) + " runs per group, ring " +
                     fmt("%.1f", ring) + " us vs bcasts " + fmt("%.1f", fanout) + " us";
             leaderRing = s;
@@ -657,6 +694,7 @@ Plan choosePlan(const CollCall& c, const CostParams& p) {
         const LinkCost& l = p.link[hier ? links.back() : kLinkNode];
         best.predUs += l.alpha_us + (c.size - 1) * l.theta_us + (c.size - 1.0) / c.size * bytes * l.beta_us_per_byte;
     }
+    const double treeUs = best.predUs;  // reduce_scatter: with the scatter
     for (const AlgorithmInfo* a : algorithmsOf(c.args.kind)) {
         if (!slices(*a) || !unmetNeed(*a, c).empty() || (forced && a != forced)) continue;
         Plan s;
@@ -670,7 +708,7 @@ Plan choosePlan(const CollCall& c, const CostParams& p) {
         if (s.predUs < best.predUs) best = s;
     }
     if (best.stages.size() == 1 && best.stages[0].algo && slices(*best.stages[0].algo))
-        best.stages[0].why += "; beats the trees (" + fmt("%.2f", tree.predUs) + " us)";
+        best.stages[0].why += "; beats the trees (" + fmt("%.2f", treeUs) + " us)";
     else
         best.predUs = tree.predUs;  // the tree plan as the runtime reports it
     best.note = tree.note;

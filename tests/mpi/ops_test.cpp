@@ -351,4 +351,41 @@ TEST_F(Large, BcastAllreduceAllgatherAlltoall) {
             for (int i = 0; i < t; ++i) chk.eq(ar[q * t + i], val(q, rank * t + i), "large alltoall", q * t + i);
 }
 
+// Rendezvous-sized reduce_scatter(_block) and allgatherv (the leaders' rows pulse and segment
+// them): uneven counts with zeros, in place too.
+TEST_F(Large, ReduceScatterAllgatherv) {
+    const int k = 30000;
+    std::vector<int> s(static_cast<size_t>(k) * size), r(static_cast<size_t>(k) * size);
+    for (bool inplace : {false, true}) {
+        for (size_t i = 0; i < s.size(); ++i) s[i] = val(rank, static_cast<int>(i));
+        std::fill(r.begin(), r.end(), -1);
+        if (inplace) r = s;
+        if (chk.ok(MPI_Reduce_scatter_block(inplace ? MPI_IN_PLACE : s.data(), r.data(), k, MPI_INT, MPI_SUM,
+                                            MPI_COMM_WORLD), "large MPI_Reduce_scatter_block"))
+            for (int i = 0; i < k; ++i) {
+                long e = 0;
+                for (int q = 0; q < size; ++q) e += val(q, rank * k + i);
+                chk.eq(r[i], e, "large reduce_scatter_block", i);
+            }
+    }
+    std::vector<int> counts(size), displs(size);
+    int total = 0;
+    for (int q = 0; q < size; ++q) counts[q] = (q % 3) * k / 2, displs[q] = total, total += counts[q];
+    std::vector<int> out(total + 1, -1);
+    for (size_t i = 0; i < s.size(); ++i) s[i] = val(rank, static_cast<int>(i));
+    if (chk.ok(MPI_Reduce_scatter(s.data(), out.data(), counts.data(), MPI_INT, MPI_SUM, MPI_COMM_WORLD),
+               "large MPI_Reduce_scatter"))
+        for (int i = 0; i < counts[rank]; ++i) {
+            long e = 0;
+            for (int q = 0; q < size; ++q) e += val(q, displs[rank] + i);
+            chk.eq(out[i], e, "large reduce_scatter", i);
+        }
+    std::fill(out.begin(), out.end(), -1);
+    if (chk.ok(MPI_Allgatherv(s.data(), counts[rank], MPI_INT, out.data(), counts.data(), displs.data(), MPI_INT,
+                              MPI_COMM_WORLD), "large MPI_Allgatherv"))
+        for (int q = 0; q < size; ++q)
+            for (int i = 0; i < counts[q]; ++i) chk.eq(out[displs[q] + i], val(q, i), "large allgatherv", displs[q] + i);
+    chk.eq(out[total], -1, "large allgatherv wrote past the end", total);
+}
+
 }  // namespace

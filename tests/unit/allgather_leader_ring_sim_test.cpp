@@ -6,6 +6,8 @@
 // run and ring step; no temporary memory.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "DataMovementFixture.hpp"
 #include "hieragg/CallBinding.hpp"
 #include "hieragg/hier/AlgorithmRegistry.hpp"
@@ -19,7 +21,8 @@ int64_t value(int src, size_t i) { return 1000 * src + static_cast<int64_t>(i) +
 int rowValue() { return hier::algorithmValue(*hier::algorithmByName(HIERAGG_ALLGATHER, "leader_ring")); }
 
 // Returns messages between different outermost groups (-1 if the row was refused).
-int64_t check(int p, const NamedHierarchy& nh, size_t words, bool inPlace, bool pairSend, std::string* algorithm) {
+int64_t check(int p, const NamedHierarchy& nh, size_t words, bool inPlace, bool pairSend, std::string* algorithm,
+              size_t segmentBytes = 64 * 1024, uint64_t* crossBytes = nullptr) {
     sim::SimNetwork net(p);
     std::vector<std::vector<int64_t>> send(p), recv(p);
     std::vector<CollCall> calls;
@@ -28,6 +31,7 @@ int64_t check(int p, const NamedHierarchy& nh, size_t words, bool inPlace, bool 
         recv[r].assign(words * p + 2, -7);  // two words past the end must stay untouched
         CollCall c = baseCall(HIERAGG_ALLGATHER, r, p, nh.h.get());
         c.algorithm = rowValue();
+        c.segmentBytes = segmentBytes;
         c.args.sbuf = send[r].data();
         c.args.stype = pairSend ? &pairType() : &int64Type();
         c.args.scount = pairSend ? words / 2 : words;
@@ -60,6 +64,7 @@ int64_t check(int p, const NamedHierarchy& nh, size_t words, bool inPlace, bool 
             if (h.groupOf(top, s) != h.groupOf(top, d) && net.traffic(s, d).messages > 0) {
                 EXPECT_EQ(h.groupMembers(top, h.groupOf(top, s)).front(), s) << "a non-leader crossed groups";
                 cross += static_cast<int64_t>(net.traffic(s, d).messages);
+                if (crossBytes) *crossBytes += net.traffic(s, d).bytes;
             }
     return cross;
 }
@@ -98,6 +103,60 @@ TEST(AllgatherLeaderRing, OneMessagePerRunAndRingStep) {
     }
     NamedHierarchy rr{"roundrobin:2", std::make_shared<hier::Hierarchy>(roundRobin(8, 2))};
     EXPECT_EQ(check(8, rr, 3, false, false, nullptr), expected(*rr.h));
+}
+
+TEST(AllgatherLeaderRing, SegmentedRingStepsPipelineAndEveryBlockCrossesOnce) {
+    // Segments of 8 or 24 bytes (1 or 3 words): a ring step is cut into many messages, more
+    // than the 64 in flight per channel family, so channels wrap; results stay exact, in place
+    // too, and every group's block still crosses into each of the G - 1 other leaders exactly
+    // once (bytes), in more messages than runs (segments) but at most 64 + runs per step.
+    for (auto [p, block, rr] : {std::tuple{8, 2, false}, std::tuple{8, 4, false}, std::tuple{7, 3, false},
+                                std::tuple{8, 2, true}, std::tuple{9, 3, true}}) {
+        NamedHierarchy nh{rr ? "roundrobin" : "virtual",
+                          std::make_shared<hier::Hierarchy>(rr ? roundRobin(p, block) : virtualNodes(p, block))};
+        const hier::Hierarchy& h = *nh.h;
+        const int G = h.groupCount(0);
+        for (size_t seg : {size_t{8}, size_t{24}})
+            for (size_t words : {size_t{5}, size_t{200}})
+                for (bool inPlace : {false, true}) {
+                    uint64_t bytes = 0;
+                    const int64_t msgs = check(p, nh, words, inPlace, false, nullptr, seg, &bytes);
+                    const std::string what = nh.name + " p=" + std::to_string(p) + " seg=" + std::to_string(seg) +
+                                             " words=" + std::to_string(words);
+                    EXPECT_EQ(bytes, static_cast<uint64_t>(G - 1) * p * words * 8) << what;
+                    int64_t runs = 0;
+                    for (int g = 0; g < G; ++g) {
+                        const auto& m = h.groupMembers(0, g);
+                        runs += 1;
+                        for (size_t i = 1; i < m.size(); ++i) runs += m[i] != m[i - 1] + 1;
+                    }
+                    EXPECT_GT(msgs, runs * (G - 1)) << what << ": not segmented";
+                    EXPECT_LE(msgs, (runs + 64 * G) * (G - 1)) << what << ": more segments than the cap";
+                    if (::testing::Test::HasFailure()) return;
+                }
+    }
+}
+
+TEST(AllgatherLeaderRing, ScheduleSizeDoesNotGrowWithTheMessage) {
+    const int p = 8;
+    const hier::Hierarchy h = roundRobin(p, 2);
+    sim::SimNetwork net(p);
+    for (int r : {0, 1, 2}) {
+        size_t steps = 0;
+        for (size_t words : {size_t{1} << 16, size_t{1} << 22, size_t{1} << 26}) {
+            CollCall c = baseCall(HIERAGG_ALLGATHER, r, p, &h);
+            c.algorithm = rowValue();
+            c.segmentBytes = 4096;
+            c.args.stype = c.args.rtype = &int64Type();
+            c.args.scount = c.args.rcount = words;
+            describeTypes(c, net.transport(r));
+            const Schedule s = recipes::buildSchedule(c);
+            EXPECT_EQ(s.tempBytes(), 0u);
+            if (steps) EXPECT_EQ(s.steps.size(), steps) << "rank " << r << " words " << words;
+            steps = s.steps.size();
+            EXPECT_LT(steps, 4000u);
+        }
+    }
 }
 
 TEST(AllgatherLeaderRing, NoTemporaryMemory) {
@@ -175,6 +234,38 @@ TEST(AllgatherLeaderRing, AllgathervForcedAndAutoOnOneRunPerGroup) {
                               packed && contiguous ? "leader-ring-allgather" : "hier-gather+ring+bcast")
                         << "p=" << p << " packed=" << packed;
                 }
+}
+
+TEST(AllgatherLeaderRing, AllgathervAutoTakesItForLongRunsUnderRoundRobin) {
+    // Round robin: one run per rank. Blocks of 1000 words (8000 B) against 4 KiB segments:
+    // long runs, the leaders' ring; against 64 KiB segments: the staged path.
+    const int p = 8;
+    const hier::Hierarchy h = roundRobin(p, 2);
+    std::vector<int> counts(p, 1000), displs(p);
+    for (int r = 0; r < p; ++r) displs[r] = r * 1000;
+    for (size_t seg : {size_t{4096}, size_t{65536}}) {
+        sim::SimNetwork net(p);
+        std::vector<std::vector<int64_t>> send(p), recv(p, std::vector<int64_t>(p * 1000, -7));
+        std::vector<CollCall> calls;
+        for (int r = 0; r < p; ++r) {
+            for (int i = 0; i < 1000; ++i) send[r].push_back(value(r, i));
+            CollCall c = baseCall(HIERAGG_ALLGATHERV, r, p, &h);
+            c.segmentBytes = seg;
+            c.args.sbuf = send[r].data();
+            c.args.stype = c.args.rtype = &int64Type();
+            c.args.scount = 1000;
+            c.args.rbuf = recv[r].data();
+            c.args.rcounts = counts.data();
+            c.args.rdispls = displs.data();
+            calls.push_back(c);
+        }
+        auto res = sim::runOne(net, calls, recipeBuilder());
+        ASSERT_TRUE(res.ok) << res.error;
+        for (int r = 0; r < p; ++r)
+            for (int s = 0; s < p; ++s)
+                for (int i = 0; i < 1000; ++i) ASSERT_EQ(recv[r][s * 1000 + i], value(s, i)) << r << " " << s;
+        EXPECT_EQ(res.algorithms[0], seg == 4096 ? "leader-ring-allgather" : "hier-gather+ring+bcast") << seg;
+    }
 }
 
 TEST(AllgatherRecursiveDoubling, PowerOfTwoLog2MessagesAndRefusedOtherwise) {

@@ -46,8 +46,11 @@ Schedule allgatherv(const CollCall& c) {
     auto adjacent = [&](int x, int y) { return y == x + 1 && a.rdispls[y] == a.rdispls[x] + a.rcounts[x]; };
     // The leaders' ring without staging when forced, or (auto) when every group's blocks
     // form one run in rbuf: then it moves the same messages as the staged path, without
-    // the packed copy on every rank, and broadcasts each group as it arrives.
-    if ((forced && forced->emitter == hier::Emitter::LeaderRing) || (!forced && oneRunPerGroup(c, adjacent)))
+    // the packed copy on every rank, and broadcasts each group as it arrives. Also when the
+    // runs are long (round robin, large blocks): its segments are then as large as the
+    // staged path's, and no rank stages the whole result.
+    if ((forced && forced->emitter == hier::Emitter::LeaderRing) ||
+        (!forced && (oneRunPerGroup(c, adjacent) || segmentLongRuns(c, blockOf, adjacent))))
         return leaderRingAllgather(c, blockOf, mine, adjacent);
     ScheduleBuilder b("hier-gather+ring+bcast");
     std::vector<size_t> rankBytes(static_cast<size_t>(c.size));

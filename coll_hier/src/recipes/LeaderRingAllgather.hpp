@@ -22,5 +22,9 @@ Schedule leaderRingAllgather(const CollCall& c, const std::function<Block(int)>&
                              const std::function<bool(int, int)>& adjacent);
 // True when every outermost group is one run (contiguous ranks, adjacent blocks).
 bool oneRunPerGroup(const CollCall& c, const std::function<bool(int, int)>& adjacent);
+// True when the runs of the outermost groups carry at least one segment each on average:
+// then the leaders' ring sends segment-sized messages whatever the placement.
+bool segmentLongRuns(const CollCall& c, const std::function<Block(int)>& blockOf,
+                     const std::function<bool(int, int)>& adjacent);
 
 }  // namespace hieragg::recipes

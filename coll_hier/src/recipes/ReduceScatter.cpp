@@ -4,10 +4,12 @@
 #include <array>
 #include <numeric>
 
+#include "LeaderRingReduceScatter.hpp"
 #include "ReduceScatterPulses.hpp"
 #include "ReductionPulses.hpp"
 #include "hieragg/Group.hpp"
 #include "hieragg/algorithms/RingReduceScatter.hpp"
+#include "hieragg/hier/Hierarchy.hpp"
 #include "hieragg/hier/Recipes.hpp"
 
 namespace hieragg::recipes {
@@ -79,6 +81,9 @@ Schedule ringReduceScatter(const CollCall& c, const std::vector<size_t>& counts,
 bool ringPlan(const hier::Plan& plan) {
     return plan.stages.size() == 1 && plan.stages[0].algo && plan.stages[0].algo->emitter == hier::Emitter::Ring;
 }
+bool leaderRingPlan(const hier::Plan& plan) {
+    return plan.stages.size() == 1 && plan.stages[0].algo && plan.stages[0].algo->emitter == hier::Emitter::LeaderRing;
+}
 }  // namespace
 
 Schedule reduceThenScatter(const CollCall& c, const std::vector<size_t>& counts, size_t sendTotal) {
@@ -143,6 +148,7 @@ Schedule reduceThenScatter(const CollCall& c, const std::vector<size_t>& counts,
 
     const std::shared_ptr<const hier::Plan> sel = hier::planOf(c);
     if (!a.in_place && ringPlan(*sel)) return ringReduceScatter(c, counts, displs);
+    if (leaderRingPlan(*sel) && c.hierarchy && !c.hierarchy->isTrivial()) return leaderRingReduceScatter(c, counts, displs);
     const PulsePlan plan = PulsePlan::of(c, recvTotal);
     const bool hierarchical = reduceHierarchically(*sel);
     PulsedReduce red(b, c, 0, hierarchical, 0, plan, sel.get());
