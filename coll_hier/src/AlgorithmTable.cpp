@@ -41,6 +41,9 @@ const std::vector<AlgorithmInfo> kTable = {
      "one minimum-height k-nomial tree over all levels (every non-leader's parent in its own group)"},
     {HIERAGG_BCAST, "ofi", kServesLeaders, kNeedsIntracomm | kNeedsDecomposition | kNeedsOffload, 0, Emitter::Fabric,
      K::Knomial, "the leader space as one fi_broadcast on the group joined at setup (docs/offload.md)"},
+    {HIERAGG_BCAST, "hier_pipeline", kServesWhole, kNeedsIntracomm | kNeedsDecomposition, kTree,
+     Emitter::PipelinedTree, K::Knomial,
+     "fragments stream down one tree over all levels: leaders in a chain, k-nomial below each leader"},
 
     {HIERAGG_GATHER, "knomial", kAny, 0, kTunesRadix, Emitter::Tree, K::Knomial,
      "k-nomial tree per space; leaders forward their subspace's blocks in one message"},
@@ -90,6 +93,9 @@ const std::vector<AlgorithmInfo> kTable = {
      Emitter::Fabric, K::Knomial, "the leader space as one fi_barrier on the group joined at setup"},
 
     REDUCTION_ROWS(HIERAGG_REDUCE),
+    {HIERAGG_REDUCE, "hier_pipeline", kServesWhole, kNeedsIntracomm | kNeedsDecomposition | kNeedsCommutativeOp,
+     kTree, Emitter::PipelinedTree, K::Knomial,
+     "fragments stream up one tree over all levels: k-nomial to each leader, leaders in a chain"},
     REDUCTION_ROWS(HIERAGG_ALLREDUCE),
     {HIERAGG_ALLREDUCE, "ofi", kServesLeaders,
      kNeedsIntracomm | kNeedsDecomposition | kNeedsCommutativeOp | kNeedsOffload, kTunesSegment, Emitter::Fabric,

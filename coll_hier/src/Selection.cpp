@@ -11,6 +11,8 @@
 #include "hieragg/algorithms/TreeBcast.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
 #include "hieragg/hier/HierarchyAdapter.hpp"
+#include "hieragg/hier/PipelineTree.hpp"
+#include "recipes/PipelinedTree.hpp"
 #include "recipes/ReductionPulses.hpp"
 
 namespace hieragg::hier {
@@ -262,6 +264,88 @@ StageChoice predictWhole(const AlgorithmInfo& a, const CollCall& c, const Load& 
     s.shape = TreeShape::knomial(bestK);
     s.predUs = best;
     s.why = "min-height tree: best k of 2..16,32,64 by the per-edge model";
+    return s;
+}
+
+// The pipelined rows (PipelinedTree): fragments of c bytes stream through one tree over
+// every level (PipelineTree.hpp). T(c) = fill(c) + (m/c - 1) * stage(c): the first fragment
+// reaches the last rank along the tree's slowest path (per-edge alpha + the children
+// served before it), then one fragment leaves every stage time, the busiest vertex's
+// per-fragment work (its children served one after the other, each theta + c beta
+// (+ c gamma reducing) on that edge's link). At most kFragmentWindow fragments are in
+// flight per rank, and a window costs at least a round trip on the slowest link. The
+// candidates are SPEC 3.5's chain chunk and powers of two up to m, capped by
+// coll_hieragg_segment_size; the inner k-nomial radix is the best of 2..4.
+double pipelineUs(const MemberTree& t, const Hierarchy& h, const std::vector<int>& links, const CostParams& p,
+                  const Load& ld, double c, double* stageOut) {
+    std::vector<double> at(t.size(), 0.0);
+    std::vector<int> order{t.root};
+    double fill = 0, stage = 0, slowAlpha = 0;
+    for (size_t i = 0; i < order.size(); ++i) {
+        const int v = order[i];
+        const auto& kids = t.children[v];
+        double busy = 0, served = 0;
+        for (size_t j = kids.size(); j-- > 0;) {  // the order TreeBcast serves them
+            const int k = kids[j];
+            int level = 0;
+            while (level < h.levels() && h.groupOf(level, v) != h.groupOf(level, k)) ++level;
+            const LinkCost& l = p.link[links[level]];
+            served += packetUs(l, ld, c);
+            busy += packetUs(l, ld, c);
+            slowAlpha = std::max(slowAlpha, l.alpha_us);
+            at[k] = at[v] + l.alpha_us + served;
+            fill = std::max(fill, at[k]);
+            order.push_back(k);
+        }
+        stage = std::max(stage, busy);
+    }
+    const double m = std::max(ld.bytes, 1.0);
+    const double frags = std::ceil(m / c);
+    const double streamed = fill + (frags - 1) * stage;
+    const double w = static_cast<double>(recipes::kFragmentWindow);
+    const double windowed = fill + (std::ceil(frags / w) - 1) * (2 * slowAlpha + w * stage);
+    if (stageOut) *stageOut = stage;
+    return std::max(streamed, windowed);
+}
+
+StageChoice predictPipeline(const AlgorithmInfo& a, const CollCall& c, const Load& ld, const CostParams& p,
+                            const std::vector<int>& links) {
+    StageChoice s;
+    s.algo = &a;
+    s.members = c.size;
+    s.link = links.back();
+    const Hierarchy& h = *c.hierarchy;
+    const double m = std::max(ld.bytes, 1.0);
+    const double minSeg = static_cast<double>(std::max<size_t>(ld.elemBytes, 256));
+    std::vector<double> cands;
+    {
+        const LinkCost& top = p.link[links.back()];
+        const double ts = top.alpha_us + top.theta_us;
+        const double bw = top.beta_us_per_byte > 0 ? 1.0 / top.beta_us_per_byte : 1e12;
+        cands.push_back(TreeBcast::optimalChainSegmentBytes(m, std::max(3, h.groupCount(h.levels() - 1) + 1), ts, bw));
+    }
+    for (double x = minSeg; x < m; x *= 2) cands.push_back(x);
+    cands.push_back(m);
+    double best = kInf, bestStage = 0, bestSeg = m;
+    int bestK = 2;
+    for (int k = 2; k <= 4; ++k) {
+        // Root 0 whatever the call's root: the plan is shared by every root of the class.
+        const MemberTree t = pipelineTree(h, 0, TreeShape::chain(), TreeShape::knomial(k));
+        for (double x : cands) {
+            x = std::min(std::max(std::floor(x), minSeg), m);
+            if (ld.segmentCap > 0) x = std::max(std::min(x, ld.segmentCap), static_cast<double>(ld.elemBytes));
+            x = std::max(std::floor(x / ld.elemBytes), 1.0) * ld.elemBytes;  // whole elements
+            double stage = 0;
+            const double us = pipelineUs(t, h, links, p, ld, x, &stage);
+            if (us < best) best = us, bestSeg = x, bestK = k, bestStage = stage;
+        }
+    }
+    s.shape = TreeShape::knomial(bestK);
+    s.segmentBytes = static_cast<size_t>(bestSeg);
+    s.predUs = best;
+    s.why = "chain of leaders, k-nomial below; " + fmt("%.0f", std::ceil(m / bestSeg)) + " fragments of " +
+            fmt("%.0f", bestSeg) + " B, stage " + fmt("%.3g", bestStage) + " us, window " +
+            std::to_string(recipes::kFragmentWindow);
     return s;
 }
 
@@ -702,7 +786,8 @@ Plan treePlan(const CollCall& c, const CostParams& p) {
     if (forced && forced->serves == kServesWhole) {
         Plan w;
         w.mode = Plan::Mode::Whole;
-        w.stages.push_back(predictWhole(*forced, c, ld, p, links));
+        w.stages.push_back(forced->emitter == Emitter::PipelinedTree ? predictPipeline(*forced, c, ld, p, links)
+                                                                      : predictWhole(*forced, c, ld, p, links));
         w.stages[0].why = "forced; " + w.stages[0].why;
         w.predUs = w.stages[0].predUs;
         return w;
@@ -710,17 +795,22 @@ Plan treePlan(const CollCall& c, const CostParams& p) {
     const StageChoice& top = levels.stages.back();
     const bool offloadPreferred = top.algo && top.algo->emitter == Emitter::Fabric && c.offload->preferred;
     if (!forced && !offloadPreferred) {
+        Plan bestWhole;
         for (const AlgorithmInfo* a : algorithmsOf(c.args.kind)) {
-            if (a->serves != kServesWhole || a->emitter != Emitter::HierarchicalTree || !unmetNeed(*a, c).empty())
+            const bool piped = a->emitter == Emitter::PipelinedTree;
+            if (a->serves != kServesWhole || (a->emitter != Emitter::HierarchicalTree && !piped) ||
+                !unmetNeed(*a, c).empty())
                 continue;
             Plan w;
             w.mode = Plan::Mode::Whole;
-            w.stages.push_back(predictWhole(*a, c, ld, p, links));
+            w.stages.push_back(piped ? predictPipeline(*a, c, ld, p, links) : predictWhole(*a, c, ld, p, links));
             w.predUs = w.stages[0].predUs;
-            if (w.predUs < levels.predUs) {
-                w.stages[0].why += "; beats level by level (" + fmt("%.2f", levels.predUs) + " us)";
-                return w;
-            }
+            // The fastest whole tree (minimum-height or pipelined) against level by level.
+            if (w.predUs < levels.predUs && (bestWhole.stages.empty() || w.predUs < bestWhole.predUs)) bestWhole = w;
+        }
+        if (!bestWhole.stages.empty()) {
+            bestWhole.stages[0].why += "; beats level by level (" + fmt("%.2f", levels.predUs) + " us)";
+            return bestWhole;
         }
     }
     return levels;
@@ -755,6 +845,7 @@ std::string Plan::describe() const {
         }
         // Trees show their shape and radix; the other families (rings, butterflies, ...) have none.
         const bool tree = s.algo->emitter == Emitter::Tree || s.algo->emitter == Emitter::HierarchicalTree ||
+                          s.algo->emitter == Emitter::PipelinedTree ||
                           s.algo->emitter == Emitter::FlatComposition;
         out += std::string(s.algo->name) +
                (tree ? " tree=" + s.shape.name() + " k=" + std::to_string(s.shape.k) : std::string()) +

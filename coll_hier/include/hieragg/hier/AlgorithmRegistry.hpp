@@ -63,6 +63,8 @@ enum class Emitter {
     LeaderRing,         // allgather: leaders pass groups' blocks on a ring, broadcasting each into their group
     Bruck,              // allgather: ceil(log2 n) steps for any n, rotated scratch
     Fabric,             // the leader space as one offloaded collective (Transport::icollective)
+    PipelinedTree,      // bcast/reduce: one tree over all levels (chain of leaders, k-nomial below)
+                        // run as a fragment pipeline (FragmentPipeline, PipelineTree.hpp)
 };
 
 struct AlgorithmInfo {
