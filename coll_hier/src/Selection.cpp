@@ -299,6 +299,12 @@ double pipelineUs(const MemberTree& t, const Hierarchy& h, const std::vector<int
         }
         stage = std::max(stage, busy);
     }
+    if (ld.shape == Shape::Allreduce) {
+        // Up and down the same tree: twice the fill, and every vertex handles each
+        // fragment twice (combining its children's parts, then forwarding the result).
+        fill *= 2;
+        stage *= 2;
+    }
     const double m = std::max(ld.bytes, 1.0);
     const double frags = std::ceil(m / c);
     const double streamed = fill + (frags - 1) * stage;

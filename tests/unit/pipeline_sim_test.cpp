@@ -94,6 +94,20 @@ void checkBcast(const Layout& l, size_t count, int root, size_t segmentCap) {
     }
 }
 
+// Closed form of rankInput (ReductionFixture.hpp) summed over p ranks, element i.
+int64_t rankInputSum(int p, size_t i) {
+    int64_t expect = 0;
+    for (int r = 0; r < p; ++r) {
+        switch (i % 4) {
+        case 0: expect += 1 + r; break;
+        case 1: expect += 3 * r + static_cast<int64_t>(i); break;
+        case 2: expect += (r * 7 + static_cast<int64_t>(i)) % 5; break;
+        default: expect += 2 + (r % 3); break;
+        }
+    }
+    return expect;
+}
+
 void checkReduce(const Layout& l, size_t count, int root, size_t segmentCap, bool inPlace) {
     const int p = l.h.commSize();
     const size_t bytes = count * 8;
@@ -119,19 +133,7 @@ void checkReduce(const Layout& l, size_t count, int root, size_t segmentCap, boo
     auto res = sim::runOne(net, calls, recipeBuilder());
     ASSERT_TRUE(res.ok) << what << ": " << res.error;
     EXPECT_NE(res.algorithms[0].find("hier_pipeline"), std::string::npos) << what << ": " << res.algorithms[0];
-    // Closed form of rankInput summed over ranks.
-    for (size_t i = 0; i < count; ++i) {
-        int64_t expect = 0;
-        for (int r = 0; r < p; ++r) {
-            switch (i % 4) {
-            case 0: expect += 1 + r; break;
-            case 1: expect += 3 * r + static_cast<int64_t>(i); break;
-            case 2: expect += (r * 7 + static_cast<int64_t>(i)) % 5; break;
-            default: expect += 2 + (r % 3); break;
-            }
-        }
-        ASSERT_EQ(out[root][i], expect) << what << " i " << i;
-    }
+    for (size_t i = 0; i < count; ++i) ASSERT_EQ(out[root][i], rankInputSum(p, i)) << what << " i " << i;
     // Every rank but the root sends each element once; each node's outbound link carries
     // the vector once (none out of the root's node).
     uint64_t sent = 0;
@@ -142,6 +144,51 @@ void checkReduce(const Layout& l, size_t count, int root, size_t segmentCap, boo
         const NodeTraffic t = nodeTraffic(net, l, g);
         EXPECT_EQ(t.out, l.h.groupOf(l.top, root) == g ? 0u : bytes) << what << " node " << g;
     }
+}
+
+void checkAllreduce(const Layout& l, size_t count, size_t segmentCap, bool inPlace) {
+    const int p = l.h.commSize();
+    const size_t bytes = count * 8;
+    sim::SimNetwork net(p);
+    std::vector<std::vector<int64_t>> in(p), out(p, std::vector<int64_t>(count, -5));
+    std::vector<CollCall> calls;
+    for (int r = 0; r < p; ++r) {
+        in[r] = rankInput(r, count);
+        CollCall c =
+            reductionCall(HIERAGG_ALLREDUCE, r, p, &l.h, sumOp(), count, segmentCap, rowOf(HIERAGG_ALLREDUCE));
+        if (inPlace) {
+            out[r] = in[r];
+            c.args.in_place = 1;
+            c.args.sbuf = nullptr;
+        } else {
+            c.args.sbuf = in[r].data();
+        }
+        c.args.rbuf = out[r].data();
+        calls.push_back(c);
+    }
+    const std::string what = "allreduce " + l.name + " count=" + std::to_string(count) + (inPlace ? " in-place" : "");
+    auto res = sim::runOne(net, calls, recipeBuilder());
+    ASSERT_TRUE(res.ok) << what << ": " << res.error;
+    EXPECT_NE(res.algorithms[0].find("hier_pipeline"), std::string::npos) << what << ": " << res.algorithms[0];
+    for (int r = 0; r < p; ++r)
+        for (size_t i = 0; i < count; ++i) ASSERT_EQ(out[r][i], rankInputSum(p, i)) << what << " rank " << r << " i " << i;
+    // Up and down the tree: each element crosses each of the p - 1 edges twice. Between
+    // nodes the leaders form a chain from rank 0's node: its two ends' links carry the
+    // vector once each way, every middle node's twice (partials up, results down).
+    uint64_t sent = 0;
+    for (int s = 0; s < p; ++s)
+        for (int d = 0; d < p; ++d) sent += net.traffic(s, d).bytes;
+    EXPECT_EQ(sent, 2 * static_cast<uint64_t>(p - 1) * bytes) << what;
+    const int nodes = l.h.groupCount(l.top);
+    int middles = 0;
+    for (int g = 0; g < nodes; ++g) {
+        const NodeTraffic t = nodeTraffic(net, l, g);
+        EXPECT_EQ(t.in, t.out) << what << " node " << g;
+        if (l.h.groupOf(l.top, 0) == g) EXPECT_EQ(t.in, bytes) << what << " rank 0's node is an end";
+        EXPECT_TRUE(t.in == bytes || t.in == 2 * bytes) << what << " node " << g << ": " << t.in;
+        middles += t.in == 2 * bytes;
+    }
+    EXPECT_EQ(middles, std::max(nodes - 2, 0)) << what;
 }
 
 // Every rank's schedule for a call of `count` int64 (not run: no buffers needed).
@@ -175,11 +222,20 @@ TEST(PipelineRows, ReduceResultsAndNodeLinks) {
             }
 }
 
+TEST(PipelineRows, AllreduceResultsAndNodeLinks) {
+    for (const Layout& l : layouts())
+        for (size_t count : {size_t{1}, size_t{999}, size_t{12000}}) {
+            checkAllreduce(l, count, 2048, false);
+            checkAllreduce(l, count, 2048, true);
+        }
+}
+
 // More fragments than a stage has channels (256): fragments reuse channels in order.
 TEST(PipelineRows, ManyFragmentsWrapTheChannels) {
     const Layout l{"4x2 block", virtualNodes(8, 2), 0};
     checkBcast(l, 1 << 16, 2, 1024);  // 512 KiB in 512 fragments
     checkReduce(l, 1 << 15, 6, 512, false);
+    checkAllreduce(l, 1 << 15, 512, true);
 }
 
 TEST(PipelineRows, TemporariesBoundedBySegmentTimesWindow) {

@@ -68,18 +68,23 @@ Schedule pipelinedBcast(const CollCall& c, const hier::StageChoice& s) {
     return b.finish();
 }
 
-Schedule pipelinedReduce(const CollCall& c, const hier::StageChoice& s) {
+namespace {
+// Reduce (and, for allreduce, broadcast back down the same tree) one fragment template.
+Schedule reduceFragments(const CollCall& c, const hier::StageChoice& s, bool all) {
     const auto& a = c.args;
     ScheduleBuilder b;
-    const bool isRoot = c.rank == a.root;
-    const BufRef input{isRoot && a.in_place ? kRecvBuf : kSendBuf, 0};
+    const int root = all ? 0 : a.root;
+    const bool isRoot = c.rank == root;
+    // MPI_IN_PLACE: the input is in rbuf (allreduce: on every rank; reduce: at the root).
+    const BufRef input{a.in_place && (all || isRoot) ? kRecvBuf : kSendBuf, 0};
     if (a.rcount == 0 || c.rtype.size == 0) {
         b.appendAlgorithm("hier_pipeline(empty)");
         return b.finish();
     }
     if (c.size <= 1) {
         b.appendAlgorithm("hier_pipeline(one rank)");
-        if (isRoot && !a.in_place) b.copy(input, {kRecvType, a.rcount}, BufRef{kRecvBuf, 0}, {kRecvType, a.rcount});
+        if ((all || isRoot) && input.slot != kRecvBuf)
+            b.copy(input, {kRecvType, a.rcount}, BufRef{kRecvBuf, 0}, {kRecvType, a.rcount});
         return b.finish();
     }
     const size_t perFragment = std::min(a.rcount, std::max<size_t>(1, s.segmentBytes / c.rtype.size));
@@ -89,14 +94,14 @@ Schedule pipelinedReduce(const CollCall& c, const hier::StageChoice& s) {
     setStride(p, kRecvBuf, stride, false);
     b.appendAlgorithm(nameOf(s, p.fragments, perFragment * c.rtype.size));
 
-    const MemberTree t = treeOf(c, s, a.root);
+    const MemberTree t = treeOf(c, s, root);
     OrderedTreeReduce red;
     red.tree = &t;
     const Group g = Group::whole(c.size, c.rank);
     // Scratch: one ring of `window` fragment slots per child (fragment f uses slot f mod window).
     const size_t slotBytes = CollCall::span(c.rtype, perFragment);
     OrderedTreeReduce::Pulse pulse;
-    for (int i = 0; i < red.scratchCount(g, a.root); ++i) {
+    for (int i = 0; i < red.scratchCount(g, root); ++i) {
         const BufRef r = b.temp(slotBytes * p.window, CollCall::bias(c.rtype));
         setStride(p, r.slot, static_cast<ptrdiff_t>(slotBytes), true);
         pulse.scratch.push_back(r);
@@ -107,9 +112,20 @@ Schedule pipelinedReduce(const CollCall& c, const hier::StageChoice& s) {
     pulse.out = isRoot ? &out : nullptr;
     pulse.channel = stageChannel(0);
     b.beginFragment();
-    red.emit(b, g, a.root, pulse);
+    const OrderedTreeReduce::Result r = red.emit(b, g, root, pulse);
+    if (all) {
+        // Down the same tree into rbuf; a receive waits until this rank's own part of the
+        // fragment has left (in place, rbuf is the input).
+        TreeBcast{t, 0}.emit(b, g, out, pulse.type, c.rtype.extent, isRoot ? r.ready : kNoStep, r.done,
+                             stageChannel(1));
+    }
     b.endFragment(std::move(p));
     return b.finish();
 }
+}  // namespace
+
+Schedule pipelinedReduce(const CollCall& c, const hier::StageChoice& s) { return reduceFragments(c, s, false); }
+
+Schedule pipelinedAllreduce(const CollCall& c, const hier::StageChoice& s) { return reduceFragments(c, s, true); }
 
 }  // namespace hieragg::recipes

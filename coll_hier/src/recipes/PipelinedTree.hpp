@@ -1,5 +1,5 @@
-// The pipelined hierarchical rows ("hier_pipeline", Emitter::PipelinedTree): bcast and
-// reduce over one tree spanning every level (PipelineTree.hpp: leaders in a chain,
+// The pipelined hierarchical rows ("hier_pipeline", Emitter::PipelinedTree): bcast,
+// reduce and allreduce (reduce + bcast) over one tree spanning every level (PipelineTree.hpp: leaders in a chain,
 // k-nomial under each leader), cut into fragments of the plan's segment. The schedule
 // holds one fragment's steps as a template (FragmentPipeline) that the Task runs for
 // every fragment, at most kFragmentWindow in flight per rank: a segment that reaches a
@@ -20,5 +20,7 @@ constexpr size_t kFragmentWindow = 8;
 Schedule pipelinedBcast(const CollCall& c, const hier::StageChoice& s);
 // Commutative operations (the registry's needs): children combine in a fixed tree order.
 Schedule pipelinedReduce(const CollCall& c, const hier::StageChoice& s);
+// Reduce to rank 0 and broadcast back down the same tree, fragment by fragment.
+Schedule pipelinedAllreduce(const CollCall& c, const hier::StageChoice& s);
 
 }  // namespace hieragg::recipes
