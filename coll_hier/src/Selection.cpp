@@ -275,7 +275,7 @@ StageChoice predictWhole(const AlgorithmInfo& a, const CollCall& c, const Load& 
 // (+ c gamma reducing) on that edge's link). At most kFragmentWindow fragments are in
 // flight per rank, and a window costs at least a round trip on the slowest link. The
 // candidates are SPEC 3.5's chain chunk and powers of two up to m, capped by
-// coll_hieragg_segment_size; the inner k-nomial radix is the best of 2..4.
+// coll_hieragg_segment_size; below the leaders the best of k-nomial 2..4 and the chain.
 double pipelineUs(const MemberTree& t, const Hierarchy& h, const std::vector<int>& links, const CostParams& p,
                   const Load& ld, double c, double* stageOut) {
     std::vector<double> at(t.size(), 0.0);
@@ -333,23 +333,26 @@ StageChoice predictPipeline(const AlgorithmInfo& a, const CollCall& c, const Loa
     for (double x = minSeg; x < m; x *= 2) cands.push_back(x);
     cands.push_back(m);
     double best = kInf, bestStage = 0, bestSeg = m;
-    int bestK = 2;
-    for (int k = 2; k <= 4; ++k) {
+    TreeShape bestShape = TreeShape::knomial(2);
+    // Below the leaders: k-nomial of radix 2..4 (short fill) or a chain (one send per
+    // fragment per rank: the shortest stage).
+    for (const TreeShape inner : {TreeShape::knomial(2), TreeShape::knomial(3), TreeShape::knomial(4),
+                                  TreeShape::chain()}) {
         // Root 0 whatever the call's root: the plan is shared by every root of the class.
-        const MemberTree t = pipelineTree(h, 0, TreeShape::chain(), TreeShape::knomial(k));
+        const MemberTree t = pipelineTree(h, 0, TreeShape::chain(), inner);
         for (double x : cands) {
             x = std::min(std::max(std::floor(x), minSeg), m);
             if (ld.segmentCap > 0) x = std::max(std::min(x, ld.segmentCap), static_cast<double>(ld.elemBytes));
             x = std::max(std::floor(x / ld.elemBytes), 1.0) * ld.elemBytes;  // whole elements
             double stage = 0;
             const double us = pipelineUs(t, h, links, p, ld, x, &stage);
-            if (us < best) best = us, bestSeg = x, bestK = k, bestStage = stage;
+            if (us < best) best = us, bestSeg = x, bestShape = inner, bestStage = stage;
         }
     }
-    s.shape = TreeShape::knomial(bestK);
+    s.shape = bestShape;
     s.segmentBytes = static_cast<size_t>(bestSeg);
     s.predUs = best;
-    s.why = "chain of leaders, k-nomial below; " + fmt("%.0f", std::ceil(m / bestSeg)) + " fragments of " +
+    s.why = "chain of leaders, " + bestShape.name() + " below; " + fmt("%.0f", std::ceil(m / bestSeg)) + " fragments of " +
             fmt("%.0f", bestSeg) + " B, stage " + fmt("%.3g", bestStage) + " us, window " +
             std::to_string(recipes::kFragmentWindow);
     return s;

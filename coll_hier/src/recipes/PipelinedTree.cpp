@@ -14,8 +14,9 @@ MemberTree treeOf(const CollCall& c, const hier::StageChoice& s, int root) {
     return hier::pipelineTree(*c.hierarchy, root, TreeShape::chain(), s.shape);
 }
 std::string nameOf(const hier::StageChoice& s, size_t fragments, size_t seg) {
-    return "hier_pipeline(chain+knomial(k=" + std::to_string(s.shape.k) + "),frag=" + std::to_string(seg) + "x" +
-           std::to_string(fragments) + ")";
+    const std::string inner =
+        s.shape.kind == TreeShape::Kind::Chain ? "chain" : s.shape.name() + "(k=" + std::to_string(s.shape.k) + ")";
+    return "hier_pipeline(chain+" + inner + ",frag=" + std::to_string(seg) + "x" + std::to_string(fragments) + ")";
 }
 FragmentPipeline pipelineOf(size_t total, size_t perFragment) {
     FragmentPipeline p;
