@@ -275,7 +275,8 @@ StageChoice predictWhole(const AlgorithmInfo& a, const CollCall& c, const Load& 
 // (+ c gamma reducing) on that edge's link). At most kFragmentWindow fragments are in
 // flight per rank, and a window costs at least a round trip on the slowest link. The
 // candidates are SPEC 3.5's chain chunk and powers of two up to m, capped by
-// coll_hieragg_segment_size; below the leaders the best of k-nomial 2..4 and the chain.
+// coll_hieragg_segment_size and kMaxFragmentBytes (rendezvous above it); below the
+// leaders the best of k-nomial 2..4 and the chain.
 double pipelineUs(const MemberTree& t, const Hierarchy& h, const std::vector<int>& links, const CostParams& p,
                   const Load& ld, double c, double* stageOut) {
     std::vector<double> at(t.size(), 0.0);
@@ -342,7 +343,9 @@ StageChoice predictPipeline(const AlgorithmInfo& a, const CollCall& c, const Loa
         const MemberTree t = pipelineTree(h, 0, TreeShape::chain(), inner);
         for (double x : cands) {
             x = std::min(std::max(std::floor(x), minSeg), m);
-            if (ld.segmentCap > 0) x = std::max(std::min(x, ld.segmentCap), static_cast<double>(ld.elemBytes));
+            const double cap = std::min(ld.segmentCap > 0 ? ld.segmentCap : kInf,
+                                        static_cast<double>(recipes::kMaxFragmentBytes));
+            x = std::max(std::min(x, cap), static_cast<double>(ld.elemBytes));
             x = std::max(std::floor(x / ld.elemBytes), 1.0) * ld.elemBytes;  // whole elements
             double stage = 0;
             const double us = pipelineUs(t, h, links, p, ld, x, &stage);

@@ -257,7 +257,7 @@ TEST(PipelineRows, TemporariesBoundedBySegmentTimesWindow) {
 TEST(PipelineRows, HugeBcastScheduleStaysSmall) {
     const hier::Hierarchy h = virtualNodes(8, 2);
     const size_t count = (size_t{256} << 20) / 8;  // 256 MiB of int64
-    const size_t seg = 64 * 1024;
+    const size_t seg = 16 * 1024;  // below kMaxFragmentBytes: the model takes the cap
     for (const Schedule& s : schedules(h, HIERAGG_BCAST, count, seg)) {
         ASSERT_TRUE(s.pipeline.active()) << s.algorithm;
         EXPECT_LE(s.steps.size(), 8u) << s.algorithm;
@@ -279,7 +279,7 @@ TEST(PipelineRows, ModelPicksThePipelineForLongMessages) {
     ASSERT_EQ(big.mode, hier::Plan::Mode::Whole) << big.describe();
     EXPECT_STREQ(big.stages[0].algo->name, "hier_pipeline") << big.describe();
     EXPECT_NE(big.describe().find("pred="), std::string::npos);
-    EXPECT_LE(big.stages[0].segmentBytes, 64u * 1024);
+    EXPECT_LE(big.stages[0].segmentBytes, 32u * 1024);  // kMaxFragmentBytes
     const hier::Plan bigReduce = planFor(HIERAGG_REDUCE, (4 << 20) / 8);
     EXPECT_STREQ(bigReduce.stages.at(0).algo->name, "hier_pipeline") << bigReduce.describe();
     const hier::Plan tiny = planFor(HIERAGG_BCAST, 1);

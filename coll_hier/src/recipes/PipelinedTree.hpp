@@ -16,6 +16,11 @@
 namespace hieragg::recipes {
 
 constexpr size_t kFragmentWindow = 8;
+// Largest fragment the model picks (below coll_hieragg_segment_size when that is larger):
+// Open MPI's TCP BTL sends 64 KiB messages with a rendezvous (its eager limit counts its
+// header), one more round trip per fragment. On the emulated cluster (2 x 4 round robin,
+// 4 MiB bcast) 64 KiB fragments took 59-167 ms, 32 KiB ones 37-43 ms.
+constexpr size_t kMaxFragmentBytes = 32 * 1024;
 
 Schedule pipelinedBcast(const CollCall& c, const hier::StageChoice& s);
 // Commutative operations (the registry's needs): children combine in a fixed tree order.
