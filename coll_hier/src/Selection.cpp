@@ -12,6 +12,8 @@
 #include "hieragg/hier/Hierarchy.hpp"
 #include "hieragg/hier/HierarchyAdapter.hpp"
 #include "hieragg/hier/SwitchTree.hpp"
+#include "hieragg/hier/PipelineTree.hpp"
+#include "recipes/PipelinedTree.hpp"
 #include "recipes/ReductionPulses.hpp"
 
 namespace hieragg::hier {
@@ -286,6 +288,100 @@ StageChoice predictSwitchTree(const AlgorithmInfo& a, const CollCall& c, const L
     s.predUs = wholeTreeUs(t, *c.hierarchy, links, p, ld, std::max(1, t.maxDegree()), unit);
     s.why = st.label() + "; proxies fan in up to " + std::to_string(t.maxDegree()) + " ranks, height " +
             std::to_string(t.height());
+    return s;
+}
+
+// The pipelined rows (PipelinedTree): fragments of c bytes stream through one tree over
+// every level (PipelineTree.hpp). T(c) = fill(c) + (m/c - 1) * stage(c): the first fragment
+// reaches the last rank along the tree's slowest path (per-edge alpha + the children
+// served before it), then one fragment leaves every stage time, the busiest vertex's
+// per-fragment work (its children served one after the other, each theta + c beta
+// (+ c gamma reducing) on that edge's link). At most kFragmentWindow fragments are in
+// flight per rank, and a window costs at least a round trip on the slowest link. The
+// candidates are SPEC 3.5's chain chunk and powers of two up to m, capped by
+// coll_hieragg_segment_size and kMaxFragmentBytes (rendezvous above it); below the
+// leaders the best of k-nomial 2..4 and the chain.
+double pipelineUs(const MemberTree& t, const Hierarchy& h, const std::vector<int>& links, const CostParams& p,
+                  const Load& ld, double c, double* stageOut) {
+    std::vector<double> at(t.size(), 0.0);
+    std::vector<int> order{t.root};
+    double fill = 0, stage = 0, slowAlpha = 0;
+    for (size_t i = 0; i < order.size(); ++i) {
+        const int v = order[i];
+        const auto& kids = t.children[v];
+        double busy = 0, served = 0;
+        for (size_t j = kids.size(); j-- > 0;) {  // the order TreeBcast serves them
+            const int k = kids[j];
+            int level = 0;
+            while (level < h.levels() && h.groupOf(level, v) != h.groupOf(level, k)) ++level;
+            const LinkCost& l = p.link[links[level]];
+            served += packetUs(l, ld, c);
+            busy += packetUs(l, ld, c);
+            slowAlpha = std::max(slowAlpha, l.alpha_us);
+            at[k] = at[v] + l.alpha_us + served;
+            fill = std::max(fill, at[k]);
+            order.push_back(k);
+        }
+        stage = std::max(stage, busy);
+    }
+    if (ld.shape == Shape::Allreduce) {
+        // Up and down the same tree: twice the fill, and every vertex handles each
+        // fragment twice (combining its children's parts, then forwarding the result).
+        fill *= 2;
+        stage *= 2;
+    }
+    const double m = std::max(ld.bytes, 1.0);
+    const double frags = std::ceil(m / c);
+    const double streamed = fill + (frags - 1) * stage;
+    const double w = static_cast<double>(recipes::kFragmentWindow);
+    const double windowed = fill + (std::ceil(frags / w) - 1) * (2 * slowAlpha + w * stage);
+    if (stageOut) *stageOut = stage;
+    return std::max(streamed, windowed);
+}
+
+StageChoice predictPipeline(const AlgorithmInfo& a, const CollCall& c, const Load& ld, const CostParams& p,
+                            const std::vector<int>& links) {
+    StageChoice s;
+    s.algo = &a;
+    s.members = c.size;
+    s.link = links.back();
+    const Hierarchy& h = *c.hierarchy;
+    const double m = std::max(ld.bytes, 1.0);
+    const double minSeg = static_cast<double>(std::max<size_t>(ld.elemBytes, 256));
+    std::vector<double> cands;
+    {
+        const LinkCost& top = p.link[links.back()];
+        const double ts = top.alpha_us + top.theta_us;
+        const double bw = top.beta_us_per_byte > 0 ? 1.0 / top.beta_us_per_byte : 1e12;
+        cands.push_back(TreeBcast::optimalChainSegmentBytes(m, std::max(3, h.groupCount(h.levels() - 1) + 1), ts, bw));
+    }
+    for (double x = minSeg; x < m; x *= 2) cands.push_back(x);
+    cands.push_back(m);
+    double best = kInf, bestStage = 0, bestSeg = m;
+    TreeShape bestShape = TreeShape::knomial(2);
+    // Below the leaders: k-nomial of radix 2..4 (short fill) or a chain (one send per
+    // fragment per rank: the shortest stage).
+    for (const TreeShape inner : {TreeShape::knomial(2), TreeShape::knomial(3), TreeShape::knomial(4),
+                                  TreeShape::chain()}) {
+        // Root 0 whatever the call's root: the plan is shared by every root of the class.
+        const MemberTree t = pipelineTree(h, 0, TreeShape::chain(), inner);
+        for (double x : cands) {
+            x = std::min(std::max(std::floor(x), minSeg), m);
+            const double cap = std::min(ld.segmentCap > 0 ? ld.segmentCap : kInf,
+                                        static_cast<double>(recipes::kMaxFragmentBytes));
+            x = std::max(std::min(x, cap), static_cast<double>(ld.elemBytes));
+            x = std::max(std::floor(x / ld.elemBytes), 1.0) * ld.elemBytes;  // whole elements
+            double stage = 0;
+            const double us = pipelineUs(t, h, links, p, ld, x, &stage);
+            if (us < best) best = us, bestSeg = x, bestShape = inner, bestStage = stage;
+        }
+    }
+    s.shape = bestShape;
+    s.segmentBytes = static_cast<size_t>(bestSeg);
+    s.predUs = best;
+    s.why = "chain of leaders, " + bestShape.name() + " below; " + fmt("%.0f", std::ceil(m / bestSeg)) + " fragments of " +
+            fmt("%.0f", bestSeg) + " B, stage " + fmt("%.3g", bestStage) + " us, window " +
+            std::to_string(recipes::kFragmentWindow);
     return s;
 }
 
@@ -765,11 +861,13 @@ Plan treePlan(const CollCall& c, const CostParams& p) {
                     &p.offload));
         levels.predUs += levels.stages.back().predUs;
     }
-    // Whole candidates: the type I hierarchical tree and the type II switch tree. A forced
+    // Whole candidates: the type I hierarchical tree, the pipelined tree and the type II
+    // switch tree; the cheapest wins against level by level. A forced
     // type2 that no switch tree fits falls back to the type I tree (SPEC 3.2), with a note.
     std::string note;
     auto whole = [&](const AlgorithmInfo& a) {
         if (a.emitter == Emitter::SwitchTree) return predictSwitchTree(a, c, ld, p, links, &note);
+        if (a.emitter == Emitter::PipelinedTree) return predictPipeline(a, c, ld, p, links);
         return predictWhole(a, c, ld, p, links);
     };
     if (forced && forced->serves == kServesWhole) {
@@ -794,7 +892,8 @@ Plan treePlan(const CollCall& c, const CostParams& p) {
     if (!forced && !offloadPreferred) {
         for (const AlgorithmInfo* a : algorithmsOf(c.args.kind)) {
             if (a->serves != kServesWhole ||
-                (a->emitter != Emitter::HierarchicalTree && a->emitter != Emitter::SwitchTree) ||
+                (a->emitter != Emitter::HierarchicalTree && a->emitter != Emitter::SwitchTree &&
+                 a->emitter != Emitter::PipelinedTree) ||
                 !unmetNeed(*a, c).empty())
                 continue;
             Plan w;
@@ -839,6 +938,7 @@ std::string Plan::describe() const {
         }
         // Trees show their shape and radix; the other families (rings, butterflies, ...) have none.
         const bool tree = s.algo->emitter == Emitter::Tree || s.algo->emitter == Emitter::HierarchicalTree ||
+                          s.algo->emitter == Emitter::PipelinedTree ||
                           s.algo->emitter == Emitter::FlatComposition;
         out += std::string(s.algo->name) +
                (tree ? " tree=" + s.shape.name() + " k=" + std::to_string(s.shape.k) : std::string()) +

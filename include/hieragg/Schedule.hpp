@@ -60,6 +60,28 @@ struct TempBuffer {
     ptrdiff_t bias = 0;  // origin = allocation + bias (lets a datatype with lb != 0 start at 0)
 };
 
+// A fragment template (the idea of UCC's pipelined schedules): steps [begin, end) are
+// fragment 0 of a pipeline the Task runs `fragments` times with at most `window`
+// fragments in flight, so a schedule's size is O(template), not O(message / segment).
+// Fragment f shifts every buffer of slot s by f * slotStride[s] bytes, or, for a slot
+// marked ring, by (f mod window) * slotStride[s] (temporaries hold `window` fragments),
+// talks on segmentChannel(channel, f) (template channels are stage bases), and the last
+// fragment's steps move lastCount elements instead of the template's count. Template
+// steps depend on earlier steps (the pipeline opens when all of those are done) or on
+// template steps of the same fragment; a later step that depends on a template step
+// waits for that step in every fragment. Fragment f starts once fragments < f-window+1
+// are all done, so no two fragments in flight on a rank share a ring slot or a channel.
+struct FragmentPipeline {
+    StepId begin = 0, end = 0;  // empty: no pipeline
+    size_t fragments = 0;
+    size_t window = 1;
+    size_t lastCount = 0;
+    std::vector<ptrdiff_t> slotStride;  // [buffer slot], missing = 0
+    std::vector<uint8_t> slotRing;      // [buffer slot], missing = 0
+    bool active() const { return end > begin; }
+    size_t templateSize() const { return static_cast<size_t>(end - begin); }
+};
+
 struct Schedule {
     std::vector<Step> steps;
     std::vector<StepId> deps;           // dependency lists, indexed by Step::depBegin
@@ -73,6 +95,10 @@ struct Schedule {
     // runtime numbers calls per pair from these (docs/architecture.md, "Messages and tags").
     std::vector<int> peers, localPeers;
     std::string algorithm;              // for verbose output and tests
+    FragmentPipeline pipeline;          // steps run once per fragment (see above)
+
+    // Steps a Task runs (template steps count once per fragment).
+    size_t executedSteps() const;
 
     size_t countKind(StepKind k) const;
     size_t tempBytes() const;

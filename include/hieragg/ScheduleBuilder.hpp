@@ -39,6 +39,12 @@ public:
     // A step that completes when all of deps have; kNoStep if deps is empty.
     StepId join(const Deps& deps);
 
+    // Steps added between beginFragment() and endFragment() are a fragment template
+    // (Schedule.hpp, FragmentPipeline): `p` gives fragments, window, strides and the last
+    // fragment's count; its begin/end are filled here. One pipeline per schedule.
+    void beginFragment();
+    void endFragment(FragmentPipeline p);
+
     BufRef temp(size_t bytes, ptrdiff_t bias = 0);
     void setLocalComm(bool local) { local_ = local; }
     void appendAlgorithm(const std::string& part);
@@ -51,6 +57,7 @@ private:
     StepId add(Step s, const Deps& deps);
     Schedule sched_;
     bool local_ = false;
+    StepId fragmentBegin_ = kNoStep;
 };
 
 }  // namespace hieragg

@@ -52,12 +52,19 @@ public:
     size_t completedSteps() const { return completed_; }
 
 private:
+    // Identifies one execution of a step: a schedule step, or (>= steps.size()) step i of
+    // fragment f of the pipeline, steps.size() + f * templateSize + i.
+    using RunId = int64_t;
+    Step stepAt(RunId id) const;  // the step as it runs (fragment offsets, channel, count)
+    StepKind kindOf(RunId id) const;
+    void startFragments();
+    void finishPipeline();
     char* address(const BufRef& b) const;
     void* typeOf(const TypeRef& t) const { return bind_.types[t.type]; }
-    int fire(StepId id);
-    void complete(StepId id);
+    int fire(RunId id);
+    void complete(RunId id);
     void fail(int err);
-    void abandonActive(const std::pair<StepId, void*>& a);
+    void abandonActive(const std::pair<RunId, void*>& a);
     // Tests at most a bounded number of posted messages; true if any completed.
     bool sweep();
     bool testAt(size_t i);
@@ -68,15 +75,24 @@ private:
     std::vector<std::unique_ptr<char[]>> tempStore_;
     std::vector<char*> origins_;       // per buffer slot
     std::vector<uint32_t> pending_;    // unmet dependencies per step
-    std::vector<StepId> ready_;        // FIFO keeps the schedule's order of posting
+    std::vector<RunId> ready_;         // FIFO keeps the schedule's order of posting
     size_t readyHead_ = 0;
     // Posted messages in posting order; a finished one becomes a hole (nullptr request)
     // until the next compaction, so a completion costs O(1) however many are posted.
-    std::vector<std::pair<StepId, void*>> active_;
+    std::vector<std::pair<RunId, void*>> active_;
     size_t activeHead_ = 0;   // no live message before this index
     size_t activeHoles_ = 0;
     size_t activeCursor_ = 0; // where the rotating part of the next sweep starts
     size_t completed_ = 0;
+    size_t totalSteps_ = 0;            // executions the schedule needs (Schedule::executedSteps)
+    // The fragment pipeline: unmet in-template dependencies per [window slot][template step],
+    // template steps left per slot, slots finished out of order.
+    std::vector<uint32_t> fragPending_, intraDeps_;
+    std::vector<size_t> fragLeft_;
+    std::vector<uint8_t> fragDone_;
+    size_t gatePending_ = 0;           // earlier steps the template still waits for (edges)
+    bool pipelineOpen_ = false;
+    size_t nextFragment_ = 0, donePrefix_ = 0;
     size_t fabricFired_ = 0;
     size_t heldTempBytes_ = 0;  // reported to the observer, returned in the destructor
     bool finished_ = false;

@@ -16,3 +16,12 @@ size_t Schedule::tempBytes() const {
 }
 
 }  // namespace hieragg
+
+namespace hieragg {
+
+size_t Schedule::executedSteps() const {
+    if (!pipeline.active()) return steps.size();
+    return steps.size() - pipeline.templateSize() + pipeline.templateSize() * pipeline.fragments;
+}
+
+}  // namespace hieragg

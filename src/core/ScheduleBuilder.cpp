@@ -88,6 +88,31 @@ StepId ScheduleBuilder::join(const Deps& deps) {
     return add(s, deps);
 }
 
+void ScheduleBuilder::beginFragment() {
+    if (sched_.pipeline.active() || fragmentBegin_ != kNoStep)
+        throw std::logic_error("one fragment pipeline per schedule");
+    fragmentBegin_ = static_cast<StepId>(sched_.steps.size());
+}
+
+void ScheduleBuilder::endFragment(FragmentPipeline p) {
+    if (fragmentBegin_ == kNoStep) throw std::logic_error("endFragment without beginFragment");
+    p.begin = fragmentBegin_;
+    p.end = static_cast<StepId>(sched_.steps.size());
+    fragmentBegin_ = kNoStep;
+    if (p.fragments == 0 || p.window == 0 || p.window > kStageChannels)
+        throw std::logic_error("fragment pipeline needs 1..256 in flight and at least one fragment");
+    for (StepId i = p.begin; i < p.end; ++i) {
+        const Step& s = sched_.steps[i];
+        if (s.kind == StepKind::Collective) throw std::logic_error("no offloaded step in a fragment template");
+        // Fragments talk on segmentChannel(channel, f): reserve the stage's channels they use.
+        if (s.kind == StepKind::Send || s.kind == StepKind::Recv) {
+            const uint32_t top = s.channel + static_cast<uint32_t>(std::min<size_t>(p.fragments, kStageChannels));
+            if (top > sched_.channels) sched_.channels = top;
+        }
+    }
+    sched_.pipeline = std::move(p);
+}
+
 BufRef ScheduleBuilder::temp(size_t bytes, ptrdiff_t bias) {
     sched_.temps.push_back({bytes, bias});
     return {static_cast<uint32_t>(kFirstTemp + sched_.temps.size() - 1), 0};

@@ -24,11 +24,70 @@ Task::~Task() {
     if (bind_.observer && heldTempBytes_) bind_.observer->tempsHeld(-static_cast<long long>(heldTempBytes_));
 }
 
-void Task::abandonActive(const std::pair<StepId, void*>& a) {
-    if (sched_->steps[a.first].kind == StepKind::Collective)
+void Task::abandonActive(const std::pair<RunId, void*>& a) {
+    if (kindOf(a.first) == StepKind::Collective)
         tr_.abandonCollective(a.second);
     else
         tr_.abandon(a.second);
+}
+
+StepKind Task::kindOf(RunId id) const {
+    const Schedule& s = *sched_;
+    const auto n = static_cast<RunId>(s.steps.size());
+    if (id < n) return s.steps[static_cast<size_t>(id)].kind;
+    const auto t = static_cast<RunId>(s.pipeline.templateSize());
+    return s.steps[static_cast<size_t>(s.pipeline.begin + (id - n) % t)].kind;
+}
+
+Step Task::stepAt(RunId id) const {
+    const Schedule& s = *sched_;
+    const auto n = static_cast<RunId>(s.steps.size());
+    if (id < n) return s.steps[static_cast<size_t>(id)];
+    const FragmentPipeline& p = s.pipeline;
+    const auto t = static_cast<RunId>(p.templateSize());
+    const auto f = static_cast<size_t>((id - n) / t);
+    Step st = s.steps[static_cast<size_t>(p.begin + (id - n) % t)];
+    auto shift = [&](BufRef& b) {
+        if (b.slot >= p.slotStride.size()) return;
+        const bool ring = b.slot < p.slotRing.size() && p.slotRing[b.slot];
+        b.offset += static_cast<ptrdiff_t>(ring ? f % p.window : f) * p.slotStride[b.slot];
+    };
+    shift(st.src);
+    shift(st.dst);
+    if (st.kind == StepKind::Send || st.kind == StepKind::Recv) st.channel = segmentChannel(st.channel, f);
+    if (f + 1 == p.fragments) {
+        if (st.srcType.count) st.srcType.count = p.lastCount;
+        if (st.dstType.count) st.dstType.count = p.lastCount;
+    }
+    return st;
+}
+
+// Starts every fragment the window admits (fragments below donePrefix_ are all done).
+void Task::startFragments() {
+    const Schedule& s = *sched_;
+    const FragmentPipeline& p = s.pipeline;
+    const size_t t = p.templateSize();
+    while (nextFragment_ < p.fragments && nextFragment_ < donePrefix_ + p.window) {
+        const size_t f = nextFragment_++;
+        const size_t slot = f % p.window;
+        fragLeft_[slot] = t;
+        fragDone_[slot] = 0;
+        for (size_t i = 0; i < t; ++i) {
+            fragPending_[slot * t + i] = intraDeps_[i];
+            if (intraDeps_[i] == 0) ready_.push_back(static_cast<RunId>(s.steps.size() + f * t + i));
+        }
+    }
+}
+
+// Every fragment is done: steps after the template that wait for it may run.
+void Task::finishPipeline() {
+    const Schedule& s = *sched_;
+    const FragmentPipeline& p = s.pipeline;
+    for (StepId j = p.begin; j < p.end; ++j)
+        for (uint32_t k = s.dependentBegin[j]; k < s.dependentBegin[j + 1]; ++k) {
+            const StepId d = s.dependents[k];
+            if (d >= p.end && --pending_[d] == 0) ready_.push_back(d);
+        }
 }
 
 char* Task::address(const BufRef& b) const {
@@ -58,19 +117,44 @@ int Task::start() {
         heldTempBytes_ = s.tempBytes();
         bind_.observer->tempsHeld(static_cast<long long>(heldTempBytes_));
     }
+    const FragmentPipeline& p = s.pipeline;
+    const bool piped = p.active();
     pending_.resize(s.steps.size());
     ready_.reserve(s.steps.size());
     for (size_t i = 0; i < s.steps.size(); ++i) {
+        const auto id = static_cast<StepId>(i);
         pending_[i] = s.steps[i].depCount;
-        if (pending_[i] == 0) ready_.push_back(static_cast<StepId>(i));
+        if (piped && id >= p.begin && id < p.end) continue;  // run per fragment
+        if (pending_[i] == 0) ready_.push_back(id);
     }
-    if (s.steps.empty()) finished_ = true;
+    totalSteps_ = s.executedSteps();
+    if (piped) {
+        const size_t t = p.templateSize();
+        intraDeps_.assign(t, 0);
+        for (size_t i = 0; i < t; ++i) {
+            const Step& st = s.steps[p.begin + i];
+            for (uint32_t j = 0; j < st.depCount; ++j) {
+                if (s.deps[st.depBegin + j] >= p.begin)
+                    ++intraDeps_[i];
+                else
+                    ++gatePending_;
+            }
+        }
+        fragPending_.assign(p.window * t, 0);
+        fragLeft_.assign(p.window, 0);
+        fragDone_.assign(p.window, 0);
+        if (gatePending_ == 0) {
+            pipelineOpen_ = true;
+            startFragments();
+        }
+    }
+    if (totalSteps_ == 0) finished_ = true;
     progress();
     return status_;
 }
 
-int Task::fire(StepId id) {
-    const Step& st = sched_->steps[id];
+int Task::fire(RunId id) {
+    const Step st = stepAt(id);
     switch (st.kind) {
     case StepKind::Send:
     case StepKind::Recv: {
@@ -131,13 +215,46 @@ int Task::fire(StepId id) {
     return 0;
 }
 
-void Task::complete(StepId id) {
+void Task::complete(RunId id) {
     ++completed_;
     const Schedule& s = *sched_;
-    for (uint32_t j = s.dependentBegin[id]; j < s.dependentBegin[id + 1]; ++j) {
-        StepId d = s.dependents[j];
-        if (--pending_[d] == 0) ready_.push_back(d);
+    const FragmentPipeline& p = s.pipeline;
+    const auto n = static_cast<RunId>(s.steps.size());
+    if (id < n) {
+        for (uint32_t j = s.dependentBegin[id]; j < s.dependentBegin[id + 1]; ++j) {
+            StepId d = s.dependents[j];
+            if (p.active() && d >= p.begin && d < p.end) {
+                // An edge into the template: the pipeline opens when the last one is met.
+                if (--gatePending_ == 0) {
+                    pipelineOpen_ = true;
+                    startFragments();
+                }
+            } else if (--pending_[d] == 0) {
+                ready_.push_back(d);
+            }
+        }
+        return;
     }
+    const size_t t = p.templateSize();
+    const auto f = static_cast<size_t>((id - n) / static_cast<RunId>(t));
+    const auto i = static_cast<StepId>((id - n) % static_cast<RunId>(t));
+    const size_t slot = f % p.window;
+    const StepId step = p.begin + i;
+    for (uint32_t j = s.dependentBegin[step]; j < s.dependentBegin[step + 1]; ++j) {
+        const StepId d = s.dependents[j];
+        if (d < p.end && --fragPending_[slot * t + static_cast<size_t>(d - p.begin)] == 0)
+            ready_.push_back(n + static_cast<RunId>(f * t) + (d - p.begin));
+    }
+    if (--fragLeft_[slot] != 0) return;
+    fragDone_[slot] = 1;
+    while (donePrefix_ < nextFragment_ && fragDone_[donePrefix_ % p.window]) {
+        fragDone_[donePrefix_ % p.window] = 0;
+        ++donePrefix_;
+    }
+    if (donePrefix_ == p.fragments)
+        finishPipeline();
+    else
+        startFragments();
 }
 
 void Task::fail(int err) {
@@ -152,7 +269,7 @@ void Task::fail(int err) {
 // Tests active_[i] (live); on completion leaves a hole and completes the step.
 bool Task::testAt(size_t i) {
     bool done = false;
-    const int rc = sched_->steps[active_[i].first].kind == StepKind::Collective
+    const int rc = kindOf(active_[i].first) == StepKind::Collective
                        ? tr_.testCollective(active_[i].second, done)
                        : tr_.test(active_[i].second, done);
     if (rc != 0) {
@@ -212,7 +329,12 @@ bool Task::progress() {
         // Completions are handled in the order messages were posted (within a sweep).
         if (sweep()) moved = true;
         if (finished_) return true;
-        if (completed_ == sched_->steps.size()) finished_ = true;
+        if (completed_ == totalSteps_) finished_ = true;
+        // Everything queued has fired: forget it, so a long pipeline's queue stays bounded.
+        if (readyHead_ == ready_.size()) {
+            ready_.clear();
+            readyHead_ = 0;
+        }
     }
     if (finished_) {
         tempStore_.clear();  // give memory back as soon as the call is over

@@ -3,6 +3,7 @@
 // up the decomposition to rank 0 (fixed tree order, rank order for
 // non-commutative ops) and broadcast back down the same spaces straight into
 // every rank's rbuf, so only a window of pulses needs scratch memory.
+#include "PipelinedTree.hpp"
 #include "ReductionPulses.hpp"
 #include "hieragg/Transport.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
@@ -115,6 +116,9 @@ Schedule allreduce(const CollCall& c) {
     const std::shared_ptr<const hier::Plan> sel = hier::planOf(c);
     // Commutative ops: the model may prefer a bandwidth-optimal composition (ring, Rabenseifner, ...).
     if (slicesAllreduce(*sel)) return sliceAllreduce(c, *sel);
+    if (sel->mode == hier::Plan::Mode::Whole && sel->stages.at(0).algo &&
+        sel->stages[0].algo->emitter == hier::Emitter::PipelinedTree)
+        return pipelinedAllreduce(c, sel->stages[0]);
     if (sel->mode == hier::Plan::Mode::Levels && sel->stages.back().algo &&
         sel->stages.back().algo->emitter == hier::Emitter::Fabric)
         return offloadedAllreduce(c, *sel);

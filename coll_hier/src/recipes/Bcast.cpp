@@ -7,6 +7,7 @@
 #include <string>
 
 #include "hieragg/aggtree/HierarchicalKnomialTree.hpp"
+#include "PipelinedTree.hpp"
 #include "hieragg/algorithms/TreeBcast.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
 #include "hieragg/hier/HierarchyAdapter.hpp"
@@ -48,6 +49,9 @@ Schedule bcast(const CollCall& c) {
     }
 
     const std::shared_ptr<const hier::Plan> plan = hier::planOf(c);
+    if (plan->mode == hier::Plan::Mode::Whole && plan->stages.at(0).algo &&
+        plan->stages[0].algo->emitter == hier::Emitter::PipelinedTree)
+        return pipelinedBcast(c, plan->stages[0]);
     const Group whole = Group::whole(c.size, c.rank);
 
     // Segments are cut from the packed byte stream, the only thing ranks with different

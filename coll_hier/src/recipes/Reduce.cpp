@@ -2,6 +2,7 @@
 // reducing to its leader in a fixed tree order, leaders reducing to the root.
 // Non-commutative ops keep rank order: hierarchical only when every group is a
 // contiguous rank range, otherwise one flat in-order tree (ReductionPulses.hpp).
+#include "PipelinedTree.hpp"
 #include "ReductionPulses.hpp"
 #include "hieragg/hier/Recipes.hpp"
 
@@ -53,6 +54,9 @@ Schedule reduce(const CollCall& c) {
     ScheduleBuilder b;
     const PulsePlan plan = PulsePlan::of(c, a.rcount);
     const std::shared_ptr<const hier::Plan> sel = hier::planOf(c);
+    if (sel->mode == hier::Plan::Mode::Whole && sel->stages.at(0).algo &&
+        sel->stages[0].algo->emitter == hier::Emitter::PipelinedTree)
+        return pipelinedReduce(c, sel->stages[0]);
     const bool hierarchical = reduceHierarchically(*sel);
     PulsedReduce red(b, c, a.root, hierarchical, 0, plan, sel.get());
     b.appendAlgorithm(red.name());

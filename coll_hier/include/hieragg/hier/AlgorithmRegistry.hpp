@@ -65,6 +65,8 @@ enum class Emitter {
     Bruck,              // allgather: ceil(log2 n) steps for any n, rotated scratch
     Fabric,             // the leader space as one offloaded collective (Transport::icollective)
     SwitchTree,         // the minimum-cost type II switch tree, one proxy rank per kept switch (SwitchTree.hpp)
+    PipelinedTree,      // bcast/reduce: one tree over all levels (chain of leaders, k-nomial below)
+                        // run as a fragment pipeline (FragmentPipeline, PipelineTree.hpp)
 };
 
 struct AlgorithmInfo {
