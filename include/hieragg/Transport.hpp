@@ -13,18 +13,26 @@ namespace hieragg {
 // leader space (offload, SPEC 3.3; docs/offload.md). Members are numbered in the leader
 // space's order; `root` is a member index. Bcast moves `count` bytes; allreduce `count`
 // elements of `elem` (HIERAGG_ELEM_*) combined by `op` (HIERAGG_OPK_*) from src into dst.
-enum class FabricKind : uint8_t { Barrier, Bcast, Allreduce };
+// TriggeredChainBcast moves `count` bytes of dst down the chain of members starting at
+// `root`, in segments of `segment` bytes that relays forward by triggered sends.
+enum class FabricKind : uint8_t { Barrier, Bcast, Allreduce, TriggeredChainBcast };
 struct FabricCollective {
     FabricKind kind = FabricKind::Barrier;
     const void* src = nullptr;
     void* dst = nullptr;
     size_t count = 0;
     int elem = 0, op = 0, root = 0;
+    size_t segment = 0;  // TriggeredChainBcast: bytes per segment
     // Every member must start the group's operations in the same order: a call's
     // operations carry its ticket (taken in call order) and the last one says so.
     uint64_t ticket = 0;
     bool lastOfTicket = true;
 };
+
+// Triggered chains (docs/offload.md): segments are at least this long (shorter messages go
+// whole) and a message is cut into at most this many (a segment's index is in its tag).
+constexpr size_t kTriggeredMinSegment = 4096;
+constexpr size_t kTriggeredMaxSegments = 4096;
 
 class Transport {
 public:

@@ -35,7 +35,7 @@ std::string cacheKey(const CollCall& c) {
     k.inPlace = c.args.in_place;
     k.commutative = c.args.op_commutative;
     k.algorithm = c.algorithm;
-    k.offloaded = hier::offloadServes(c);
+    k.offloaded = hier::offloadServes(c) | hier::triggeredServes(c) << 1;
     k.scount = c.args.scount;
     k.rcount = c.args.rcount;
     k.segment = c.segmentBytes;
@@ -57,7 +57,7 @@ std::string planKey(const CollCall& c, const hier::RuleCandidate* rule) {
     } k;
     std::memset(&k, 0, sizeof k);
     k = {c.args.kind, hier::sizeClass(hier::modelBytes(c)), c.args.op_commutative, c.algorithm,
-         hier::offloadServes(c), rule};
+         hier::offloadServes(c) | hier::triggeredServes(c) << 1, rule};
     return std::string(reinterpret_cast<const char*>(&k), sizeof k);
 }
 

@@ -20,7 +20,8 @@ int fiOp(int opKind);
 
 class Fabric {
 public:
-    // The provider named `provider` ("" = the first that offers FI_COLLECTIVE), or null
+    // The provider named `provider` ("" = the first that offers FI_COLLECTIVE, else the first
+    // that offers FI_TRIGGER; caps().triggered says which), or null
     // with *why saying what failed. Shared: later calls return the same one.
     static std::shared_ptr<Fabric> open(const std::string& provider, std::string* why);
     ~Fabric();

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "OfiFabric.hpp"
+#include "OfiTriggeredChain.hpp"
 #include "hieragg/Transport.hpp"
 
 struct fid_ep;
@@ -77,6 +78,9 @@ private:
     fid_mc* mc_ = nullptr;
     uint64_t group_ = 0;  // fi_addr_t of the joined group
     OffloadCaps caps_;
+    // A provider with triggered operations instead of collectives: this endpoint runs
+    // triggered chain broadcasts (counters bound, selective completion), nothing else.
+    std::unique_ptr<TriggeredChains> chains_;
     std::mutex mutex_;
     std::deque<Op*> queued_;  // not started yet, in firing order
     uint64_t serving_ = 0;    // the ticket whose operations may start

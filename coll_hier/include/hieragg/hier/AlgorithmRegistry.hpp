@@ -35,6 +35,7 @@ enum Needs : unsigned {
     kNeedsDecomposition = 1u << 5,     // a decomposition that splits the communicator
     kNeedsOffload = 1u << 6,           // the communicator's offload backend runs this call (offloadServes)
     kNeedsContiguousRanks = 1u << 7,   // every group a contiguous rank range, whatever the op (prefixes)
+    kNeedsTriggered = 1u << 8,         // the offload backend's triggered operations run this call (triggeredServes)
 };
 
 // What the model chooses for it (bit set).
@@ -97,6 +98,9 @@ int algorithmValue(const AlgorithmInfo& a);
 // operation, the count and the reproducibility setting fit. Every rank of the call sees
 // the same answer (signature, op and settings are the call's, caps the communicator's).
 bool offloadServes(const CollCall& call);
+// The communicator's offload backend can run this call's leader stage as a chain of
+// triggered operations (FI_TRIGGER; docs/offload.md): a bcast of at least one byte.
+bool triggeredServes(const CollCall& call);
 
 // Empty if `call` satisfies every need of `a`, else what fails ("needs a commutative op").
 std::string unmetNeed(const AlgorithmInfo& a, const CollCall& call);
