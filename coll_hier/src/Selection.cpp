@@ -186,7 +186,7 @@ StageChoice predictFabric(const AlgorithmInfo& a, const Load& ld, const LinkCost
         double c = TreeBcast::optimalChainSegmentBytes(ld.bytes, n, o.alpha_us, bw);
         c = std::min(std::max(c, static_cast<double>(kTriggeredMinSegment)), std::max(ld.bytes, 1.0));
         if (ld.segmentCap > 0) c = std::max(std::min(c, ld.segmentCap), std::min(ld.bytes, 1.0 * kTriggeredMinSegment));
-        c = std::max(c, std::ceil(ld.bytes / kTriggeredMaxSegments));
+        c = std::max(1.0, std::floor(std::max(c, std::ceil(ld.bytes / kTriggeredMaxSegments))));
         s.segmentBytes = static_cast<size_t>(c);
         const double m = std::max(ld.bytes, 1.0);
         s.predUs = (std::ceil(m / c) + n - 2) * (o.alpha_us + c * o.beta_us_per_byte);

@@ -168,6 +168,8 @@ typedef struct hieragg_config {
     hieragg_link_cost ofi_cost;     /* coll_hieragg_cost_ofi_*: one fabric collective round */
     const char* rules_file;         /* coll_hieragg_rules_file: fitted selection rules (NULL/"" = none) */
     size_t max_temp_bytes;          /* temporaries one call may allocate per rank, 0 = no limit */
+    int ofi_manual_progress;        /* coll_hieragg_ofi_manual_progress: triggered chains progress in
+                                       counter reads, not on the provider's own thread */
 } hieragg_config;
 
 typedef struct hieragg_comm hieragg_comm;

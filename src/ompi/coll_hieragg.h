@@ -29,6 +29,7 @@ typedef struct mca_coll_hieragg_component_t {
     hieragg_link_cost link_cost[HIERAGG_LINK_CLASS_COUNT]; /* coll_hieragg_cost_<link>_<param> */
     int offload;          /* coll_hieragg_offload: HIERAGG_OFFLOAD_* */
     char* ofi_provider;   /* coll_hieragg_ofi_provider */
+    bool ofi_manual_progress; /* coll_hieragg_ofi_manual_progress */
     hieragg_link_cost ofi_cost; /* coll_hieragg_cost_ofi_* */
     char* rules_file;     /* coll_hieragg_rules_file (tuning: docs/tuning.md) */
     int output;           /* opal_output stream for verbose messages */

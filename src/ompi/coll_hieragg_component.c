@@ -84,6 +84,13 @@ static void hieragg_register_offload(mca_base_component_t* c, mca_coll_hieragg_c
         "libfabric provider for offloaded collectives, e.g. \"tcp;ofi_rxm\" (empty = the first "
         "that offers FI_COLLECTIVE)",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &m->ofi_provider);
+    m->ofi_manual_progress = false;
+    (void)mca_base_component_var_register(c, "ofi_manual_progress",
+        "Triggered operations (a provider with FI_TRIGGER, e.g. sockets): false = the provider "
+        "progresses them on its own (its thread, or the NIC), true = ask for manual progress, so "
+        "they advance when hieragg reads the counters (faster where cores are oversubscribed)",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &m->ofi_manual_progress);
     static const char* param[4] = {"alpha", "beta", "theta", "gamma"};
     static const char* what[4] = {"start-up of one round [us]", "transfer time [ns per byte]",
                                   "unused [us]", "reduction time [ns per byte]"};
@@ -361,6 +368,7 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
     for (int l = 0; l < HIERAGG_LINK_CLASS_COUNT; ++l) cfg.link_cost[l] = m->link_cost[l];
     cfg.offload = m->offload;
     cfg.ofi_provider = m->ofi_provider;
+    cfg.ofi_manual_progress = m->ofi_manual_progress ? 1 : 0;
     cfg.ofi_cost = m->ofi_cost;
     cfg.rules_file = m->rules_file;
     if (0 != hieragg_core_init(&t, &cfg)) return OMPI_ERR_OUT_OF_RESOURCE;

@@ -245,7 +245,7 @@ bool beginOffloadSetup(hieragg_comm& c) {
             // Local only (no other rank involved): the leader's endpoint and its address.
             AddressRecord& mine = st->addrs[c.rank];
             mine.state = -1;
-            std::shared_ptr<ofi::Fabric> fabric = ofi::Fabric::open(st->provider, &st->why);
+            std::shared_ptr<ofi::Fabric> fabric = ofi::Fabric::open(st->provider, cfg.ofi_manual_progress != 0, &st->why);
             if (injected("HIERAGG_TEST_OFI_FAIL_OPEN", c.worldRank))
                 fabric.reset(), st->why = "endpoint not opened (HIERAGG_TEST_OFI_FAIL_OPEN)";
             if (fabric && !fabric->caps().barrier && !fabric->caps().bcast && !fabric->caps().triggered)

@@ -27,7 +27,7 @@ std::string gProvider;
 int fiDatatype(int elem) { return kTypes[elem > 0 && elem < HIERAGG_ELEM_COUNT ? elem : 0]; }
 int fiOp(int opKind) { return kOps[opKind > 0 && opKind < HIERAGG_OPK_COUNT ? opKind : 0]; }
 
-std::shared_ptr<Fabric> Fabric::open(const std::string& provider, std::string* why) {
+std::shared_ptr<Fabric> Fabric::open(const std::string& provider, bool manualProgress, std::string* why) {
     std::lock_guard<std::mutex> lock(gMutex);
     if (auto f = gFabric.lock()) {
         if (provider == gProvider) return f;
@@ -44,6 +44,7 @@ std::shared_ptr<Fabric> Fabric::open(const std::string& provider, std::string* w
         hints->ep_attr->type = FI_EP_RDM;
         hints->domain_attr->threading = FI_THREAD_SAFE;
         if (caps & FI_TRIGGER) hints->tx_attr->msg_order = hints->rx_attr->msg_order = FI_ORDER_SAS;
+        if ((caps & FI_TRIGGER) && manualProgress) hints->domain_attr->data_progress = FI_PROGRESS_MANUAL;
         if (!provider.empty()) hints->fabric_attr->prov_name = strdup(provider.c_str());
         const int rc = fi_getinfo(FI_VERSION(1, 9), nullptr, nullptr, 0, hints, info);
         fi_freeinfo(hints);
