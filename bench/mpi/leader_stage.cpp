@@ -4,6 +4,7 @@
 // the offload switch is per job, so the comparison interleaves jobs). Prints one line
 // per collective and size: the median over rounds of the slowest rank's mean time per call
 // (each call starts after an untimed barrier; barrier itself is timed back to back).
+// usage: hieragg-leader-stage [ROUNDS] [LABEL] [SIZES e.g. 8,65536,4194304] [COLLS e.g. bcast]
 #include <mpi.h>
 
 #include <algorithm>
@@ -44,11 +45,25 @@ int main(int argc, char** argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     const int rounds = argc > 1 ? std::atoi(argv[1]) : 5;
     const char* label = argc > 2 ? argv[2] : "";
+    // Optional third argument: the sizes (comma-separated bytes); fourth: the collectives.
     std::vector<size_t> sizes;
-    for (size_t b = 8; b <= (size_t{4} << 20); b *= 8) sizes.push_back(b);
-    sizes.push_back(size_t{4} << 20);
+    if (argc > 3) {
+        for (const char* p = argv[3]; *p;) {
+            char* end = nullptr;
+            const unsigned long long v = std::strtoull(p, &end, 10);
+            if (end == p) break;
+            if (v > 0 && v <= (size_t{4} << 20)) sizes.push_back(static_cast<size_t>(v));
+            p = *end == ',' ? end + 1 : end;
+        }
+    }
+    if (sizes.empty()) {
+        for (size_t b = 8; b <= (size_t{4} << 20); b *= 8) sizes.push_back(b);
+        sizes.push_back(size_t{4} << 20);
+    }
+    const std::string colls = argc > 4 ? argv[4] : "barrier,bcast,allreduce";
     std::vector<char> buf(size_t{4} << 20), out(size_t{4} << 20);
     for (const char* coll : {"barrier", "bcast", "allreduce"}) {
+        if (colls.find(coll) == std::string::npos) continue;
         for (size_t bytes : sizes) {
             if (std::string(coll) == "barrier" && bytes != 8) continue;
             const int iters = bytes <= 65536 ? 50 : bytes <= (1 << 20) ? 10 : 4;

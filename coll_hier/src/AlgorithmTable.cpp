@@ -48,6 +48,9 @@ const std::vector<AlgorithmInfo> kTable = {
      "one minimum-height k-nomial tree over all levels (every non-leader's parent in its own group)"},
     {HIERAGG_BCAST, "ofi", kServesLeaders, kNeedsIntracomm | kNeedsDecomposition | kNeedsOffload, 0, Emitter::Fabric,
      K::Knomial, "the leader space as one fi_broadcast on the group joined at setup (docs/offload.md)"},
+    {HIERAGG_BCAST, "ofi_triggered_chain", kServesLeaders, kNeedsIntracomm | kNeedsDecomposition | kNeedsTriggered,
+     kTunesSegment, Emitter::Fabric, K::Chain,
+     "pipelined chain over the leaders whose relays forward by FI_TRIGGER sends fired by receive counters"},
     TYPE2_ROW(HIERAGG_BCAST, 0),
     {HIERAGG_BCAST, "hier_pipeline", kServesWhole, kNeedsIntracomm | kNeedsDecomposition, kTree,
      Emitter::PipelinedTree, K::Knomial,
@@ -254,6 +257,11 @@ bool offloadServes(const CollCall& c) {
     }
 }
 
+bool triggeredServes(const CollCall& c) {
+    if (!c.offload || !c.offload->triggered || c.inter || !decomposed(c)) return false;
+    return c.args.kind == HIERAGG_BCAST && c.args.rcount * c.rtype.size > 0;
+}
+
 std::string unmetNeed(const AlgorithmInfo& a, const CollCall& c) {
     if ((a.needs & kNeedsIntracomm) && c.inter) return "needs an intracommunicator";
     if ((a.needs & kNeedsCommutativeOp) && !c.args.op_commutative) return "needs a commutative operation";
@@ -272,6 +280,9 @@ std::string unmetNeed(const AlgorithmInfo& a, const CollCall& c) {
         return "needs switch levels (coll_hieragg_split=topology:PATH)";
     if ((a.needs & kNeedsOffload) && !offloadServes(c))
         return "needs the offload backend to support this call (coll_hieragg_offload, docs/offload.md)";
+    if ((a.needs & kNeedsTriggered) && !triggeredServes(c))
+        return "needs an offload provider with triggered operations (FI_TRIGGER, e.g. "
+               "coll_hieragg_ofi_provider=sockets; docs/offload.md)";
     return {};
 }
 

@@ -14,6 +14,7 @@
 #include "hieragg/hier/SwitchTree.hpp"
 #include "hieragg/hier/PipelineTree.hpp"
 #include "recipes/PipelinedTree.hpp"
+#include "hieragg/Transport.hpp"
 #include "recipes/ReductionPulses.hpp"
 
 namespace hieragg::hier {
@@ -180,6 +181,22 @@ StageChoice predictFabric(const AlgorithmInfo& a, const Load& ld, const LinkCost
     s.algo = &a;
     s.members = n;
     if (n <= 1) return s;
+    if (a.shape == TreeShape::Kind::Chain) {
+        // Triggered chain (bcast): SPEC 3.5's pipelined chain where every hop is one message
+        // over the provider (alpha + c beta of coll_hieragg_cost_ofi_*), c from its formula.
+        s.shape = TreeShape::chain();
+        const double bw = o.beta_us_per_byte > 0 ? 1.0 / o.beta_us_per_byte : 1e12;
+        double c = TreeBcast::optimalChainSegmentBytes(ld.bytes, n, o.alpha_us, bw);
+        c = std::min(std::max(c, static_cast<double>(kTriggeredMinSegment)), std::max(ld.bytes, 1.0));
+        if (ld.segmentCap > 0) c = std::max(std::min(c, ld.segmentCap), std::min(ld.bytes, 1.0 * kTriggeredMinSegment));
+        c = std::max(1.0, std::floor(std::max(c, std::ceil(ld.bytes / kTriggeredMaxSegments))));
+        s.segmentBytes = static_cast<size_t>(c);
+        const double m = std::max(ld.bytes, 1.0);
+        s.predUs = (std::ceil(m / c) + n - 2) * (o.alpha_us + c * o.beta_us_per_byte);
+        s.why = fmt("%.0f", std::ceil(m / c)) + " triggered segments of " + fmt("%.0f", c) + " B down " +
+                std::to_string(n - 1) + " hops";
+        return s;
+    }
     const double rounds = std::ceil(std::log2(n));
     if (ld.shape == Shape::Barrier) {
         s.predUs = rounds * o.alpha_us;
@@ -931,8 +948,10 @@ std::string Plan::describe() const {
             continue;
         }
         if (s.algo->emitter == Emitter::Fabric) {
-            const char* what = s.algo->coll == HIERAGG_BARRIER ? "barrier"
-                               : s.algo->coll == HIERAGG_BCAST ? "bcast" : "allreduce";
+            const char* what = s.algo->coll == HIERAGG_BARRIER                 ? "barrier"
+                               : s.algo->shape == TreeShape::Kind::Chain         ? "triggered-chain"
+                               : s.algo->coll == HIERAGG_BCAST                   ? "bcast"
+                                                                                 : "allreduce";
             out += std::string("ofi-") + what + " pred=" + fmt("%.2f", s.predUs) + " us (" + s.why + ")";
             continue;
         }

@@ -25,6 +25,9 @@ struct OffloadCaps {
     bool fixedOrder = false;   // the provider combines in an order fixed by membership
     int members = 0;           // leaders in the group
     bool preferred = false;    // coll_hieragg_offload=ofi: wherever it serves, not where the model says
+    // Triggered operations (FI_TRIGGER on counters, docs/offload.md): the leaders can run a
+    // chain whose relays forward by sends the provider fires when a receive completes.
+    bool triggered = false;
 };
 
 struct CollCall {

@@ -34,8 +34,10 @@ public:
     StepId copy(BufRef src, TypeRef srcType, BufRef dst, TypeRef dstType, const Deps& deps = {});
     // dst = src op dst (the operation is the call's).
     StepId reduce(BufRef src, BufRef dst, TypeRef type, const Deps& deps = {});
-    // An offloaded collective over the leader space (Schedule.hpp, StepKind::Collective).
-    StepId collective(uint8_t fabricKind, BufRef src, BufRef dst, size_t count, int root, const Deps& deps = {});
+    // An offloaded collective over the leader space (Schedule.hpp, StepKind::Collective);
+    // `segment`: bytes per segment of a triggered chain (FabricCollective::segment).
+    StepId collective(uint8_t fabricKind, BufRef src, BufRef dst, size_t count, int root, const Deps& deps = {},
+                      size_t segment = 0);
     // A step that completes when all of deps have; kNoStep if deps is empty.
     StepId join(const Deps& deps);
 

@@ -13,7 +13,9 @@ namespace hieragg {
 // leader space (offload, SPEC 3.3; docs/offload.md). Members are numbered in the leader
 // space's order; `root` is a member index. Bcast moves `count` bytes; allreduce `count`
 // elements of `elem` (HIERAGG_ELEM_*) combined by `op` (HIERAGG_OPK_*) from src into dst.
-enum class FabricKind : uint8_t { Barrier, Bcast, Allreduce };
+// TriggeredChainBcast moves `count` bytes of dst down the chain of members starting at
+// `root`, in segments of `segment` bytes that relays forward by triggered sends.
+enum class FabricKind : uint8_t { Barrier, Bcast, Allreduce, TriggeredChainBcast };
 // Bytes of one HIERAGG_ELEM_* element (0 for NONE).
 inline size_t elemKindBytes(int elem) {
     switch (elem) {
@@ -30,11 +32,17 @@ struct FabricCollective {
     void* dst = nullptr;
     size_t count = 0;
     int elem = 0, op = 0, root = 0;
+    size_t segment = 0;  // TriggeredChainBcast: bytes per segment
     // Every member must start the group's operations in the same order: a call's
     // operations carry its ticket (taken in call order) and the last one says so.
     uint64_t ticket = 0;
     bool lastOfTicket = true;
 };
+
+// Triggered chains (docs/offload.md): segments are at least this long (shorter messages go
+// whole) and a message is cut into at most this many (a segment's index is in its tag).
+constexpr size_t kTriggeredMinSegment = 4096;
+constexpr size_t kTriggeredMaxSegments = 4096;
 
 class Transport {
 public:
@@ -69,6 +77,10 @@ public:
     // Background work that cannot wait for a call to test it (Runtime::addPoller); must not
     // drive the progress engine itself.
     virtual void pollBackground() {}
+    // The process is finalizing and this transport's owner may never be destroyed: close
+    // what would outlive the library (an offload provider's endpoint and threads), leaving
+    // point-to-point requests alone.
+    virtual void closeForExit() {}
 };
 
 }  // namespace hieragg

@@ -178,6 +178,8 @@ typedef struct hieragg_config {
      * bits HIERAGG_COST_SET_ALPHA/BETA/THETA/GAMMA per link class. Measurements never replace them. */
     int link_cost_set[HIERAGG_LINK_CLASS_COUNT];
     int ofi_cost_set;               /* the same bits for coll_hieragg_cost_ofi_* */
+    int ofi_manual_progress;        /* coll_hieragg_ofi_manual_progress: triggered chains progress in
+                                       counter reads, not on the provider's own thread */
 } hieragg_config;
 #define HIERAGG_COST_SET_ALPHA 1
 #define HIERAGG_COST_SET_BETA 2

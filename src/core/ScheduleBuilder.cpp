@@ -57,7 +57,7 @@ StepId ScheduleBuilder::copy(BufRef src, TypeRef srcType, BufRef dst, TypeRef ds
 }
 
 StepId ScheduleBuilder::collective(uint8_t fabricKind, BufRef src, BufRef dst, size_t count, int root,
-                                   const Deps& deps) {
+                                   const Deps& deps, size_t segment) {
     Step s;
     s.kind = StepKind::Collective;
     s.fabric = fabricKind;
@@ -66,6 +66,7 @@ StepId ScheduleBuilder::collective(uint8_t fabricKind, BufRef src, BufRef dst, s
     s.dst = dst;
     s.srcType = {kPackedType, count};
     s.dstType = s.srcType;
+    if (segment) s.dstType.count = segment;  // read back as FabricCollective::segment
     return add(s, deps);
 }
 

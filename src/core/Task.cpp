@@ -200,6 +200,7 @@ int Task::fire(RunId id) {
         fc.elem = bind_.fabricElem;
         fc.op = bind_.fabricOp;
         fc.root = st.peer;
+        fc.segment = st.dstType.count;
         fc.ticket = bind_.fabricTicket;
         fc.lastOfTicket = ++fabricFired_ >= bind_.fabricSteps;
         void* req = nullptr;

@@ -34,6 +34,7 @@ typedef struct mca_coll_hieragg_component_t {
     int ofi_cost_index[4]; /* MCA variable indexes of coll_hieragg_cost_ofi_* */
     int offload;          /* coll_hieragg_offload: HIERAGG_OFFLOAD_* */
     char* ofi_provider;   /* coll_hieragg_ofi_provider */
+    bool ofi_manual_progress; /* coll_hieragg_ofi_manual_progress */
     hieragg_link_cost ofi_cost; /* coll_hieragg_cost_ofi_* */
     double ofi_join_timeout;    /* coll_hieragg_ofi_join_timeout */
     double ofi_op_timeout;      /* coll_hieragg_ofi_op_timeout */

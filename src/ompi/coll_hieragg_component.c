@@ -103,6 +103,13 @@ static void hieragg_register_offload(mca_base_component_t* c, mca_coll_hieragg_c
         "the process fail (on that world rank; on every leader without a rank), to exercise the "
         "recovery over point-to-point; hang: it never completes instead (coll_hieragg_ofi_op_timeout)",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY, &m->ofi_inject_error);
+    m->ofi_manual_progress = false;
+    (void)mca_base_component_var_register(c, "ofi_manual_progress",
+        "Triggered operations (a provider with FI_TRIGGER, e.g. sockets): false = the provider "
+        "progresses them on its own (its thread, or the NIC), true = ask for manual progress, so "
+        "they advance when hieragg reads the counters (faster where cores are oversubscribed)",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &m->ofi_manual_progress);
     static const char* param[4] = {"alpha", "beta", "theta", "gamma"};
     static const char* what[4] = {"start-up of one round [us]", "transfer time [ns per byte]",
                                   "unused [us]", "reduction time [ns per byte]"};
@@ -459,6 +466,7 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
     cfg.autocalibrate = m->autocalibrate;
     cfg.offload = m->offload;
     cfg.ofi_provider = m->ofi_provider;
+    cfg.ofi_manual_progress = m->ofi_manual_progress ? 1 : 0;
     cfg.ofi_cost = m->ofi_cost;
     cfg.ofi_join_timeout = m->ofi_join_timeout;
     cfg.ofi_op_timeout = m->ofi_op_timeout;

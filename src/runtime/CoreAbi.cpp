@@ -35,7 +35,7 @@ std::string cacheKey(const CollCall& c) {
     k.inPlace = c.args.in_place;
     k.commutative = c.args.op_commutative;
     k.algorithm = c.algorithm;
-    k.offloaded = hier::offloadServes(c);
+    k.offloaded = hier::offloadServes(c) | hier::triggeredServes(c) << 1;
     k.scount = c.args.scount;
     k.rcount = c.args.rcount;
     k.segment = c.segmentBytes;
@@ -57,7 +57,7 @@ std::string planKey(const CollCall& c, const hier::RuleCandidate* rule) {
     } k;
     std::memset(&k, 0, sizeof k);
     k = {c.args.kind, hier::sizeClass(hier::modelBytes(c)), c.args.op_commutative, c.algorithm,
-         hier::offloadServes(c), rule};
+         hier::offloadServes(c) | hier::triggeredServes(c) << 1, rule};
     return std::string(reinterpret_cast<const char*>(&k), sizeof k);
 }
 
@@ -410,7 +410,22 @@ int hieragg_core_init(const hieragg_transport* transport, const hieragg_config* 
     }
 }
 
-void hieragg_core_fini(void) { Runtime::fini(); }
+void hieragg_core_fini(void) {
+    if (Runtime* rt = Runtime::instance()) {
+        // A communicator the user freed while its offload transport listened for the
+        // leaders' failure notices was never destroyed: Open MPI's PML retains a
+        // communicator for each posted receive. Close those transports' fabric objects
+        // now, before this library (and libfabric with it) is unloaded, so no provider
+        // thread outlives it. The receives stay posted: cancelling them now would destroy
+        // the communicator, and with it other components' modules, during coll's close.
+        for (hieragg_comm* c : rt->registeredComms())
+            if (c->offload) {
+                rt->removePoller(c->offload.get());
+                c->offload->closeForExit();
+            }
+    }
+    Runtime::fini();
+}
 
 hieragg_comm* hieragg_comm_create(void* comm, int rank, int size, int is_inter, int remote_size,
                                   int world_rank) {

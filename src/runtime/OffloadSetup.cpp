@@ -24,7 +24,7 @@ namespace {
 // at 8 B and 64 KiB), with a group that could run all of them.
 bool modelPicksOffload(const hieragg_comm& c, const hier::CostParams& p, int leaders, size_t segment) {
     OffloadCaps probe;
-    probe.barrier = probe.bcast = true;
+    probe.barrier = probe.bcast = probe.triggered = true;
     probe.allreduceOps[HIERAGG_ELEM_DOUBLE] = 1u << HIERAGG_OPK_SUM;
     probe.maxCount = probe.maxBytes = SIZE_MAX / 2;
     probe.members = leaders;
@@ -32,7 +32,7 @@ bool modelPicksOffload(const hieragg_comm& c, const hier::CostParams& p, int lea
         hieragg_coll_kind kind;
         size_t bytes;
     } probes[] = {{HIERAGG_BARRIER, 0}, {HIERAGG_ALLREDUCE, 8}, {HIERAGG_ALLREDUCE, 65536},
-                  {HIERAGG_BCAST, 8}, {HIERAGG_BCAST, 65536}};
+                  {HIERAGG_BCAST, 8}, {HIERAGG_BCAST, 65536}, {HIERAGG_BCAST, 4 << 20}};
     for (const auto& pr : probes) {
         CollCall call;
         call.args.kind = pr.kind;
@@ -96,7 +96,7 @@ struct AddressRecord {
 // that are not leaders choose the same plans as the leaders).
 struct JoinRecord {
     int32_t state;  // 1 joined, 0 not a leader, -1 failed
-    uint8_t barrier, bcast, pad[2];
+    uint8_t barrier, bcast, triggered, pad;
     uint32_t ops[HIERAGG_ELEM_COUNT];
     uint64_t maxCount, maxBytes;
 };
@@ -211,13 +211,14 @@ void joinsExchanged(void* ctx, int status) {
         return finishDecomposition(c, 0);
     }
     OffloadCaps caps;
-    caps.barrier = caps.bcast = true;
+    caps.barrier = caps.bcast = caps.triggered = true;
     caps.maxCount = caps.maxBytes = SIZE_MAX;
     for (int e = 0; e < HIERAGG_ELEM_COUNT; ++e) caps.allreduceOps[e] = ~0u;
     for (int r : st->leaders) {
         const JoinRecord& j = st->joins[r];
         caps.barrier = caps.barrier && j.barrier;
         caps.bcast = caps.bcast && j.bcast;
+        caps.triggered = caps.triggered && j.triggered;
         caps.maxCount = std::min<size_t>(caps.maxCount, j.maxCount);
         caps.maxBytes = std::min<size_t>(caps.maxBytes, j.maxBytes);
         for (int e = 0; e < HIERAGG_ELEM_COUNT; ++e) caps.allreduceOps[e] &= j.ops[e];
@@ -252,7 +253,8 @@ void joinsExchanged(void* ctx, int status) {
     if (c.rank == 0)
         rt.verbose(1, "hieragg: offload: " + std::to_string(st->leaders.size()) + " leaders joined a fabric group (" +
                           std::string(caps.barrier ? "barrier " : "") + (caps.bcast ? "bcast " : "") +
-                          (caps.allreduceOps[HIERAGG_ELEM_DOUBLE] ? "allreduce" : "") + ")");
+                          (caps.allreduceOps[HIERAGG_ELEM_DOUBLE] ? "allreduce " : "") +
+                          (caps.triggered ? "triggered-chain" : "") + ")");
     finishDecomposition(c, 0);
 }
 
@@ -293,6 +295,7 @@ void addressesExchanged(void* ctx, int status) {
             const OffloadCaps& caps = st->tr->caps();
             mine.barrier = caps.barrier;
             mine.bcast = caps.bcast;
+            mine.triggered = caps.triggered;
             for (int e = 0; e < HIERAGG_ELEM_COUNT; ++e) mine.ops[e] = caps.allreduceOps[e];
             mine.maxCount = caps.maxCount;
             mine.maxBytes = caps.maxBytes;
@@ -341,11 +344,11 @@ bool beginOffloadSetup(hieragg_comm& c) {
             // Local only (no other rank involved): the leader's endpoint and its address.
             AddressRecord& mine = st->addrs[c.rank];
             mine.state = -1;
-            std::shared_ptr<ofi::Fabric> fabric = ofi::Fabric::open(st->provider, &st->why);
+            std::shared_ptr<ofi::Fabric> fabric = ofi::Fabric::open(st->provider, cfg.ofi_manual_progress != 0, &st->why);
             if (injected("HIERAGG_TEST_OFI_FAIL_OPEN", c.worldRank))
                 fabric.reset(), st->why = "endpoint not opened (HIERAGG_TEST_OFI_FAIL_OPEN)";
-            if (fabric && !fabric->caps().barrier && !fabric->caps().bcast)
-                st->why = "provider '" + fabric->name() + "' offers neither fi_barrier nor fi_broadcast";
+            if (fabric && !fabric->caps().barrier && !fabric->caps().bcast && !fabric->caps().triggered)
+                st->why = "provider '" + fabric->name() + "' offers neither fi_barrier, fi_broadcast nor FI_TRIGGER";
             else if (fabric) {
                 st->tr = std::make_unique<ofi::OfiTransport>(rt.transport(), fabric);
                 std::vector<char> a = st->tr->open(&st->why);

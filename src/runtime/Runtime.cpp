@@ -51,6 +51,13 @@ void Runtime::registerComm(void* handle, hieragg_comm* c) {
     comms_[handle] = c;
 }
 
+std::vector<hieragg_comm*> Runtime::registeredComms() {
+    std::lock_guard<std::mutex> lock(commsMutex_);
+    std::vector<hieragg_comm*> all;
+    for (const auto& e : comms_) all.push_back(e.second);
+    return all;
+}
+
 void Runtime::unregisterComm(void* handle, hieragg_comm* c) {
     std::lock_guard<std::mutex> lock(commsMutex_);
     auto it = comms_.find(handle);

@@ -52,6 +52,8 @@ public:
     // Communicators by the shim's handle, for the MPI_T readers (which get the handle).
     void registerComm(void* handle, hieragg_comm* c);
     void unregisterComm(void* handle, hieragg_comm* c);
+    // The communicators registered now (a copy: the caller may destroy some of them).
+    std::vector<hieragg_comm*> registeredComms();
     // Runs f(c) under the registry's lock if `handle` is known (c stays alive meanwhile).
     template <class F> void withComm(void* handle, F f) {
         std::lock_guard<std::mutex> lock(commsMutex_);

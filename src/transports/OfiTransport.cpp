@@ -9,6 +9,7 @@
 #include <rdma/fi_eq.h>
 #include <rdma/fi_errno.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -25,13 +26,7 @@ OfiTransport::OfiTransport(Transport& pml, std::shared_ptr<Fabric> fabric)
     : pml_(pml), fabric_(std::move(fabric)), caps_(fabric_->caps()) {}
 
 OfiTransport::~OfiTransport() {
-    // Closing the endpoint first cancels whatever is still in flight.
-    if (mc_) fi_close(&mc_->fid);
-    if (set_) fi_close(&set_->fid);
-    if (ep_) fi_close(&ep_->fid);
-    if (av_) fi_close(&av_->fid);
-    if (cq_) fi_close(&cq_->fid);
-    if (eq_) fi_close(&eq_->fid);
+    closeFabricObjects();
     // ops_ (declared after the fids' users) owns every operation; the provider is gone now.
     ops_.clear();
     for (void* r : noticeRecvs_)
@@ -41,6 +36,25 @@ OfiTransport::~OfiTransport() {
             pml_.abandon(o.first);
             o.second.release();  // the send may still read it: left to it, not freed under it
         }
+}
+
+void OfiTransport::closeFabricObjects() {
+    // Closing the endpoint first cancels whatever is still in flight.
+    if (mc_) fi_close(&mc_->fid);
+    if (set_) fi_close(&set_->fid);
+    if (ep_) fi_close(&ep_->fid);
+    if (av_) fi_close(&av_->fid);
+    if (cq_) fi_close(&cq_->fid);
+    if (eq_) fi_close(&eq_->fid);
+    mc_ = nullptr, set_ = nullptr, ep_ = nullptr, av_ = nullptr, cq_ = nullptr, eq_ = nullptr;
+    chains_.reset();  // its counters, once the endpoint no longer holds them
+}
+
+void OfiTransport::closeForExit() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    closeFabricObjects();
+    broken_ = true;
+    fabric_.reset();  // the last user closes the domain and fabric (and the provider's threads)
 }
 
 std::vector<char> OfiTransport::open(std::string* why) {
@@ -59,7 +73,18 @@ std::vector<char> OfiTransport::open(std::string* why) {
     if (rc == 0) rc = fi_cq_open(fabric_->domain(), &cqAttr, &cq_, nullptr), what = "fi_cq_open";
     if (rc == 0) rc = fi_eq_open(fabric_->fabric(), &eqAttr, &eq_, nullptr), what = "fi_eq_open";
     if (rc == 0) rc = fi_av_open(fabric_->domain(), &avAttr, &av_, nullptr), what = "fi_av_open";
-    if (rc == 0) rc = fi_ep_bind(ep_, &cq_->fid, FI_TRANSMIT | FI_RECV), what = "fi_ep_bind(cq)";
+    // Triggered chains report through counters: the queue gets only what asks for it (errors).
+    const bool triggered = fabric_->caps().triggered;
+    const uint64_t cqFlags = FI_TRANSMIT | FI_RECV | (triggered ? FI_SELECTIVE_COMPLETION : 0);
+    if (rc == 0) rc = fi_ep_bind(ep_, &cq_->fid, cqFlags), what = "fi_ep_bind(cq)";
+    if (rc == 0 && triggered) {
+        chains_ = std::make_unique<TriggeredChains>();
+        std::string why2;
+        if (!chains_->bind(fabric_->domain(), ep_, std::min(info->tx_attr->size, info->rx_attr->size), &why2)) {
+            if (why) *why = why2;
+            return {};
+        }
+    }
     if (rc == 0) rc = fi_ep_bind(ep_, &eq_->fid, 0), what = "fi_ep_bind(eq)";
     if (rc == 0) rc = fi_ep_bind(ep_, &av_->fid, 0), what = "fi_ep_bind(av)";
     if (rc == 0) rc = fi_enable(ep_), what = "fi_enable";
@@ -96,6 +121,12 @@ bool OfiTransport::join(const std::vector<std::vector<char>>& addresses, int me,
     if (ids[me] != static_cast<fi_addr_t>(me)) {
         if (why) *why = "address vector numbering differs from the leader order";
         return false;
+    }
+    if (chains_) {
+        // Triggered chains address the members directly: no group to join.
+        chains_->setMembers(std::vector<uint64_t>(ids.begin(), ids.end()), me);
+        caps_.members = static_cast<int>(n);
+        return true;
     }
     fi_av_set_attr attr;
     std::memset(&attr, 0, sizeof attr);
@@ -163,6 +194,9 @@ int OfiTransport::issue(Op& op) {
                           static_cast<fi_datatype>(fiDatatype(w.elem)), static_cast<fi_op>(fiOp(w.op)), 0,
                           &op.ctx);
         break;
+    case FabricKind::TriggeredChainBcast:  // never queued here (icollective hands it to chains_)
+        rc = -FI_EINVAL;
+        break;
     }
     return static_cast<int>(rc);
 }
@@ -210,6 +244,7 @@ void OfiTransport::issueReady() {
 }
 
 void OfiTransport::poll() {
+    if (chains_) return chains_->drain(cq_);
     fi_cq_entry done[16];
     for (;;) {
         ssize_t got = fi_cq_read(cq_, done, 16);
@@ -245,6 +280,7 @@ void OfiTransport::progress() {
         std::lock_guard<std::mutex> lock(mutex_);
         poll();
         recover();
+        if (chains_) chains_->progress();
         issueReady();
     }
     pml_.progress();
@@ -252,6 +288,9 @@ void OfiTransport::progress() {
 
 int OfiTransport::icollective(const FabricCollective& what, void** req) {
     std::lock_guard<std::mutex> lock(mutex_);
+    // A transport runs either the provider's collectives or triggered chains (chains_).
+    if (what.kind == FabricKind::TriggeredChainBcast) return chains_ ? chains_->start(what, req) : kErr;
+    if (chains_) return kErr;
     if (broken_ || !mc_) return kErr;
     try {
         auto op = std::make_unique<Op>();
@@ -279,6 +318,10 @@ int OfiTransport::icollective(const FabricCollective& what, void** req) {
 
 int OfiTransport::testCollective(void* req, bool& done) {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (chains_) {
+        poll();
+        return chains_->test(req, done);
+    }
     poll();
     recover();
     issueReady();
@@ -307,6 +350,7 @@ int OfiTransport::testCollective(void* req, bool& done) {
 
 void OfiTransport::abandonCollective(void* req) {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (chains_) return chains_->abandon(req);
     Op* op = static_cast<Op*>(req);
     const bool finished = op->err != 0 || op->fabricDone || (op->pml && op->pmlDone);
     if (!op->issued)

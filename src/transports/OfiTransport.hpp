@@ -17,6 +17,7 @@
 
 #include "LeaderOpOverPml.hpp"
 #include "OfiFabric.hpp"
+#include "OfiTriggeredChain.hpp"
 #include "hieragg/Transport.hpp"
 
 struct fid_ep;
@@ -85,6 +86,7 @@ public:
     int testCollective(void* req, bool& done) override;
     void abandonCollective(void* req) override;
     void pollBackground() override;
+    void closeForExit() override;
 
 private:
     struct Op;
@@ -103,6 +105,7 @@ private:
     bool injectNow();      // coll_hieragg_ofi_inject_error says this operation fails
 
     Transport& pml_;
+    void closeFabricObjects();
     std::shared_ptr<Fabric> fabric_;
     fid_ep* ep_ = nullptr;
     fid_av* av_ = nullptr;
@@ -112,6 +115,9 @@ private:
     fid_mc* mc_ = nullptr;
     uint64_t group_ = 0;  // fi_addr_t of the joined group
     OffloadCaps caps_;
+    // A provider with triggered operations instead of collectives: this endpoint runs
+    // triggered chain broadcasts (counters bound, selective completion), nothing else.
+    std::unique_ptr<TriggeredChains> chains_;
     std::mutex mutex_;
     std::deque<Op*> queued_;  // not started yet, in firing order
     uint64_t serving_ = 0;    // the ticket whose operations may start

@@ -228,6 +228,50 @@ TEST_F(Offload, ManyInFlightTwoComms) {
     MPI_Comm_free(&dup);
 }
 
+// Byte i of a broadcast from `root` in call j (closed form).
+unsigned char bval(long i, int root, int j) { return static_cast<unsigned char>((i * 7 + root * 13 + j * 29) & 0xff); }
+
+// Triggered chain bcasts (sockets provider): several in flight on two communicators with
+// different roots and sizes (their tickets keep the leaders' counters apart), then one whose
+// ranks describe the same ints differently (contiguous on the root, strided elsewhere).
+TEST_F(Offload, TriggeredBcastsInFlight) {
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    const long sizes[] = {1, 5000, 300001, 64, 70000, 2};
+    const int k = 6;
+    std::vector<std::vector<unsigned char>> buf(k);
+    std::vector<MPI_Request> req(k);
+    for (int j = 0; j < k; ++j) {
+        const int root = (j * 3 + 1) % size;
+        buf[j].assign(sizes[j], 0xEE);
+        if (rank == root)
+            for (long i = 0; i < sizes[j]; ++i) buf[j][i] = bval(i, root, j);
+        chk.ok(MPI_Ibcast(buf[j].data(), static_cast<int>(sizes[j]), MPI_BYTE, root, j % 2 ? dup : MPI_COMM_WORLD,
+                          &req[j]),
+               "ibcast");
+    }
+    chk.ok(MPI_Waitall(k, req.data(), MPI_STATUSES_IGNORE), "waitall");
+    for (int j = 0; j < k; ++j) {
+        const int root = (j * 3 + 1) % size;
+        for (long i = 0; i < sizes[j]; ++i)
+            if (!chk.eq(static_cast<int>(buf[j][i]), static_cast<int>(bval(i, root, j)), "ibcast in flight", i)) break;
+    }
+    const int count = 3000;  // vec3 elements: 9000 ints
+    const int root = size - 1;
+    std::vector<int> flat(count * 3, -1), strided(count * 5 + 5, -7);
+    if (rank == root) {
+        for (int i = 0; i < count * 3; ++i) flat[i] = mpitest::val(root, i);
+        chk.ok(MPI_Bcast(flat.data(), count * 3, MPI_INT, root, dup), "bcast mixed types (root)");
+    } else {
+        chk.ok(MPI_Bcast(strided.data(), count, mpitest::types().vec3, root, dup), "bcast mixed types");
+        for (int e = 0; e < count; ++e)
+            for (int j = 0; j < 3; ++j)
+                if (!chk.eq(strided[e * 5 + 2 * j], mpitest::val(root, e * 3 + j), "bcast mixed types", e)) break;
+        chk.eq(strided[1], -7, "bcast mixed types: gap untouched");
+    }
+    MPI_Comm_free(&dup);
+}
+
 // Sub-communicators: each joins its own group (or has a single leader and none).
 TEST_F(Offload, SplitCommunicators) {
     MPI_Comm half;

@@ -225,7 +225,8 @@ void checkScan(const hier::AlgorithmInfo& a, int p, const Layout& l) {
 }  // namespace
 
 TEST(Registry, NamesAreGeneratedFromTheTable) {
-    EXPECT_STREQ(hier::algorithmNames(HIERAGG_BCAST), "auto,knomial,chain,flat,kary,hier_knomial,ofi,type2,hier_pipeline");
+    EXPECT_STREQ(hier::algorithmNames(HIERAGG_BCAST),
+                 "auto,knomial,chain,flat,kary,hier_knomial,ofi,ofi_triggered_chain,type2,hier_pipeline");
     for (int k = 0; k < HIERAGG_COLL_KIND_COUNT; ++k) {
         const auto coll = static_cast<hieragg_coll_kind>(k);
         std::string expect = "auto";

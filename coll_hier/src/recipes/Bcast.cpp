@@ -113,6 +113,23 @@ Schedule bcast(const CollCall& c) {
     for (int level = h.levels(); level >= 0; --level) {
         hier::SpaceGroup sg = hier::spaceGroup(h, level, c.rank, stageRoot);
         const hier::StageChoice& s = plan->stages.at(level);
+        if (level == h.levels() && offloaded && top.algo->shape == TreeShape::Kind::Chain) {
+            if (sg.group.me < 0 || sg.group.size() <= 1) continue;
+            b.appendAlgorithm("leaders:ofi-triggered-chain");
+            // Relays receive into and forward from the packed stream in place: the user's
+            // buffer when it is contiguous (or already the segmented stream), else a temporary
+            // the stage's root packs into and the others unpack from. Every member cuts the
+            // same segments (count and segment are the same everywhere).
+            const bool inPlace = segmented || contiguous;
+            const BufRef stream = inPlace ? buf : b.temp(totalBytes);
+            const TypeRef packed{kPackedType, totalBytes};
+            StepId have = ready;
+            if (!inPlace && sg.group.me == sg.rootIdx) have = b.copy(buf, type, stream, packed, ready);
+            have = b.collective(static_cast<uint8_t>(FabricKind::TriggeredChainBcast), stream, stream, totalBytes,
+                                sg.rootIdx, have, top.segmentBytes);
+            ready = inPlace || sg.group.me == sg.rootIdx ? have : b.copy(stream, packed, buf, type, have);
+            continue;
+        }
         if (level == h.levels() && offloaded) {
             if (sg.group.me < 0 || sg.group.size() <= 1) continue;
             b.appendAlgorithm("leaders:ofi-bcast");

@@ -36,6 +36,7 @@ enum Needs : unsigned {
     kNeedsOffload = 1u << 6,           // the communicator's offload backend runs this call (offloadServes)
     kNeedsContiguousRanks = 1u << 7,   // every group a contiguous rank range, whatever the op (prefixes)
     kNeedsSwitchLevels = 1u << 8,      // levels from a topology: file (switches to build a type II tree on)
+    kNeedsTriggered = 1u << 9,         // the offload backend's triggered operations run this call (triggeredServes)
 };
 
 // What the model chooses for it (bit set).
@@ -101,6 +102,9 @@ int algorithmValue(const AlgorithmInfo& a);
 // operation, the count and the reproducibility setting fit. Every rank of the call sees
 // the same answer (signature, op and settings are the call's, caps the communicator's).
 bool offloadServes(const CollCall& call);
+// The communicator's offload backend can run this call's leader stage as a chain of
+// triggered operations (FI_TRIGGER; docs/offload.md): a bcast of at least one byte.
+bool triggeredServes(const CollCall& call);
 
 // Empty if `call` satisfies every need of `a`, else what fails ("needs a commutative op").
 std::string unmetNeed(const AlgorithmInfo& a, const CollCall& call);
