@@ -81,6 +81,9 @@ public:
     // what would outlive the library (an offload provider's endpoint and threads), leaving
     // point-to-point requests alone.
     virtual void closeForExit() {}
+    // The communicator is being freed: cancel receives posted only to listen (they would
+    // keep Open MPI from destroying it); operations still in flight complete as usual.
+    virtual void stopListening() {}
 };
 
 }  // namespace hieragg

@@ -198,6 +198,11 @@ void hieragg_core_fini(void);
 hieragg_comm* hieragg_comm_create(void* comm, int rank, int size, int is_inter, int remote_size,
                                   int world_rank);
 void hieragg_comm_destroy(hieragg_comm* comm);
+/* MPI_Comm_free was called on the communicator whose shim handle is `comm` (an attribute
+ * delete callback; the communicator lives on while operations are pending): stop what
+ * listens in the background. A posted receive retains the communicator in Open MPI, so
+ * one left posted would keep it (and hieragg's state) from ever being destroyed. */
+void hieragg_comm_freeing(void* comm);
 
 /* Start a collective. On success the completion callback runs exactly once,
  * possibly before hieragg_start returns. Returns 0 or an error code. Never waits for

@@ -5,9 +5,11 @@
  */
 #include "coll_hieragg.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ompi/attribute/attribute.h"
 #include "ompi/mca/coll/base/coll_base_util.h"
 #include "ompi/mca/topo/base/base.h"
 #include "ompi/op/op.h"
@@ -469,13 +471,36 @@ static void module_destruct(mca_coll_hieragg_module_t* m) {
 }
 OBJ_CLASS_INSTANCE(mca_coll_hieragg_module_t, mca_coll_base_module_t, module_construct, module_destruct);
 
+/* MPI_Comm_free deletes a communicator's attributes before it drops the user's
+ * reference: the core stops listening there (hieragg_comm_freeing), or its posted
+ * receives would keep the communicator from ever being destroyed. The value is unused:
+ * the core finds its state by the handle, and only while the module still exists. */
+static int hieragg_keyval = MPI_KEYVAL_INVALID;
+static pthread_once_t hieragg_keyval_once = PTHREAD_ONCE_INIT;
+static int hieragg_attr_delete(MPI_Comm comm, int keyval, void* value, void* extra) {
+    (void)keyval, (void)value, (void)extra;
+    hieragg_comm_freeing(comm);
+    return MPI_SUCCESS;
+}
+static void hieragg_create_keyval(void) {
+    ompi_attribute_fn_ptr_union_t copy_fn, del_fn;
+    copy_fn.attr_communicator_copy_fn = (MPI_Comm_internal_copy_attr_function*)MPI_COMM_NULL_COPY_FN;
+    del_fn.attr_communicator_delete_fn = hieragg_attr_delete;
+    if (OMPI_SUCCESS != ompi_attr_create_keyval(COMM_ATTR, copy_fn, del_fn, &hieragg_keyval, NULL, 0, NULL))
+        hieragg_keyval = MPI_KEYVAL_INVALID;
+}
+
 static int module_enable(mca_coll_base_module_t* module, struct ompi_communicator_t* comm) {
     mca_coll_hieragg_module_t* m = (mca_coll_hieragg_module_t*)module;
     const int inter = OMPI_COMM_IS_INTER(comm) ? 1 : 0;
     m->state = hieragg_comm_create(comm, ompi_comm_rank(comm), ompi_comm_size(comm), inter,
                                    inter ? ompi_comm_remote_size(comm) : 0,
                                    ompi_comm_rank(&ompi_mpi_comm_world.comm));
-    return m->state ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
+    if (!m->state) return OMPI_ERR_OUT_OF_RESOURCE;
+    pthread_once(&hieragg_keyval_once, hieragg_create_keyval);
+    if (MPI_KEYVAL_INVALID != hieragg_keyval)
+        (void)ompi_attr_set_c(COMM_ATTR, comm, &comm->c_keyhash, hieragg_keyval, m->state, false);
+    return OMPI_SUCCESS;
 }
 
 /* Info key "hieragg_disable"="true" on a communicator (MPI_Comm_dup_with_info)

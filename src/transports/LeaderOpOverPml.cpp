@@ -103,6 +103,8 @@ int LeaderOpOverPml::start(const LeaderGroup& g, const FabricCollective& what, u
         }
         return 0;
     }
+    case FabricKind::TriggeredChainBcast:  // triggered chains have no re-run (docs/offload.md)
+        break;
     }
     return HIERAGG_ERR_INTERNAL;
 }

@@ -37,6 +37,7 @@ const char* fabricName(FabricKind k) {
     case FabricKind::Barrier: return "fi_barrier";
     case FabricKind::Bcast: return "fi_broadcast";
     case FabricKind::Allreduce: return "fi_allreduce";
+    case FabricKind::TriggeredChainBcast: return "triggered chain";
     }
     return "?";
 }
@@ -71,6 +72,16 @@ bool OfiTransport::injectNow() {
     return gIssued.fetch_add(1) + 1 == rc_.injectAt;
 }
 
+void OfiTransport::stopListening() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    listening_ = false;
+    for (void*& r : noticeRecvs_)
+        if (r) {
+            pml_.abandon(r);  // cancels it: the communicator's last reference may follow
+            r = nullptr;
+        }
+}
+
 void OfiTransport::pollBackground() {
     // PML requests and clocks only (the fabric is read by the tasks that wait on it), and
     // only every kBackgroundEvery-th opal_progress: notices are rare and timeouts are
@@ -95,7 +106,7 @@ void OfiTransport::recover() {
         noticeRecvs_[m] = nullptr;
         Notice n = *noticeIn_[m];
         n.why[sizeof n.why - 1] = 0;
-        if (postNoticeRecv(m) != 0) noticeRecvs_[m] = nullptr;
+        if (!listening_ || postNoticeRecv(m) != 0) noticeRecvs_[m] = nullptr;
         fallBackFrom(static_cast<uint64_t>(n.seq), n.origin, n.reason, n.why);
     }
     for (auto it = noticeOut_.begin(); it != noticeOut_.end();) {

@@ -87,6 +87,7 @@ public:
     void abandonCollective(void* req) override;
     void pollBackground() override;
     void closeForExit() override;
+    void stopListening() override;
 
 private:
     struct Op;
@@ -130,6 +131,7 @@ private:
     uint64_t fallbackFrom_ = UINT64_MAX;  // operations from this one on run over the PML
     bool recovery_ = false;
     RecoveryConfig rc_;
+    bool listening_ = true;               // false once the communicator is being freed
     std::vector<void*> noticeRecvs_;      // per member (null for me)
     std::vector<std::unique_ptr<Notice>> noticeIn_;
     std::vector<std::pair<void*, std::unique_ptr<Notice>>> noticeOut_;
