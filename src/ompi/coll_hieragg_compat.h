@@ -38,6 +38,14 @@
 
 /* The component structure must be visible to Open MPI's dlsym; 5.0 dropped
  * OMPI_MODULE_DECLSPEC, which said so on 4.1. */
+/* The attribute layer's copy-callback type: 4.1 casts the public MPI_COMM_NULL_COPY_FN to
+ * its internal function type, 5.0's union holds the public type itself. */
+#if HIERAGG_OMPI_COLL_2_4
+#define HIERAGG_COMM_NULL_COPY_FN MPI_COMM_NULL_COPY_FN
+#else
+#define HIERAGG_COMM_NULL_COPY_FN ((MPI_Comm_internal_copy_attr_function*)MPI_COMM_NULL_COPY_FN)
+#endif
+
 #ifdef OMPI_MODULE_DECLSPEC
 #define HIERAGG_COMPONENT_EXPORT OMPI_MODULE_DECLSPEC
 #else

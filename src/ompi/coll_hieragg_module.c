@@ -484,7 +484,7 @@ static int hieragg_attr_delete(MPI_Comm comm, int keyval, void* value, void* ext
 }
 static void hieragg_create_keyval(void) {
     ompi_attribute_fn_ptr_union_t copy_fn, del_fn;
-    copy_fn.attr_communicator_copy_fn = (MPI_Comm_internal_copy_attr_function*)MPI_COMM_NULL_COPY_FN;
+    copy_fn.attr_communicator_copy_fn = HIERAGG_COMM_NULL_COPY_FN;
     del_fn.attr_communicator_delete_fn = hieragg_attr_delete;
     if (OMPI_SUCCESS != ompi_attr_create_keyval(COMM_ATTR, copy_fn, del_fn, &hieragg_keyval, NULL, 0, NULL))
         hieragg_keyval = MPI_KEYVAL_INVALID;
