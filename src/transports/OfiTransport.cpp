@@ -250,6 +250,7 @@ void OfiTransport::issueReady() {
 }
 
 void OfiTransport::poll() {
+    if (!cq_) return;  // closed for exit
     if (chains_) return pollChains();
     fi_cq_entry done[16];
     for (;;) {
