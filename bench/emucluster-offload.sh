@@ -5,6 +5,8 @@
 # namespaces' emu0 links) and =off, REPEAT jobs each; prints medians and ratios like
 # bench/offload-compare.sh. The whole run holds /tmp/emucluster.lock (shared tool).
 # Loads the component from the build tree (nothing is installed). Root only.
+# Both modes run with coll_hieragg_reproducible=none: the benchmark's double SUM allreduce
+# is offloaded only then (a provider does not fix the combination order; docs/offload.md).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 emu=${EMU_DIR:-$here/bench/emucluster}
@@ -23,6 +25,7 @@ for i in $(seq "$REPEAT"); do
       -x FI_TCP_IFACE --mca mpi_yield_when_idle 1 \
       --mca mca_base_component_path "$here/build/src/ompi:$pkglib" --mca coll hieragg \
       --mca coll_hieragg_offload "$mode" --mca coll_hieragg_ofi_provider "tcp;ofi_rxm" \
+      --mca coll_hieragg_reproducible none \
       "$here/build/bench/hieragg-leader-stage" 5 "$mode" >>"$out"
   done
 done

@@ -84,6 +84,9 @@ public:
     // The communicator is being freed: cancel receives posted only to listen (they would
     // keep Open MPI from destroying it); operations still in flight complete as usual.
     virtual void stopListening() {}
+    // An offload transport whose leaders agreed the fabric failed: its fabric operations
+    // now run over point-to-point (docs/offload.md, "Failure handling").
+    virtual bool fellBack() { return false; }
 };
 
 }  // namespace hieragg

@@ -61,6 +61,22 @@ std::string planKey(const CollCall& c, const hier::RuleCandidate* rule) {
     return std::string(reinterpret_cast<const char*>(&k), sizeof k);
 }
 
+// The plan line of a call whose offloaded leader stage runs over the PML since the leaders
+// agreed the fabric failed: the stage keeps its name (the schedule is the same) and says
+// where it really runs, in the summary and in the stage's own line.
+void markOffloadFellBack(std::string& msg) {
+    const std::string note = "[fell back: over point-to-point]";
+    const size_t stage = msg.find("leaders:ofi-");
+    if (stage == std::string::npos) return;
+    const size_t end = msg.find_first_of("+ \n", stage);
+    msg.insert(end == std::string::npos ? msg.size() : end, note);
+    const size_t line = msg.find("\n  leaders (");
+    if (line == std::string::npos) return;
+    const size_t eol = msg.find('\n', line + 1);
+    msg.insert(eol == std::string::npos ? msg.size() : eol,
+               " " + note.substr(0, note.size() - 1) + " among the leaders after a fabric failure]");
+}
+
 // SPEC 3.4: the rules file (coll_hieragg_rules_file) decides where it is valid. Its
 // determinations are evaluated once per communicator, after the decomposition; a call
 // only looks its size class up. An explicit coll_hieragg_<coll>_algorithm wins over it.
@@ -157,9 +173,14 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
     // Every start (direct, queued behind the identity exchange, persistent, a strong
     // chain's link) comes through here, so the rules file decides for all of them.
     const hier::RuleCandidate* rule = ruleFor(call, c, *rt);
+    // After an agreed fabric failure this leader's transport runs the offloaded stages over
+    // the PML (docs/offload.md): rank 0 (leader 0) keys its plans and schedules apart then,
+    // so the first call of each kind after it rebuilds the same plan and says so. Only a
+    // key of this rank changes: the plan does not, so nobody else needs to know.
+    const bool offloadFellBack = c.offloadOn && c.offload && c.offload->fellBack();
     bool newPlan = false;
     if (hier::modelDriven(args.kind)) {
-        const std::string pk = planKey(call, rule);
+        const std::string pk = planKey(call, rule) + (offloadFellBack ? "|fell-back" : "");
         std::shared_ptr<const hier::Plan>* found = c.plans.find(pk);
         if (!found) {
             hier::Plan plan = hier::choosePlan(call, c.costs);
@@ -174,7 +195,7 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
 
     std::string key;
     if (!recipes::dependsOnPerRankVectors(args.kind)) {
-        key = cacheKey(call);
+        key = cacheKey(call) + (offloadFellBack ? "|fell-back" : "");
         if (auto* hit = c.cache.find(key)) sched = *hit;
     }
     if (!sched) {
@@ -205,6 +226,7 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
                 msg += " [" + std::to_string(hier::modelBytes(call)) + " B, pred=" + pred + " us]\n" +
                        call.plan->describe();
             }
+            if (offloadFellBack) markOffloadFellBack(msg);
             if (newPlan || !hier::modelDriven(args.kind)) rt->verbose(2, msg);
         }
         if (!key.empty()) c.cache.insert(key, sched);

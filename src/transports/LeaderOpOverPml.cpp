@@ -82,6 +82,7 @@ int LeaderOpOverPml::start(const LeaderGroup& g, const FabricCollective& what, u
         }
         return 0;
     case FabricKind::Bcast:
+    case FabricKind::TriggeredChainBcast:  // the same bytes from the same root, not a chain
         result_.assign(what.count, 0);
         if (g.me == what.root) {
             if (what.count) std::memcpy(result_.data(), in, what.count);
@@ -103,8 +104,6 @@ int LeaderOpOverPml::start(const LeaderGroup& g, const FabricCollective& what, u
         }
         return 0;
     }
-    case FabricKind::TriggeredChainBcast:  // triggered chains have no re-run (docs/offload.md)
-        break;
     }
     return HIERAGG_ERR_INTERNAL;
 }

@@ -21,9 +21,16 @@ namespace hieragg::ofi {
 namespace {
 // Operations kept after their task is done, for a re-run the others may still ask for.
 constexpr uint64_t kKeptOps = 32;
+// ... and at most this many bytes of their inputs (a triggered chain's root keeps whole
+// messages, not 16 KiB pieces): older ones go first.
+constexpr size_t kKeptBytes = size_t{64} << 20;
 constexpr uint64_t kBackgroundEvery = 64;
 // The n-th offloaded operation of this process (coll_hieragg_ofi_inject_error).
 std::atomic<uint64_t> gIssued{0};
+
+size_t opBytes(const FabricCollective& w) {
+    return w.kind == FabricKind::Allreduce ? w.count * elemBytes(w.elem) : w.kind == FabricKind::Barrier ? 0 : w.count;
+}
 
 std::string seconds(double s) {
     char buf[32];
@@ -139,7 +146,7 @@ void OfiTransport::recover() {
             op->pmlDone = true;
         }
     }
-    if (ops_.size() > 2 * kKeptOps) reclaim();
+    if (ops_.size() > 2 * kKeptOps || keptBytes_ > kKeptBytes) reclaim();
 }
 
 void OfiTransport::originate(uint64_t failedSeq, int reason, const std::string& why) {
@@ -184,7 +191,15 @@ void OfiTransport::fallBackFrom(uint64_t seq, int origin, int reason, const std:
         rc_.say(rc_.group.me == 0 ? 0 : 1, rc_.group.me == 0 ? msg : "hieragg: " + msg);
     }
     for (auto& op : ops_)
-        if (op->issued && op->seq >= seq && !op->pml) runOverPml(*op);
+        if (op->issued && op->seq >= seq && !op->pml) {
+            if (op->chain) {
+                // Earlier calls of the chain still complete on the fabric; this one's
+                // buffers stay with the op (onFabric) while the provider may use them.
+                chains_->giveUp(op->chain);
+                op->chain = nullptr;
+            }
+            runOverPml(*op);
+        }
 }
 
 void OfiTransport::runOverPml(Op& op) {
@@ -201,7 +216,7 @@ void OfiTransport::runOverPml(Op& op) {
     }
     if (rc_.say && op.held && !op.fabricDone)
         rc_.say(2, "hieragg: offload fell back: leader operation " + std::to_string(op.seq + 1) + " (" +
-                       fabricName(op.what.kind) + ", " + std::to_string(op.fab.size()) +
+                       fabricName(op.what.kind) + ", " + std::to_string(opBytes(op.what)) +
                        " B) runs over point-to-point");
 }
 
@@ -211,18 +226,21 @@ void OfiTransport::release(Op& op) {
         op.fab.clear();
         op.fab.shrink_to_fit();
     }
-    if (ops_.size() > 2 * kKeptOps) reclaim();
+    if (ops_.size() > 2 * kKeptOps || keptBytes_ > kKeptBytes) reclaim();
 }
 
 void OfiTransport::reclaim() {
-    // Keep the newest kKeptOps issued operations' inputs; drop older ones nobody holds.
+    // Keep the newest kKeptOps issued operations' inputs (at most kKeptBytes of them, oldest
+    // dropped first); drop older ones nobody holds.
     for (auto it = ops_.begin(); it != ops_.end();) {
         Op& op = **it;
-        const bool old = op.issued ? op.seq + kKeptOps < nextSeq_ : broken_;
-        if (!op.held && !op.onFabric && (!op.pml || op.pmlDone) && old)
+        const bool old = op.issued ? op.seq + kKeptOps < nextSeq_ || keptBytes_ > kKeptBytes : broken_;
+        if (!op.held && !op.onFabric && (!op.pml || op.pmlDone) && old) {
+            keptBytes_ -= op.in.size();
             it = ops_.erase(it);
-        else
+        } else {
             ++it;
+        }
     }
 }
 

@@ -194,9 +194,15 @@ int OfiTransport::issue(Op& op) {
                           static_cast<fi_datatype>(fiDatatype(w.elem)), static_cast<fi_op>(fiOp(w.op)), 0,
                           &op.ctx);
         break;
-    case FabricKind::TriggeredChainBcast:  // never queued here (icollective hands it to chains_)
-        rc = -FI_EINVAL;
+    case FabricKind::TriggeredChainBcast: {
+        // The chain moves the operation's own buffers (the root's kept input, the others'
+        // fab), never the task's, so a call given up after a failure cannot touch memory
+        // the task has released.
+        FabricCollective own = w;
+        own.dst = w.root == rc_.group.me ? op.in.data() : op.fab.data();
+        if (chains_->start(own, &op.chain) != 0) rc = -FI_EIO;
         break;
+    }
     }
     return static_cast<int>(rc);
 }
@@ -244,7 +250,8 @@ void OfiTransport::issueReady() {
 }
 
 void OfiTransport::poll() {
-    if (chains_) return chains_->drain(cq_);
+    if (!cq_) return;  // closed for exit
+    if (chains_) return pollChains();
     fi_cq_entry done[16];
     for (;;) {
         ssize_t got = fi_cq_read(cq_, done, 16);
@@ -275,12 +282,33 @@ void OfiTransport::poll() {
     }
 }
 
+void OfiTransport::pollChains() {
+    chains_->drain(cq_);  // error completions fail the active call
+    chains_->progress();
+    for (auto& op : ops_) {
+        if (!op->chain) continue;
+        bool done = false;
+        const int rc = chains_->test(op->chain, done);  // releases a finished call
+        if (!done) continue;
+        op->chain = nullptr;
+        op->onFabric = false;
+        if (rc == 0) {
+            op->fabricDone = true;
+        } else if (recovery_) {
+            // Already re-run over the PML if it is at or past the fallback point.
+            if (op->seq < fallbackFrom_) originate(op->seq, kFailError, "triggered chain: error on the endpoint");
+        } else {
+            op->err = kErr;
+            broken_ = true;
+        }
+    }
+}
+
 void OfiTransport::progress() {
     {
         std::lock_guard<std::mutex> lock(mutex_);
         poll();
         recover();
-        if (chains_) chains_->progress();
         issueReady();
     }
     pml_.progress();
@@ -289,23 +317,27 @@ void OfiTransport::progress() {
 int OfiTransport::icollective(const FabricCollective& what, void** req) {
     std::lock_guard<std::mutex> lock(mutex_);
     // A transport runs either the provider's collectives or triggered chains (chains_).
-    if (what.kind == FabricKind::TriggeredChainBcast) return chains_ ? chains_->start(what, req) : kErr;
-    if (chains_) return kErr;
-    if (broken_ || !mc_) return kErr;
+    const bool chain = what.kind == FabricKind::TriggeredChainBcast;
+    if (chain ? !chains_ : (chains_ || !mc_)) return kErr;
+    if (broken_) return kErr;
     try {
         auto op = std::make_unique<Op>();
         std::memset(&op->ctx, 0, sizeof op->ctx);
         op->what = what;
         // The input is kept (and the fabric writes only the op's own buffer) so the
         // operation can be re-run over the PML, or served to the others, after a failure.
+        const bool bcast = what.kind == FabricKind::Bcast || chain;
         const size_t bytes = what.kind == FabricKind::Allreduce ? what.count * elemBytes(what.elem)
-                             : what.kind == FabricKind::Bcast   ? what.count
+                             : bcast                            ? what.count
                                                                 : 0;
         if (what.kind == FabricKind::Allreduce) op->in.assign(static_cast<const char*>(what.src),
                                                               static_cast<const char*>(what.src) + bytes);
-        if (what.kind == FabricKind::Bcast && what.root == rc_.group.me)
+        if (bcast && what.root == rc_.group.me)
             op->in.assign(static_cast<const char*>(what.dst), static_cast<const char*>(what.dst) + bytes);
-        op->fab = what.kind == FabricKind::Bcast && !op->in.empty() ? op->in : std::vector<char>(bytes);
+        // A chain's root sends from `in` and receives nothing.
+        if (!(chain && !op->in.empty()))
+            op->fab = what.kind == FabricKind::Bcast && !op->in.empty() ? op->in : std::vector<char>(bytes);
+        keptBytes_ += op->in.size();
         *req = op.get();
         queued_.push_back(op.get());
         ops_.push_back(std::move(op));
@@ -318,10 +350,6 @@ int OfiTransport::icollective(const FabricCollective& what, void** req) {
 
 int OfiTransport::testCollective(void* req, bool& done) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (chains_) {
-        poll();
-        return chains_->test(req, done);
-    }
     poll();
     recover();
     issueReady();
@@ -350,8 +378,11 @@ int OfiTransport::testCollective(void* req, bool& done) {
 
 void OfiTransport::abandonCollective(void* req) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (chains_) return chains_->abandon(req);
     Op* op = static_cast<Op*>(req);
+    if (op->chain) {
+        chains_->abandon(op->chain);  // its buffers stay with the op (onFabric) until close
+        op->chain = nullptr;
+    }
     const bool finished = op->err != 0 || op->fabricDone || (op->pml && op->pmlDone);
     if (!op->issued)
         for (auto it = queued_.begin(); it != queued_.end(); ++it)

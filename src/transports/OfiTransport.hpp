@@ -60,7 +60,7 @@ public:
     // Returns non-zero if the notices' receives could not be posted.
     int enableRecovery(RecoveryConfig cfg);
     // Whether this leader runs the group's operations over the PML now (a failure was agreed).
-    bool fellBack();
+    bool fellBack() override;
 
     int isend(void* comm, bool local, const void* buf, size_t count, void* type, int peer, int tag,
               void** req) override {
@@ -92,6 +92,7 @@ public:
 private:
     struct Op;
     void poll();      // reads completions (caller holds mutex_)
+    void pollChains();  // the same for triggered chains: their counters and error completions
     void issueReady();  // starts queued operations whose turn it is (caller holds mutex_)
     int issue(Op& op);
     // Failure handling (OfiRecovery.cpp; caller holds mutex_).
@@ -128,6 +129,7 @@ private:
     // operation completed can still take part when the others re-run it over the PML.
     std::deque<std::unique_ptr<Op>> ops_;
     uint64_t nextSeq_ = 0;
+    size_t keptBytes_ = 0;                // inputs held by ops_ (bounded by reclaim)
     uint64_t fallbackFrom_ = UINT64_MAX;  // operations from this one on run over the PML
     bool recovery_ = false;
     RecoveryConfig rc_;

@@ -25,7 +25,8 @@ struct OfiTransport::Op {
     int err = 0;                // what the task gets
     std::chrono::steady_clock::time_point issuedAt;
     std::vector<char> in;       // this leader's input (allreduce; bcast on the root), kept
-    std::vector<char> fab;      // the fabric's buffer
+    std::vector<char> fab;      // the fabric's buffer (a triggered chain's root sends from `in`)
+    void* chain = nullptr;      // a triggered chain's call in TriggeredChains while it runs there
     std::unique_ptr<LeaderOpOverPml> pml;  // the re-run over the PML, after a failure
     bool pmlDone = false;
 };

@@ -195,7 +195,8 @@ void TriggeredChains::progress() {
             activate();
             continue;
         }
-        if (post(c, recvDone, sendDone) != 0) finish(c, kErr);
+        // A call given up (or abandoned) posts nothing more: its buffers may be gone.
+        if (!c.abandoned && post(c, recvDone, sendDone) != 0) finish(c, kErr);
         return;
     }
 }
@@ -246,6 +247,24 @@ void TriggeredChains::abandon(void* req) {
     if (c == active_) {
         // The provider still owns its contexts and buffer: kept until the endpoint closes.
         c->abandoned = true;
+        return;
+    }
+    for (auto it = queued_.begin(); it != queued_.end(); ++it)
+        if (*it == c) {
+            queued_.erase(it);
+            break;
+        }
+    delete c;
+}
+
+void TriggeredChains::giveUp(void* req) {
+    Call* c = static_cast<Call*>(req);
+    if (c->finished) {
+        delete c;
+        return;
+    }
+    if (c == active_) {
+        c->abandoned = true;  // finish() deletes it once its counters complete it
         return;
     }
     for (auto it = queued_.begin(); it != queued_.end(); ++it)

@@ -43,6 +43,11 @@ public:
     int start(const FabricCollective& what, void** req);
     int test(void* req, bool& done);
     void abandon(void* req);
+    // The leaders re-run this call over the PML (a failure was agreed; OfiRecovery.cpp): a
+    // queued call is dropped, an active one posts nothing more and stays active (the
+    // provider holds its contexts; its buffers are the caller's to keep) until its counters
+    // complete it or the endpoint closes. Unlike abandon, earlier calls still complete.
+    void giveUp(void* req);
     // Reads the counters: finishes the active call, tops its window up, activates the next.
     void progress();
     // Error completions on the endpoint's queue (successes are not reported: selective
