@@ -68,7 +68,7 @@ Schedule scattervThroughLeaders(const CollCall& c) {
         for (int g = 0; g < h.groupCount(level); ++g)
             if (g != rootGroup)
                 for (int r : h.groupMembers(level, g))
-                    if (bytes[r] <= limit) total += bytes[r];
+                    if (bytes[r] <= limit && h.groupMembers(level, g).size() > 1) total += bytes[r];
         BufRef all = total ? b.temp(total) : BufRef{};
         size_t at = 0;
         for (int g = 0; g < h.groupCount(level); ++g) {
@@ -77,7 +77,8 @@ Schedule scattervThroughLeaders(const CollCall& c) {
             size_t sum = 0;
             for (int r : members) {
                 if (r == a.root || bytes[r] == 0) continue;
-                if (g == rootGroup || bytes[r] > limit) {
+                // A group of one has nothing to combine: its block goes direct.
+                if (g == rootGroup || bytes[r] > limit || members.size() == 1) {
                     b.send(r, rootBlock(r).buf, rootBlock(r).type, {}, kDirect);
                 } else {
                     through.push_back(r);
@@ -92,9 +93,10 @@ Schedule scattervThroughLeaders(const CollCall& c) {
         }
         return b.finish();
     }
-    if (myGroup == rootGroup || myBytes > limit) {
+    const bool alone = h.groupMembers(level, myGroup).size() == 1;
+    if (myGroup == rootGroup || myBytes > limit || alone) {
         if (myBytes > 0) b.recv(a.root, mine.buf, mine.type, {}, kDirect);
-        if (myGroup == rootGroup) return b.finish();
+        if (myGroup == rootGroup || alone) return b.finish();
     }
     const std::vector<int>& members = h.groupMembers(level, myGroup);
     const int leader = members.front();
