@@ -58,6 +58,9 @@ def bound_us(coll, m, nodes, ranks, bw):
         "gather": (N - 1) / N * P,  # everything off the root's node enters it
         "scatter": (N - 1) / N * P,
         "alltoall": (N - 1) / N * P * P / N,  # what one node's ranks send off the node
+        "gatherv": (N - 1) / N * P,  # IMB's equal counts: as gather, scatter, alltoall
+        "scatterv": (N - 1) / N * P,
+        "alltoallv": (N - 1) / N * P * P / N,
     }.get(coll)
     return None if factor is None else factor * m / bw * 1e6
 

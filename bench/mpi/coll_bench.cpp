@@ -18,7 +18,8 @@
 //                      [--skip coll:bytes,...] [--pingpong 0|1] [--fail-on-wrong 0|1]
 //                      [--corrupt coll]   (tests: rank 1 spoils that result, to see it caught)
 // Message sizes follow IMB: bytes per rank (per pair for alltoall) for the
-// gather/scatter/allgather/alltoall families, the whole vector for
+// gather/scatter/allgather/alltoall families (gatherv, scatterv, alltoallv on request
+// through --colls: IMB's equal counts, blocks in rank order), the whole vector for
 // bcast/reduce/allreduce/reduce_scatter/scan.
 #include <mpi.h>
 #include <unistd.h>
@@ -199,9 +200,9 @@ Cell makeCell(const std::string& coll, size_t bytes, int rank, int size, std::ve
             for (size_t i = 0; i < b.size(); ++i) bad += b[i] != sumOver(i, rank + 1);
             return bad;
         };
-    } else if (coll == "allgather" || coll == "allgatherv" || coll == "gather") {
+    } else if (coll == "allgather" || coll == "allgatherv" || coll == "gather" || coll == "gatherv") {
         fillInput(n);
-        const bool rooted = coll == "gather";
+        const bool rooted = coll == "gather" || coll == "gatherv";
         b.resize(rooted && rank != 0 ? 0 : n * P);
         if (coll == "allgather") {
             c.call = [&a, &b, ni, w] { MPI_Allgather(a.data(), ni, MPI_INT, b.data(), ni, MPI_INT, w); };
@@ -212,6 +213,14 @@ Cell makeCell(const std::string& coll, size_t bytes, int rank, int size, std::ve
             c.call = [&a, &b, ni, w, counts, displs] {
                 MPI_Allgatherv(a.data(), ni, MPI_INT, b.data(), counts->data(), displs->data(), MPI_INT, w);
             };
+        } else if (coll == "gatherv") {
+            // IMB's Gatherv: the same count from every rank, blocks in rank order.
+            auto counts = std::make_shared<std::vector<int>>(P, ni);
+            auto displs = std::make_shared<std::vector<int>>(P);
+            for (size_t r = 0; r < P; ++r) (*displs)[r] = static_cast<int>(r * n);
+            c.call = [&a, &b, ni, w, counts, displs] {
+                MPI_Gatherv(a.data(), ni, MPI_INT, b.data(), counts->data(), displs->data(), MPI_INT, 0, w);
+            };
         } else {
             c.call = [&a, &b, ni, w] { MPI_Gather(a.data(), ni, MPI_INT, b.data(), ni, MPI_INT, 0, w); };
         }
@@ -221,23 +230,42 @@ Cell makeCell(const std::string& coll, size_t bytes, int rank, int size, std::ve
                 for (size_t i = 0; i < n; ++i) bad += b[r * n + i] != input(static_cast<int>(r), i);
             return bad;
         };
-    } else if (coll == "scatter") {
+    } else if (coll == "scatter" || coll == "scatterv") {
         // Root sends block r (the closed form input(r, i)) to rank r.
         a.resize(rank == 0 ? n * P : 0);
         for (size_t r = 0; r < (rank == 0 ? P : 0); ++r)
             for (size_t i = 0; i < n; ++i) a[r * n + i] = input(static_cast<int>(r), i);
         b.resize(n);
-        c.call = [&a, &b, ni, w] { MPI_Scatter(a.data(), ni, MPI_INT, b.data(), ni, MPI_INT, 0, w); };
+        if (coll == "scatterv") {
+            auto counts = std::make_shared<std::vector<int>>(P, ni);
+            auto displs = std::make_shared<std::vector<int>>(P);
+            for (size_t r = 0; r < P; ++r) (*displs)[r] = static_cast<int>(r * n);
+            c.call = [&a, &b, ni, w, counts, displs] {
+                MPI_Scatterv(a.data(), counts->data(), displs->data(), MPI_INT, b.data(), ni, MPI_INT, 0, w);
+            };
+        } else {
+            c.call = [&a, &b, ni, w] { MPI_Scatter(a.data(), ni, MPI_INT, b.data(), ni, MPI_INT, 0, w); };
+        }
         c.check = [&b, rank] {
             long bad = 0;
             for (size_t i = 0; i < b.size(); ++i) bad += b[i] != input(rank, i);
             return bad;
         };
-    } else if (coll == "alltoall") {
+    } else if (coll == "alltoall" || coll == "alltoallv") {
         // Block j of rank r's input goes to rank j; element i of it is input(r, j*n+i).
         fillInput(n * P);
         b.resize(n * P);
-        c.call = [&a, &b, ni, w] { MPI_Alltoall(a.data(), ni, MPI_INT, b.data(), ni, MPI_INT, w); };
+        if (coll == "alltoallv") {
+            auto counts = std::make_shared<std::vector<int>>(P, ni);
+            auto displs = std::make_shared<std::vector<int>>(P);
+            for (size_t r = 0; r < P; ++r) (*displs)[r] = static_cast<int>(r * n);
+            c.call = [&a, &b, w, counts, displs] {
+                MPI_Alltoallv(a.data(), counts->data(), displs->data(), MPI_INT, b.data(), counts->data(),
+                              displs->data(), MPI_INT, w);
+            };
+        } else {
+            c.call = [&a, &b, ni, w] { MPI_Alltoall(a.data(), ni, MPI_INT, b.data(), ni, MPI_INT, w); };
+        }
         c.check = [&b, n, P, rank] {
             long bad = 0;
             for (size_t r = 0; r < P; ++r)

@@ -3,6 +3,7 @@
 // of the datatypes. Recipes turn a CollCall into this rank's Schedule.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -57,6 +58,14 @@ struct CollCall {
     const OffloadCaps* offload = nullptr;
     int elemKind = 0, opKind = 0;
     bool fixedOrderRequired = false;
+    // Two-stage v-variants (coll_hier TwoStage.hpp, docs/recipes-data-movement.md): 0 = one
+    // stage; 1 = the size stage (sbuf/rbuf are this rank's uint64 sizes out / learned in);
+    // 2 = the data stage, `learnedBytes` holding what stage 1 delivered to this rank.
+    int varStage = 0;
+    const uint64_t* learnedBytes = nullptr;
+    // coll_hieragg_max_temp_bytes (0 = none): the same on every rank, so recipes may size
+    // their plans by it where no rank can check the others' needs (the v-variants).
+    size_t maxTempBytes = 0;
 
     // Bytes a buffer of `count` elements of `t` spans (what a temporary must hold), and the
     // bias that puts element 0 at the temporary's origin.

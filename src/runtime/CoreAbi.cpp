@@ -9,12 +9,14 @@
 #include "CommState.hpp"
 #include "ReproducibleCall.hpp"
 #include "Runtime.hpp"
+#include "TwoStageCall.hpp"
 #include "hieragg/CallBinding.hpp"
 #include "hieragg/hier/AlgorithmRegistry.hpp"
 #include "hieragg/hier/Recipes.hpp"
 #include "hieragg/hier/RulesFile.hpp"
 #include "hieragg/hier/Selection.hpp"
 #include "hieragg/hier/TempLimit.hpp"
+#include "hieragg/hier/TwoStage.hpp"
 
 using namespace hieragg;
 
@@ -140,10 +142,16 @@ void countServed(const CollCall& call, const Schedule& sched, CommCounters& coun
     for (const hier::AlgorithmInfo* a : used) counters.served(static_cast<size_t>(a - rows.data()));
 }
 
-// Builds (or finds in the cache) the schedule of `args` on `c`; fills `call`. Returns an
-// error code (and no schedule) when none can run. Throws what building throws.
-int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
-                std::shared_ptr<const Schedule>& sched, bool offloadAllowed = true) {
+// A two-stage call's stage (coll_hier TwoStage.hpp): 0 = a call of one stage.
+struct VarStage {
+    int stage = 0;                     // CollCall::varStage
+    const uint64_t* learned = nullptr; // stage 2: what stage 1 delivered
+};
+
+// Fills `call` from `args` on `c`: layouts, settings, the forced algorithm (refused when
+// its needs fail) and the rules file's choice; returns that rule (null: none).
+const hier::RuleCandidate* prepareCall(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
+                                       bool offloadAllowed) {
     Runtime* rt = Runtime::instance();
     call.args = args;
     call.rank = c.rank;
@@ -168,11 +176,22 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
     call.stageLinks = c.stageLinks.empty() ? nullptr : &c.stageLinks;
     call.switchEntries = rt->config().switch_entries;
     call.switchDegree = rt->config().switch_degree;
+    call.maxTempBytes = rt->config().max_temp_bytes;
     refuseUnfit(call, c, *rt);
-    const bool overridden = call.algorithm != 0;
     // Every start (direct, queued behind the identity exchange, persistent, a strong
     // chain's link) comes through here, so the rules file decides for all of them.
-    const hier::RuleCandidate* rule = ruleFor(call, c, *rt);
+    return ruleFor(call, c, *rt);
+}
+
+// Builds (or finds in the cache) the schedule of `args` on `c`; fills `call`. Returns an
+// error code (and no schedule) when none can run. Throws what building throws.
+int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
+                std::shared_ptr<const Schedule>& sched, bool offloadAllowed = true, VarStage stage = {}) {
+    Runtime* rt = Runtime::instance();
+    const hier::RuleCandidate* rule = prepareCall(c, args, call, offloadAllowed);
+    const bool overridden = call.algorithm != 0;
+    call.varStage = stage.stage;
+    call.learnedBytes = stage.learned;
     // After an agreed fabric failure this leader's transport runs the offloaded stages over
     // the PML (docs/offload.md): rank 0 (leader 0) keys its plans and schedules apart then,
     // so the first call of each kind after it rebuilds the same plan and says so. Only a
@@ -194,8 +213,9 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
     }
 
     std::string key;
-    if (!recipes::dependsOnPerRankVectors(args.kind)) {
-        key = cacheKey(call) + (offloadFellBack ? "|fell-back" : "");
+    // A size stage depends only on the communicator, the collective and the root.
+    if (!recipes::dependsOnPerRankVectors(args.kind) || call.varStage == 1) {
+        key = cacheKey(call) + (call.varStage == 1 ? "sizes" : "") + (offloadFellBack ? "|fell-back" : "");
         if (auto* hit = c.cache.find(key)) sched = *hit;
     }
     if (!sched) {
@@ -255,14 +275,14 @@ struct CallNumbers {
 // Builds (or finds) the schedule and starts its Task on `tr`. Returns an error code
 // without calling `done` when nothing was started.
 int launchTask(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, const CallNumbers& numbers,
-               hieragg_complete_fn done, void* ctx) {
+               hieragg_complete_fn done, void* ctx, VarStage stage = {}) {
     Runtime* rt = Runtime::instance();
     try {
         CollCall call;
         std::shared_ptr<const Schedule> sched;
         // A strong chain's links run on their own transport: never offloaded.
         const bool plainTransport = &tr == &rt->transport();
-        if (int rc = scheduleFor(c, args, call, sched, plainTransport)) return rc;
+        if (int rc = scheduleFor(c, args, call, sched, plainTransport, stage)) return rc;
         TaskBindings bind = bindCall(call, tr, c.comm, 0, 0);
         Transport* taskTr = &tr;
         if (c.offloadOn && plainTransport) {
@@ -384,12 +404,61 @@ int launchReproducible(hieragg_comm& c, const hieragg_coll_args& args, int64_t p
     }
 }
 
+// A hierarchical gatherv/scatterv/alltoallv/alltoallw (coll_hier TwoStage.hpp): the size
+// stage, then the data stage built from it, as two links of a chain whose call numbers
+// are reserved here on every pair, as for a strong reduction (launchReproducible): every
+// rank of the intracommunicator calls the collective and takes the same decision.
+int launchTwoStage(hieragg_comm& c, const CollCall& probe, int64_t persistentId, hieragg_complete_fn done,
+                   void* ctx) {
+    try {
+        std::unique_ptr<TwoStageCall> chain = TwoStageCall::create(
+            probe.args, recipes::sizeStageInput(probe), recipes::sizeStageLearned(probe), done, ctx);
+        if (!chain) return HIERAGG_ERR_NO_MEM;
+        std::vector<uint32_t> reserved;
+        if (persistentId < 0) {
+            if (c.pairSeq.empty()) c.pairSeq.assign(static_cast<size_t>(c.size), 0);
+            reserved = c.pairSeq;
+            for (uint32_t& n : c.pairSeq) n += 2;
+        }
+        hieragg_comm* comm = &c;
+        const int status = chain->run([comm, persistentId, reserved = std::move(reserved)](
+                                          const hieragg_coll_args& a, int link, const uint64_t* learned,
+                                          hieragg_complete_fn stageDone, void* stageCtx) {
+            // Stage 1 starts from stage 0's completion, outside the start's lock.
+            std::lock_guard<std::recursive_mutex> lock(comm->mutex);
+            CallNumbers numbers;
+            numbers.persistentId = persistentId;
+            if (persistentId < 0) {
+                numbers.reserved = &reserved;
+                numbers.link = static_cast<uint32_t>(link);
+            }
+            numbers.countCall = link == 1;  // the data stage names the row that served
+            return launchTask(*comm, a, Runtime::instance()->transport(), numbers, stageDone, stageCtx,
+                              VarStage{link + 1, learned});
+        });
+        if (status == 0) chain.release();  // the chain owns itself until it completes the call
+        return status;
+    } catch (const std::bad_alloc&) {
+        return HIERAGG_ERR_NO_MEM;
+    }
+}
+
 // Starts the call `args` (the decomposition exists). Returns an error code without
 // calling `done` when nothing was started.
 int launch(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId, hieragg_complete_fn done,
            void* ctx) {
     Runtime* rt = Runtime::instance();
     if (strongReproducible(*rt, c, args)) return launchReproducible(c, args, persistentId, done, ctx);
+    const hieragg_coll_kind k = args.kind;
+    if (!c.inter && (k == HIERAGG_GATHERV || k == HIERAGG_SCATTERV || k == HIERAGG_ALLTOALLV || k == HIERAGG_ALLTOALLW)) {
+        CollCall probe;
+        try {
+            prepareCall(c, args, probe, false);
+        } catch (const std::bad_alloc&) {
+            return HIERAGG_ERR_NO_MEM;
+        }
+        if (recipes::twoStage(probe)) return launchTwoStage(c, probe, persistentId, done, ctx);
+    }
     CallNumbers numbers;
     numbers.persistentId = persistentId;
     return launchTask(c, args, rt->transport(), numbers, done, ctx);

@@ -267,6 +267,75 @@ TEST_P(Rooted, Scatterv) {
     }
 }
 
+// Gatherv and scatterv with a non-contiguous type on the non-root side (vec3: 3 ints,
+// stride 2) against MPI_INT at the root: rank q has q % 3 vec3 elements (zero on some),
+// root blocks in reverse rank order with a gap; every root, in place on odd roots. The
+// hierarchical rows pack vec3 at the member and unpack MPI_INT at the root.
+TEST_P(Rooted, GathervScattervDerived) {
+    const Mode m = GetParam();
+    const Types& t = types();
+    std::vector<int> counts(size), displs(size);
+    int off = 0;
+    for (int q = size - 1; q >= 0; --q) {
+        counts[q] = 3 * (q % 3);
+        displs[q] = off;
+        off += counts[q] + 1;
+    }
+    const int n = rank % 3;  // vec3 elements of this rank
+    for (int root = 0; root < size; ++root) {
+        const bool inplace = root % 2 == 1 && rank == root;
+        std::vector<int> v(5 * n + 1), r(off + 1);
+        const void* gsb = inplace ? MPI_IN_PLACE : v.data();
+        run(chk, m,
+            {"Gatherv(vec3)", [&] { return MPI_Gatherv(gsb, n, t.vec3, r.data(), counts.data(), displs.data(), MPI_INT, root, MPI_COMM_WORLD); },
+             [&](MPI_Request* q) {
+                 return MPI_Igatherv(gsb, n, t.vec3, r.data(), counts.data(), displs.data(), MPI_INT, root, MPI_COMM_WORLD, q);
+             },
+             [&](MPI_Request* q) {
+                 return MPIX_Gatherv_init(gsb, n, t.vec3, r.data(), counts.data(), displs.data(), MPI_INT, root,
+                                          MPI_COMM_WORLD, MPI_INFO_NULL, q);
+             }},
+            [&] {
+                std::fill(v.begin(), v.end(), -5);
+                for (long k = 0; k < 3 * n; ++k) v[vpos(k)] = val(rank, k);
+                std::fill(r.begin(), r.end(), -7);
+                if (inplace)
+                    for (int i = 0; i < counts[rank]; ++i) r[displs[rank] + i] = val(rank, i);
+            },
+            [&] {
+                if (rank != root) return;
+                std::vector<int> exp(off + 1, -7);
+                for (int q = 0; q < size; ++q)
+                    for (int i = 0; i < counts[q]; ++i) exp[displs[q] + i] = val(q, i);
+                for (int j = 0; j <= off; ++j) chk.eq(r[j], exp[j], "gatherv vec3", j);
+            });
+        void* srb = inplace ? MPI_IN_PLACE : v.data();
+        run(chk, m,
+            {"Scatterv(vec3)", [&] { return MPI_Scatterv(r.data(), counts.data(), displs.data(), MPI_INT, srb, n, t.vec3, root, MPI_COMM_WORLD); },
+             [&](MPI_Request* q) {
+                 return MPI_Iscatterv(r.data(), counts.data(), displs.data(), MPI_INT, srb, n, t.vec3, root, MPI_COMM_WORLD, q);
+             },
+             [&](MPI_Request* q) {
+                 return MPIX_Scatterv_init(r.data(), counts.data(), displs.data(), MPI_INT, srb, n, t.vec3, root,
+                                           MPI_COMM_WORLD, MPI_INFO_NULL, q);
+             }},
+            [&] {
+                std::fill(v.begin(), v.end(), -5);
+                std::fill(r.begin(), r.end(), -7);
+                if (rank == root)
+                    for (int q = 0; q < size; ++q)
+                        for (int i = 0; i < counts[q]; ++i) r[displs[q] + i] = val(q, i);
+            },
+            [&] {
+                if (inplace) return;
+                for (long k = 0; k < 5 * n + 1; ++k) {
+                    const bool data = k < 5 * n && k % 5 % 2 == 0;
+                    chk.eq(v[k], data ? val(rank, (k / 5) * 3 + (k % 5) / 2) : -5, "scatterv vec3", k);
+                }
+            });
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(M, Rooted,
                          ::testing::Values(Mode::Blocking, Mode::Nonblocking, Mode::Persistent),
                          modeParamName);

@@ -1,7 +1,7 @@
 // The flat exchange behind alltoallv and alltoallw: every rank sends one block to
 // and receives one block from every peer, described per peer (counts, displacements
-// and, for alltoallw, datatypes). Only the rank itself knows its blocks, so there is
-// no hierarchical form without a size exchange first (docs/recipes-data-movement.md).
+// and, for alltoallw, datatypes). Only the rank itself knows its blocks; the
+// hierarchical form first hands the leaders their sizes (TwoStage.hpp).
 #pragma once
 #include <functional>
 
