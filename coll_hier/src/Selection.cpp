@@ -681,9 +681,13 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
             // of m blocks; every member forwards each of the L blocks it holds to the m - 1 others
             // of its node while the rings go on; the last piece's forwards end it.
             const double L = groups;
-            const double piece =
-                std::min(S, std::max(static_cast<double>(c.segmentBytes), S / recipes::kMultiLeaderMaxPieces));
-            const double ring = (L - 1) * (net.alpha_us + m * msg(net, S));
+            const size_t elem = std::max<size_t>(1, c.rtype.size);
+            const double piece = std::min(
+                S, static_cast<double>(recipes::multiLeaderPiece(static_cast<size_t>(S) / elem, elem, c.segmentBytes,
+                                                                 groups) * elem));
+            // Pieces pipeline around the ring: L - 1 hops plus the pieces behind the first.
+            const double pieces = std::ceil(S / std::max(piece, 1.0));
+            const double ring = (L - 1) * net.alpha_us + (L - 2 + pieces) * m * msg(net, piece);
             const double local = (m - 1) * L * msg(in, S);
             s.link = links.back();
             s.predUs = std::max(ring, local) + (m - 1) * (in.alpha_us + msg(in, piece));

@@ -173,3 +173,30 @@ TEST(MultiLeaderAllgather, TheModelPicksItOnRoundRobinNodes) {
     const std::vector<int> counts(8, 1 << 17);
     ASSERT_TRUE(check(8, roundRobin(8, 2), 0, false, false, 65536, &counts, nullptr, 0));
 }
+
+TEST(MultiLeaderAllgather, PiecesPipelineAroundRingsOfMoreThanTwoNodes) {
+    // 64 KiB blocks, 64 KiB segments. Two nodes: no block is forwarded between nodes, one
+    // piece per block (8 messages cross). Four nodes: blocks travel 3 hops, so each is cut
+    // into 4 pieces of 16 KiB and every piece enters each other node once (8 x 3 x 4).
+    auto crossMessages = [](const hier::Hierarchy& h, int p) {
+        sim::SimNetwork net(p);
+        std::vector<std::vector<int64_t>> send(p, std::vector<int64_t>(8192, 1)), recv(p);
+        std::vector<CollCall> calls;
+        for (int r = 0; r < p; ++r) {
+            recv[r].assign(8192 * static_cast<size_t>(p), 0);
+            CollCall c = baseCall(HIERAGG_ALLGATHER, r, p, &h);
+            c.algorithm = hier::algorithmValue(row(HIERAGG_ALLGATHER));
+            c.segmentBytes = 65536;
+            c.args.sbuf = send[r].data();
+            c.args.rbuf = recv[r].data();
+            c.args.stype = c.args.rtype = &int64Type();
+            c.args.scount = c.args.rcount = 8192;
+            calls.push_back(c);
+        }
+        EXPECT_TRUE(sim::runOne(net, calls, recipeBuilder()).ok);
+        const int top = h.levels() - 1;
+        return crossingMessages(net, p, [&](int r) { return h.groupOf(top, r); });
+    };
+    EXPECT_EQ(crossMessages(roundRobin(8, 2), 8), 8u);
+    EXPECT_EQ(crossMessages(virtualNodes(8, 2), 8), 8u * 3 * 4);
+}

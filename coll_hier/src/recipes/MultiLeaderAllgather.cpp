@@ -55,11 +55,7 @@ Schedule multiLeaderAllgather(const CollCall& c, const std::function<Block(int)>
     auto memberOf = [&](int group, int idx) { return h.groupMembers(top, ((group % G) + G) % G)[idx]; };
     const int nextCol = memberOf(g + 1, j), prevCol = memberOf(g - 1, j);
     const ptrdiff_t ext = c.rtype.extent;
-    const size_t segElems =
-        c.segmentBytes ? std::max<size_t>(1, c.segmentBytes / std::max<size_t>(1, c.rtype.size)) : SIZE_MAX;
-    auto pieceOf = [&](size_t count) {
-        return std::max(segElems, (count + kMultiLeaderMaxPieces - 1) / kMultiLeaderMaxPieces);
-    };
+    auto pieceOf = [&](size_t count) { return multiLeaderPiece(count, c.rtype.size, c.segmentBytes, G); };
 
     Deps all;
     PairLanes lanes(b, all);
@@ -99,6 +95,16 @@ Schedule multiLeaderAllgather(const CollCall& c, const std::function<Block(int)>
     }
     b.join(all);
     return b.finish();
+}
+
+size_t multiLeaderPiece(size_t count, size_t elemBytes, size_t segmentBytes, int groups) {
+    const size_t elem = std::max<size_t>(1, elemBytes);
+    const size_t segElems = segmentBytes ? std::max<size_t>(1, segmentBytes / elem) : SIZE_MAX;
+    size_t piece = std::max(segElems, (count + kMultiLeaderMaxPieces - 1) / kMultiLeaderMaxPieces);
+    if (groups > 2)
+        piece = std::min(piece, std::max(std::max<size_t>(1, kMultiLeaderMinPieceBytes / elem),
+                                         (count + kMultiLeaderRingPieces - 1) / kMultiLeaderRingPieces));
+    return std::max<size_t>(piece, 1);
 }
 
 bool multiLeaderPays(const CollCall& c, const std::function<Block(int)>& blockOf) {
