@@ -13,6 +13,7 @@
 #include "hieragg/hier/HierarchyAdapter.hpp"
 #include "hieragg/hier/SwitchTree.hpp"
 #include "hieragg/hier/PipelineTree.hpp"
+#include "recipes/MultiLeaderAllgather.hpp"
 #include "recipes/PipelinedTree.hpp"
 #include "hieragg/Transport.hpp"
 #include "recipes/ReductionPulses.hpp"
@@ -402,6 +403,32 @@ StageChoice predictPipeline(const AlgorithmInfo& a, const CollCall& c, const Loa
     return s;
 }
 
+// Gather/scatter `direct` (DirectRooted.hpp): every block moves once, straight between its
+// rank and the root, all messages posted at once: start-ups overlap, the blocks of ranks
+// outside the root's node queue on its link, the others on shared memory beside them.
+// Priced for the worst root (the smallest node), since the plan serves every root.
+StageChoice predictDirect(const AlgorithmInfo& a, const CollCall& c, const Load& ld, const CostParams& p,
+                          const std::vector<int>& links) {
+    StageChoice s;
+    s.algo = &a;
+    s.members = c.size;
+    s.link = links.back();
+    const Hierarchy& h = *c.hierarchy;
+    const int top = h.levels() - 1, n = c.size;
+    int smallest = n, largest = 1;
+    for (int g = 0; g < h.groupCount(top); ++g) {
+        const int m = static_cast<int>(h.groupMembers(top, g).size());
+        smallest = std::min(smallest, m), largest = std::max(largest, m);
+    }
+    const double S = ld.bytes / std::max(n, 1), remote = n - smallest, local = largest - 1;
+    const LinkCost& net = p.link[links.back()];
+    const LinkCost& in = p.link[links.front()];
+    s.predUs = net.alpha_us + (n - 1) * net.theta_us +
+               std::max(remote * S * net.beta_us_per_byte, local * S * in.beta_us_per_byte);
+    s.why = fmt("%.0f", remote) + " blocks cross the root's link once, no store-and-forward";
+    return s;
+}
+
 bool serves(const AlgorithmInfo& a, unsigned where) { return (a.serves & where) != 0; }
 
 // The allreduce compositions that cut the vector into slices (SliceAllreduce.hpp).
@@ -642,12 +669,33 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
     }
     const double steps = std::max(0, n - 1), lg = std::ceil(std::log2(std::max(m, 1)));
     auto msg = [](const LinkCost& l, double bytes) { return l.theta_us + bytes * l.beta_us_per_byte; };
-    StageChoice flat, whole, leaderRing;
+    StageChoice flat, whole, leaderRing, multiLeader;
     for (const AlgorithmInfo* a : algorithmsOf(c.args.kind)) {
         if (!unmetNeed(*a, c).empty()) continue;
         StageChoice s;
         s.algo = a;
         s.members = n;
+        if (a->emitter == Emitter::MultiLeaderAllgather) {
+            if (!hier) continue;
+            // MultiLeaderAllgather.hpp: the m columns' rings share each node's link, (L - 1) steps
+            // of m blocks; every member forwards each of the L blocks it holds to the m - 1 others
+            // of its node while the rings go on; the last piece's forwards end it.
+            const double L = groups;
+            const size_t elem = std::max<size_t>(1, c.rtype.size);
+            const double piece = std::min(
+                S, static_cast<double>(recipes::multiLeaderPiece(static_cast<size_t>(S) / elem, elem, c.segmentBytes,
+                                                                 groups) * elem));
+            // Pieces pipeline around the ring: L - 1 hops plus the pieces behind the first.
+            const double pieces = std::ceil(S / std::max(piece, 1.0));
+            const double ring = (L - 1) * net.alpha_us + (L - 2 + pieces) * m * msg(net, piece);
+            const double local = (m - 1) * L * msg(in, S);
+            s.link = links.back();
+            s.predUs = std::max(ring, local) + (m - 1) * (in.alpha_us + msg(in, piece));
+            s.why = std::to_string(m) + " column rings of " + std::to_string(groups) + " nodes " + fmt("%.1f", ring) +
+                    " us vs node forwards " + fmt("%.1f", local) + " us";
+            multiLeader = s;
+            continue;
+        }
         if (a->emitter == Emitter::LeaderRing) {
             if (!hier) continue;
             // Linear gather into the leader; the leaders' ring of m blocks per step (one message
@@ -717,6 +765,9 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
     // The leaders' ring without staging competes with the staged one as the Whole choice.
     if (leaderRing.algo && (forced ? forced == leaderRing.algo : !whole.algo || leaderRing.predUs < whole.predUs))
         whole = leaderRing;
+    // The multi-leader exchange (no gather into one leader) competes the same way.
+    if (multiLeader.algo && (forced ? forced == multiLeader.algo : !whole.algo || multiLeader.predUs < whole.predUs))
+        whole = multiLeader;
     const bool takeWhole = whole.algo && (forced ? forced == whole.algo : !flat.algo || whole.predUs < flat.predUs);
     plan.mode = takeWhole ? Plan::Mode::Whole : Plan::Mode::Flat;
     plan.stages.push_back(takeWhole ? whole : flat);
@@ -885,6 +936,7 @@ Plan treePlan(const CollCall& c, const CostParams& p) {
     auto whole = [&](const AlgorithmInfo& a) {
         if (a.emitter == Emitter::SwitchTree) return predictSwitchTree(a, c, ld, p, links, &note);
         if (a.emitter == Emitter::PipelinedTree) return predictPipeline(a, c, ld, p, links);
+        if (a.emitter == Emitter::Direct) return predictDirect(a, c, ld, p, links);
         return predictWhole(a, c, ld, p, links);
     };
     if (forced && forced->serves == kServesWhole) {
@@ -910,7 +962,7 @@ Plan treePlan(const CollCall& c, const CostParams& p) {
         for (const AlgorithmInfo* a : algorithmsOf(c.args.kind)) {
             if (a->serves != kServesWhole ||
                 (a->emitter != Emitter::HierarchicalTree && a->emitter != Emitter::SwitchTree &&
-                 a->emitter != Emitter::PipelinedTree) ||
+                 a->emitter != Emitter::PipelinedTree && a->emitter != Emitter::Direct) ||
                 !unmetNeed(*a, c).empty())
                 continue;
             Plan w;

@@ -2,8 +2,8 @@
 // needs ends with an MPI error on every rank, or runs with less memory; never an
 // abort, never a hang, and the communicator stays usable. The CTest entry
 // mpi.temp-limit runs this with coll_hieragg_max_temp_bytes set and
-// HIERAGG_TEST_EXPECT_NO_MEM=1 (the gather must then fail); elsewhere no limit is set
-// and everything succeeds.
+// HIERAGG_TEST_EXPECT_NO_MEM=1 and the k-nomial gather forced (the gather must then fail);
+// elsewhere no limit is set and everything succeeds.
 #include <cstdlib>
 
 #include "harness.hpp"

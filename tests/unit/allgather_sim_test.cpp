@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "DataMovementFixture.hpp"
+#include "hieragg/hier/AlgorithmRegistry.hpp"
 
 using namespace hieragg;
 using namespace hieragg::testing;
@@ -86,7 +87,8 @@ TEST(AllgatherSim, RingOverrideAndSmallSegments) {
 }
 
 TEST(AllgatherSim, OnlyLeadersCrossGroups) {
-    // 3 groups of 3: gather to 3 leaders, a ring of 3 leaders (2 steps each), no other crossing.
+    // 3 groups of 3: gather to 3 leaders, a ring of 3 leaders (2 steps each), no other crossing
+    // (the staged `hierarchical` row; auto takes the multi-leader exchange on equal groups).
     const int p = 9, block = 3;
     hier::Hierarchy h = virtualNodes(p, block);
     sim::SimNetwork net(p);
@@ -94,6 +96,7 @@ TEST(AllgatherSim, OnlyLeadersCrossGroups) {
     std::vector<CollCall> calls;
     for (int r = 0; r < p; ++r) {
         CollCall c = baseCall(HIERAGG_ALLGATHER, r, p, &h);
+        c.algorithm = hier::algorithmValue(*hier::algorithmByName(HIERAGG_ALLGATHER, "hierarchical"));
         c.args.sbuf = send[r].data();
         c.args.rbuf = recv[r].data();
         c.args.stype = c.args.rtype = &int64Type();

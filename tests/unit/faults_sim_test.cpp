@@ -135,8 +135,15 @@ TEST(FaultsSim, TempLimitRefusesOnEveryRankWhenNothingFits) {
         c.args.scount = c.args.rcount = 16384;
         c.args.root = 0;
         c.stype = c.rtype = {8, 0, 8, 0, 8};
+        // The k-nomial rows stage subtrees' blocks in a temporary (so does the flat fallback).
+        c.algorithm = hier::algorithmValue(*hier::algorithmByName(HIERAGG_GATHER, "knomial"));
         EXPECT_FALSE(recipes::scheduleWithinTempLimit(c, 8192).has_value()) << "rank " << r;
         EXPECT_TRUE(recipes::scheduleWithinTempLimit(c, 0).has_value()) << "no limit: rank " << r;
+        // The direct row stages nothing: it fits any limit.
+        c.algorithm = hier::algorithmValue(*hier::algorithmByName(HIERAGG_GATHER, "direct"));
+        const std::optional<Schedule> direct = recipes::scheduleWithinTempLimit(c, 8192);
+        ASSERT_TRUE(direct.has_value()) << "rank " << r;
+        EXPECT_EQ(direct->tempBytes(), 0u);
     }
 }
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "DataMovementFixture.hpp"
+#include "hieragg/hier/AlgorithmRegistry.hpp"
 
 using namespace hieragg;
 using namespace hieragg::testing;
@@ -143,6 +144,8 @@ TEST(GatherSim, EachNonRootLeaderSendsOneMessageOverTheLeaderSpace) {
                 std::vector<CollCall> calls;
                 for (int r = 0; r < p; ++r) {
                     CollCall c = baseCall(HIERAGG_GATHER, r, p, &h);
+                    // The k-nomial row (auto may take `direct`: direct_rooted_sim_test.cpp).
+                    c.algorithm = hier::algorithmValue(*hier::algorithmByName(HIERAGG_GATHER, "knomial"));
                     c.args.root = root;
                     c.args.sbuf = send[r].data();
                     c.args.rbuf = recv[r].data();

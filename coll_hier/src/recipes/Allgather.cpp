@@ -5,6 +5,7 @@
 // block with every remote rank, in a rotated order to spread the load.
 #include "DataMovement.hpp"
 #include "LeaderRingAllgather.hpp"
+#include "MultiLeaderAllgather.hpp"
 #include "hieragg/algorithms/BruckAllgather.hpp"
 #include "hieragg/algorithms/RecursiveDoublingAllgather.hpp"
 #include "hieragg/algorithms/RingAllgather.hpp"
@@ -38,6 +39,11 @@ Schedule allgather(const CollCall& c) {
     // Ring over everyone or through the leaders: the plan's choice (Selection.cpp, exchangePlan).
     const std::shared_ptr<const hier::Plan> plan = hier::planOf(c);
     if (plan->mode == hier::Plan::Mode::Flat) lv.flat = true;
+    if (!lv.flat && plan->stages[0].algo && plan->stages[0].algo->emitter == hier::Emitter::MultiLeaderAllgather) {
+        if (a.rcount * c.rtype.size == 0) return ScheduleBuilder("multileader-allgather").finish();
+        return multiLeaderAllgather(
+            c, [&](int r) { return Block{{kRecvBuf, r * rblock}, {kRecvType, a.rcount}}; }, mine);
+    }
     if (!lv.flat && plan->stages[0].algo && plan->stages[0].algo->emitter == hier::Emitter::LeaderRing) {
         if (a.rcount * c.rtype.size == 0) return ScheduleBuilder("leader-ring-allgather").finish();
         return leaderRingAllgather(

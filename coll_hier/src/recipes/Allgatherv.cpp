@@ -4,6 +4,7 @@
 // per-rank block sizes, unpacked at the displacements (never touching gaps).
 #include "DataMovement.hpp"
 #include "LeaderRingAllgather.hpp"
+#include "MultiLeaderAllgather.hpp"
 #include "hieragg/algorithms/RingAllgather.hpp"
 #include "hieragg/hier/AlgorithmRegistry.hpp"
 #include "hieragg/hier/Recipes.hpp"
@@ -43,6 +44,13 @@ Schedule allgatherv(const CollCall& c) {
         RingAllgather{}.emit(b, Group::whole(c.size, c.rank), blocks, own, 0);
         return b.finish();
     }
+    // Multi-leader when forced, or (auto) when its needs hold (nodes of equal size) and the
+    // blocks are long: every member then sends its own share across the network at once,
+    // instead of one leader per node sending the whole node block (docs/selection.md).
+    const hier::AlgorithmInfo* multi = hier::algorithmByName(c.args.kind, "multileader");
+    if ((forced && forced->emitter == hier::Emitter::MultiLeaderAllgather) ||
+        (!forced && multi && hier::unmetNeed(*multi, c).empty() && multiLeaderPays(c, blockOf)))
+        return multiLeaderAllgather(c, blockOf, mine);
     auto adjacent = [&](int x, int y) { return y == x + 1 && a.rdispls[y] == a.rdispls[x] + a.rcounts[x]; };
     // The leaders' ring without staging when forced, or (auto) when every group's blocks
     // form one run in rbuf: then it moves the same messages as the staged path, without

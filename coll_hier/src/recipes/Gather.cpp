@@ -9,6 +9,7 @@
 #include <string>
 
 #include "DataMovement.hpp"
+#include "DirectRooted.hpp"
 #include "hieragg/algorithms/TreeGather.hpp"
 #include "hieragg/hier/Recipes.hpp"
 #include "hieragg/hier/Selection.hpp"
@@ -39,6 +40,9 @@ Schedule gather(const CollCall& c) {
     // Every rank sends the same signature, so all agree on the block size.
     const size_t blockBytes = inPlace ? a.rcount * c.rtype.size : a.scount * c.stype.size;
     const std::shared_ptr<const hier::Plan> plan = hier::planOf(c);
+    if (plan->mode == hier::Plan::Mode::Whole && plan->stages[0].algo &&
+        plan->stages[0].algo->emitter == hier::Emitter::Direct)
+        return directGather(c);
     dm::Levels lv(c);
     if (plan->mode == hier::Plan::Mode::Flat) lv.flat = true;
     ScheduleBuilder b(lv.flat ? "flat-knomial" : "hier-knomial");

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "DataMovement.hpp"
+#include "DirectRooted.hpp"
 #include "hieragg/algorithms/TreeScatter.hpp"
 #include "hieragg/hier/Recipes.hpp"
 #include "hieragg/hier/Selection.hpp"
@@ -35,6 +36,9 @@ Schedule scatter(const CollCall& c) {
     const bool inPlace = isRoot && a.in_place;
     const size_t blockBytes = isRoot ? a.scount * c.stype.size : a.rcount * c.rtype.size;
     const std::shared_ptr<const hier::Plan> plan = hier::planOf(c);
+    if (plan->mode == hier::Plan::Mode::Whole && plan->stages[0].algo &&
+        plan->stages[0].algo->emitter == hier::Emitter::Direct)
+        return directScatter(c);
     dm::Levels lv(c);
     if (plan->mode == hier::Plan::Mode::Flat) lv.flat = true;
     ScheduleBuilder b(lv.flat ? "flat-knomial" : "hier-knomial");

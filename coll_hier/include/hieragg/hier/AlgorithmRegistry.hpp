@@ -68,6 +68,8 @@ enum class Emitter {
     SwitchTree,         // the minimum-cost type II switch tree, one proxy rank per kept switch (SwitchTree.hpp)
     PipelinedTree,      // bcast/reduce: one tree over all levels (chain of leaders, k-nomial below)
                         // run as a fragment pipeline (FragmentPipeline, PipelineTree.hpp)
+    MultiLeaderAllgather,  // allgather(v): member j of every node a column ring, pieces forwarded in the node
+    Direct,             // gather/scatter: every block straight between its rank and the root, all at once
 };
 
 struct AlgorithmInfo {
