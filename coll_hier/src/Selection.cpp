@@ -731,9 +731,18 @@ Plan treePlan(const CollCall& c, const CostParams& p);
 }
 
 namespace {
-// Scan, exscan: flat recursive doubling (every step may cross the network) against the
-// leader prefix (a scan inside each outermost group, an exscan of the G group totals
-// between the groups' last ranks, a binomial bcast of that prefix in each group).
+// Scan, exscan: flat recursive doubling (every step may cross the network), the leader
+// prefix (a scan inside each outermost group, an exscan of the G group totals between the
+// groups' last ranks, a binomial bcast of that prefix in each group) and the leader chain
+// (the running prefix passed group to group in rank order).
+// Priced as one call of a back-to-back stream (IMB's loop, any loop of scans): a row whose
+// every message goes to a higher rank (recursive doubling, leader_chain) lets consecutive
+// calls overlap, so a call costs its busiest rank's occupancy (theta + S beta per message
+// it sends or receives, S gamma per reduction) plus one crossing; the leader prefix's bcast
+// from the last rank back into its group makes each call wait for the previous call's
+// crossings, so it costs its whole latency. A forward-only row is priced that way only while
+// a lone call of it takes at most twice the lowest lone-call latency (a chain over many
+// groups makes G - 1 crossings where the exscan makes ceil(log2 G)); else by its latency.
 Plan scanPlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* forced) {
     const bool hier = decomposed(c);
     const double S = static_cast<double>(modelBytes(c));
@@ -746,33 +755,62 @@ Plan scanPlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* force
     auto round = [&](const LinkCost& l, bool reduces) {
         return l.alpha_us + l.theta_us + S * (l.beta_us_per_byte + (reduces ? l.gamma_us_per_byte : 0.0));
     };
-    Plan best;
-    best.predUs = kInf;
+    auto message = [&](const LinkCost& l) { return l.theta_us + S * l.beta_us_per_byte; };
+    const LinkCost& net = p.link[links.back()];
+    struct Candidate {
+        StageChoice s;
+        double lone, stream;  // stream < 0: calls do not overlap
+    };
+    std::vector<Candidate> rows;
+    double loneMin = kInf;
     for (const AlgorithmInfo* a : algorithmsOf(c.args.kind)) {
         if (!unmetNeed(*a, c).empty() || (forced && a != forced)) continue;
-        StageChoice s;
-        s.algo = a;
-        s.members = c.size;
-        s.link = links.back();
-        if (a->emitter == Emitter::LeaderPrefix) {
+        Candidate r;
+        r.s.algo = a;
+        r.s.members = c.size;
+        r.s.link = links.back();
+        r.stream = -1;
+        if (a->emitter == Emitter::LeaderPrefix || a->emitter == Emitter::LeaderChain) {
             const Hierarchy& h = *c.hierarchy;
             const int top = h.levels() - 1, G = h.groupCount(top);
             int M = 1;
             for (int g = 0; g < G; ++g) M = std::max(M, static_cast<int>(h.groupMembers(top, g).size()));
             const double lm = std::ceil(std::log2(M)), lG = std::ceil(std::log2(std::max(1, G)));
             const LinkCost& in = p.link[links[links.size() - 2]];
-            s.predUs = lm * round(in, true) + lG * round(p.link[links.back()], true) + lm * round(in, false) +
-                       S * in.gamma_us_per_byte;
-            s.why = std::to_string(G) + " groups of up to " + std::to_string(M);
+            if (a->emitter == Emitter::LeaderPrefix) {
+                r.lone = lm * round(in, true) + lG * round(net, true) + lm * round(in, false) + S * in.gamma_us_per_byte;
+            } else {
+                // Each group on the way: the prefix arrives, goes down the group's binomial tree
+                // to its last rank, which combines it and passes it on.
+                r.lone = lm * round(in, true) +
+                         (G - 1) * (round(net, false) + lm * round(in, false) + S * in.gamma_us_per_byte) +
+                         lm * round(in, false);
+                // A group's first rank: its in-group rounds, the prefix in, its bcast sends, the
+                // finish; a group of one also passes the prefix on.
+                r.stream = lm * (2 * message(in) + S * in.gamma_us_per_byte) +
+                           2 * message(net) + lm * message(in) + S * in.gamma_us_per_byte + net.alpha_us;
+            }
+            r.s.why = std::to_string(G) + " groups of up to " + std::to_string(M);
         } else {
-            s.predUs = lg * round(p.link[links.back()], true);
-            s.why = "ceil(log2 " + std::to_string(c.size) + ") rounds";
+            r.lone = lg * round(net, true);
+            r.stream = lg * (2 * message(net) + S * net.gamma_us_per_byte) + net.alpha_us;
+            r.s.why = "ceil(log2 " + std::to_string(c.size) + ") rounds";
         }
-        if (forced) s.why = "forced; " + s.why;
-        if (s.predUs < best.predUs) {
-            best.stages.assign(1, s);
-            best.predUs = s.predUs;
-            best.mode = a->serves == kServesWhole ? Plan::Mode::Whole : Plan::Mode::Flat;
+        loneMin = std::min(loneMin, r.lone);
+        rows.push_back(r);
+    }
+    Plan best;
+    best.predUs = kInf;
+    for (Candidate& r : rows) {
+        const bool overlaps = r.stream >= 0 && r.lone <= 2 * loneMin;
+        r.s.predUs = overlaps ? std::min(r.lone, r.stream) : r.lone;
+        r.s.why += overlaps ? "; back-to-back calls overlap (lone call " + fmt("%.2f", r.lone) + " us)"
+                            : "; each call waits for the last";
+        if (forced) r.s.why = "forced; " + r.s.why;
+        if (r.s.predUs < best.predUs) {
+            best.stages.assign(1, r.s);
+            best.predUs = r.s.predUs;
+            best.mode = r.s.algo->serves == kServesWhole ? Plan::Mode::Whole : Plan::Mode::Flat;
         }
     }
     return best;
