@@ -174,6 +174,12 @@ const std::vector<AlgorithmInfo> kTable = {
     {HIERAGG_EXSCAN, "leader_prefix", kServesWhole, kNeedsIntracomm | kNeedsDecomposition | kNeedsContiguousRanks, 0,
      Emitter::LeaderPrefix, K::Knomial,
      "exscan in each node, exscan of the node totals between the last ranks, finished in each node (rank order)"},
+    {HIERAGG_SCAN, "leader_chain", kServesWhole, kNeedsIntracomm | kNeedsDecomposition | kNeedsContiguousRanks, 0,
+     Emitter::LeaderChain, K::Knomial,
+     "scan in each node, the running prefix passed from node to node in rank order (back-to-back calls overlap)"},
+    {HIERAGG_EXSCAN, "leader_chain", kServesWhole, kNeedsIntracomm | kNeedsDecomposition | kNeedsContiguousRanks, 0,
+     Emitter::LeaderChain, K::Knomial,
+     "exscan in each node, the running prefix passed from node to node in rank order (back-to-back calls overlap)"},
 };
 #undef REDUCTION_ROWS
 #undef TYPE2_ROW

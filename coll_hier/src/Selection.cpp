@@ -476,6 +476,32 @@ double butterflyAllreduceUs(const LinkCost& l, int n, double bytes, double pulse
            bytes * (moved * x * l.beta_us_per_byte + reduced * l.gamma_us_per_byte);
 }
 
+// A flat butterfly (ButterflyAllreduce.cpp) over a decomposed communicator: how many of its
+// message rounds cross between outermost groups (the rest stay inside one). The fold pairs
+// members 2i and 2i + 1 (i < n - p2) and counts twice (there and back); round d pairs virtual
+// members v and v ^ d, once for recursive doubling and twice for Rabenseifner (halving, then
+// doubling). Round robin placement crosses on d = 1 only; blocks of M on d >= M.
+struct ButterflyRounds {
+    int cross = 0, inside = 0;
+};
+ButterflyRounds butterflyRounds(const Hierarchy& h, int n, bool halving) {
+    ButterflyRounds out;
+    const int top = h.levels() - 1, p2 = floorPow2(n), r = n - p2;
+    auto rankOf = [&](int v) { return v < r ? 2 * v : v + r; };
+    auto count = [&](bool crosses, int times) { (crosses ? out.cross : out.inside) += times; };
+    if (r > 0) {
+        bool crosses = false;
+        for (int i = 0; i < r && !crosses; ++i) crosses = h.groupOf(top, 2 * i) != h.groupOf(top, 2 * i + 1);
+        count(crosses, 2);
+    }
+    for (int d = 1; d < p2; d *= 2) {
+        bool crosses = false;
+        for (int v = 0; v < p2 && !crosses; ++v) crosses = h.groupOf(top, rankOf(v)) != h.groupOf(top, rankOf(v ^ d));
+        count(crosses, halving ? 2 : 1);
+    }
+    return out;
+}
+
 // reduce_scatter's `hierarchical` row (LeaderRingReduceScatter.hpp) on n ranks in G outermost
 // groups of up to M, vector of `bytes`: pulses of a piece of every block (a node block of about
 // one segment) flow through three stages that overlap across pulses, so the time is one pulse's
@@ -549,13 +575,24 @@ StageChoice predictSlices(const AlgorithmInfo& a, const CollCall& c, const CostP
         s.why = "2(n-1) steps of 1/n, " + std::to_string(cross) + " ring hops leave the busiest node";
         break;
     case Emitter::Rabenseifner:
-        s.predUs = butterflyAllreduceUs(net, n, bytes, seg * floorPow2(n), hier ? M : 1, true);
-        s.why = "2 log2 p steps, " + std::to_string(hier ? M : 1) + " ranks share a link";
+    case Emitter::RecursiveDoubling: {
+        const bool halving = a.emitter == Emitter::Rabenseifner;
+        const double pulse = halving ? seg * floorPow2(n) : seg;
+        s.predUs = butterflyAllreduceUs(net, n, bytes, pulse, hier ? M : 1, halving);
+        s.why = halving ? "2 log2 p steps, " + std::to_string(hier ? M : 1) + " ranks share a link"
+                        : std::string("log2 p exchanges of the whole vector");
+        if (hier) {
+            // Rounds that stay inside a group pay the inner link's start-up, not the network's.
+            const ButterflyRounds br = butterflyRounds(*c.hierarchy, n, halving);
+            const LinkCost& in = p.link[links[links.size() - 2]];
+            const double windows = std::ceil(std::max(1.0, std::ceil(bytes / std::max(pulse, 1.0))) /
+                                             static_cast<double>(recipes::kPulseWindow));
+            s.predUs -= br.inside * ((net.alpha_us + net.theta_us) - (in.alpha_us + in.theta_us)) * windows;
+            s.why += "; " + std::to_string(br.cross) + " of " + std::to_string(br.cross + br.inside) +
+                     " rounds cross groups";
+        }
         break;
-    case Emitter::RecursiveDoubling:
-        s.predUs = butterflyAllreduceUs(net, n, bytes, seg, hier ? M : 1, false);
-        s.why = "log2 p exchanges of the whole vector";
-        break;
+    }
     default: {
         if (!hier) return s;
         const LinkCost& in = p.link[links[links.size() - 2]];
@@ -782,9 +819,18 @@ Plan treePlan(const CollCall& c, const CostParams& p);
 }
 
 namespace {
-// Scan, exscan: flat recursive doubling (every step may cross the network) against the
-// leader prefix (a scan inside each outermost group, an exscan of the G group totals
-// between the groups' last ranks, a binomial bcast of that prefix in each group).
+// Scan, exscan: flat recursive doubling (every step may cross the network), the leader
+// prefix (a scan inside each outermost group, an exscan of the G group totals between the
+// groups' last ranks, a binomial bcast of that prefix in each group) and the leader chain
+// (the running prefix passed group to group in rank order).
+// Priced as one call of a back-to-back stream (IMB's loop, any loop of scans): a row whose
+// every message goes to a higher rank (recursive doubling, leader_chain) lets consecutive
+// calls overlap, so a call costs its busiest rank's occupancy (theta + S beta per message
+// it sends or receives, S gamma per reduction) plus one crossing; the leader prefix's bcast
+// from the last rank back into its group makes each call wait for the previous call's
+// crossings, so it costs its whole latency. A forward-only row is priced that way only while
+// a lone call of it takes at most twice the lowest lone-call latency (a chain over many
+// groups makes G - 1 crossings where the exscan makes ceil(log2 G)); else by its latency.
 Plan scanPlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* forced) {
     const bool hier = decomposed(c);
     const double S = static_cast<double>(modelBytes(c));
@@ -797,33 +843,62 @@ Plan scanPlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* force
     auto round = [&](const LinkCost& l, bool reduces) {
         return l.alpha_us + l.theta_us + S * (l.beta_us_per_byte + (reduces ? l.gamma_us_per_byte : 0.0));
     };
-    Plan best;
-    best.predUs = kInf;
+    auto message = [&](const LinkCost& l) { return l.theta_us + S * l.beta_us_per_byte; };
+    const LinkCost& net = p.link[links.back()];
+    struct Candidate {
+        StageChoice s;
+        double lone, stream;  // stream < 0: calls do not overlap
+    };
+    std::vector<Candidate> rows;
+    double loneMin = kInf;
     for (const AlgorithmInfo* a : algorithmsOf(c.args.kind)) {
         if (!unmetNeed(*a, c).empty() || (forced && a != forced)) continue;
-        StageChoice s;
-        s.algo = a;
-        s.members = c.size;
-        s.link = links.back();
-        if (a->emitter == Emitter::LeaderPrefix) {
+        Candidate r;
+        r.s.algo = a;
+        r.s.members = c.size;
+        r.s.link = links.back();
+        r.stream = -1;
+        if (a->emitter == Emitter::LeaderPrefix || a->emitter == Emitter::LeaderChain) {
             const Hierarchy& h = *c.hierarchy;
             const int top = h.levels() - 1, G = h.groupCount(top);
             int M = 1;
             for (int g = 0; g < G; ++g) M = std::max(M, static_cast<int>(h.groupMembers(top, g).size()));
             const double lm = std::ceil(std::log2(M)), lG = std::ceil(std::log2(std::max(1, G)));
             const LinkCost& in = p.link[links[links.size() - 2]];
-            s.predUs = lm * round(in, true) + lG * round(p.link[links.back()], true) + lm * round(in, false) +
-                       S * in.gamma_us_per_byte;
-            s.why = std::to_string(G) + " groups of up to " + std::to_string(M);
+            if (a->emitter == Emitter::LeaderPrefix) {
+                r.lone = lm * round(in, true) + lG * round(net, true) + lm * round(in, false) + S * in.gamma_us_per_byte;
+            } else {
+                // Each group on the way: the prefix arrives, goes down the group's binomial tree
+                // to its last rank, which combines it and passes it on.
+                r.lone = lm * round(in, true) +
+                         (G - 1) * (round(net, false) + lm * round(in, false) + S * in.gamma_us_per_byte) +
+                         lm * round(in, false);
+                // A group's first rank: its in-group rounds, the prefix in, its bcast sends, the
+                // finish; a group of one also passes the prefix on.
+                r.stream = lm * (2 * message(in) + S * in.gamma_us_per_byte) +
+                           2 * message(net) + lm * message(in) + S * in.gamma_us_per_byte + net.alpha_us;
+            }
+            r.s.why = std::to_string(G) + " groups of up to " + std::to_string(M);
         } else {
-            s.predUs = lg * round(p.link[links.back()], true);
-            s.why = "ceil(log2 " + std::to_string(c.size) + ") rounds";
+            r.lone = lg * round(net, true);
+            r.stream = lg * (2 * message(net) + S * net.gamma_us_per_byte) + net.alpha_us;
+            r.s.why = "ceil(log2 " + std::to_string(c.size) + ") rounds";
         }
-        if (forced) s.why = "forced; " + s.why;
-        if (s.predUs < best.predUs) {
-            best.stages.assign(1, s);
-            best.predUs = s.predUs;
-            best.mode = a->serves == kServesWhole ? Plan::Mode::Whole : Plan::Mode::Flat;
+        loneMin = std::min(loneMin, r.lone);
+        rows.push_back(r);
+    }
+    Plan best;
+    best.predUs = kInf;
+    for (Candidate& r : rows) {
+        const bool overlaps = r.stream >= 0 && r.lone <= 2 * loneMin;
+        r.s.predUs = overlaps ? std::min(r.lone, r.stream) : r.lone;
+        r.s.why += overlaps ? "; back-to-back calls overlap (lone call " + fmt("%.2f", r.lone) + " us)"
+                            : "; each call waits for the last";
+        if (forced) r.s.why = "forced; " + r.s.why;
+        if (r.s.predUs < best.predUs) {
+            best.stages.assign(1, r.s);
+            best.predUs = r.s.predUs;
+            best.mode = r.s.algo->serves == kServesWhole ? Plan::Mode::Whole : Plan::Mode::Flat;
         }
     }
     return best;

@@ -1,5 +1,6 @@
 #include "hieragg/Task.hpp"
 
+#include <algorithm>
 #include <new>
 
 namespace hieragg {
@@ -121,6 +122,8 @@ int Task::start() {
     const bool piped = p.active();
     pending_.resize(s.steps.size());
     ready_.reserve(s.steps.size());
+    // One allocation instead of a doubling series while the first messages are posted.
+    active_.reserve(std::min<size_t>(s.steps.size(), 64));
     for (size_t i = 0; i < s.steps.size(); ++i) {
         const auto id = static_cast<StepId>(i);
         pending_[i] = s.steps[i].depCount;

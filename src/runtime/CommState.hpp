@@ -68,6 +68,11 @@ struct hieragg_comm {
     hieragg::hier::CostParams costs;
     std::shared_ptr<hieragg::LinkCalibrationState> calibration;  // while that stage runs
     hieragg::LruCache<std::shared_ptr<const hieragg::hier::Plan>> plans{hieragg::kCacheLimit};
+    // The last call's signature (schedule and plan keys) and what it ran: a call with the
+    // same signature skips both caches (CoreAbi.cpp, scheduleFor).
+    std::string lastSignature;
+    std::shared_ptr<const hieragg::hier::Plan> lastPlan;
+    std::shared_ptr<const hieragg::Schedule> lastSchedule;
     // Offload (docs/offload.md): this leader's transport (null on non-leaders and when
     // offload is off), what the group can run (the same on every rank; offloadOn says
     // whether there is a group at all), and the tickets that order its operations.

@@ -24,13 +24,13 @@ namespace {
 
 // Everything a cached schedule depends on: kind, root, counts, layouts, op kind,
 // in-place and the algorithm override. Buffers and handles are bound per call.
-std::string cacheKey(const CollCall& c) {
-    struct Key {
-        int kind, root, inPlace, commutative, algorithm, offloaded;
-        size_t scount, rcount, segment;
-        hieragg_dtype_info s, r;
-        int sbufNull, rbufNull;
-    } k;
+struct ScheduleKey {
+    int kind, root, inPlace, commutative, algorithm, offloaded;
+    size_t scount, rcount, segment;
+    hieragg_dtype_info s, r;
+    int sbufNull, rbufNull;
+};
+void fillScheduleKey(const CollCall& c, ScheduleKey& k) {
     std::memset(&k, 0, sizeof k);
     k.kind = c.args.kind;
     k.root = c.args.root;
@@ -45,21 +45,28 @@ std::string cacheKey(const CollCall& c) {
     k.r = c.rtype;
     k.sbufNull = c.args.sbuf == nullptr;
     k.rbufNull = c.args.rbuf == nullptr;
-    return std::string(reinterpret_cast<const char*>(&k), sizeof k);
 }
 
 // What a Plan depends on besides the communicator: the collective, the size class of its
 // message, the op's commutativity and the override; only what every rank of the call
 // shares (not in-place, which MPI lets the root alone set), so every rank picks the same
 // plan. Roots and exact counts of a class share it (choosePlan ignores the root).
-std::string planKey(const CollCall& c, const hier::RuleCandidate* rule) {
-    struct Key {
-        int kind, sizeClass, commutative, algorithm, offloaded;
-        const void* rule;
-    } k;
+struct PlanKey {
+    int kind, sizeClass, commutative, algorithm, offloaded;
+    const void* rule;
+};
+void fillPlanKey(const CollCall& c, const hier::RuleCandidate* rule, PlanKey& k) {
     std::memset(&k, 0, sizeof k);
-    k = {c.args.kind, hier::sizeClass(hier::modelBytes(c)), c.args.op_commutative, c.algorithm,
-         hier::offloadServes(c) | hier::triggeredServes(c) << 1, rule};
+    k.kind = c.args.kind;
+    k.sizeClass = hier::sizeClass(hier::modelBytes(c));
+    k.commutative = c.args.op_commutative;
+    k.algorithm = c.algorithm;
+    k.offloaded = hier::offloadServes(c) | hier::triggeredServes(c) << 1;
+    k.rule = rule;
+}
+
+template <class K>
+std::string keyString(const K& k) {
     return std::string(reinterpret_cast<const char*>(&k), sizeof k);
 }
 
@@ -122,7 +129,16 @@ void refuseUnfit(CollCall& call, const hieragg_comm& c, Runtime& rt) {
 // MPI_T: each registry algorithm that serves this call counts it once.
 void countServed(const CollCall& call, const Schedule& sched, CommCounters& counters) {
     const std::vector<hier::AlgorithmInfo>& rows = hier::allAlgorithms();
-    std::vector<const hier::AlgorithmInfo*> used;
+    // A handful of rows at most (one per stage): no allocation on every call.
+    struct Used {
+        const hier::AlgorithmInfo* row[16];
+        size_t n = 0;
+        const hier::AlgorithmInfo** begin() { return row; }
+        const hier::AlgorithmInfo** end() { return row + n; }
+        void push_back(const hier::AlgorithmInfo* a) {
+            if (n < 16) row[n++] = a;
+        }
+    } used;
     if (call.plan) {
         // A forced "flat" row serves through the tree it runs over the whole communicator: both count.
         const hier::AlgorithmInfo* forced = hier::algorithmByValue(call.args.kind, call.algorithm);
@@ -197,9 +213,34 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
     // so the first call of each kind after it rebuilds the same plan and says so. Only a
     // key of this rank changes: the plan does not, so nobody else needs to know.
     const bool offloadFellBack = c.offloadOn && c.offload && c.offload->fellBack();
+    // Back-to-back calls of one signature (a loop of 8-byte bcasts) take the last call's
+    // plan and schedule without building key strings or looking up either cache: at 8 B
+    // the call's own cost is what limits a stream of calls (docs/performance.md).
+    // A size stage depends only on the communicator, the collective and the root.
+    const bool cacheable = !recipes::dependsOnPerRankVectors(args.kind) || call.varStage == 1;
+    struct Signature {
+        ScheduleKey sched;
+        PlanKey plan;
+        int varStage, fellBack;
+    } sig;
+    std::memset(&sig, 0, sizeof sig);
+    if (cacheable) {
+        fillScheduleKey(call, sig.sched);
+        if (hier::modelDriven(args.kind)) fillPlanKey(call, rule, sig.plan);
+        sig.varStage = call.varStage;
+        sig.fellBack = offloadFellBack;
+        if (c.lastSchedule && c.lastSignature.size() == sizeof sig &&
+            std::memcmp(c.lastSignature.data(), &sig, sizeof sig) == 0) {
+            call.plan = c.lastPlan;
+            sched = c.lastSchedule;
+            return 0;
+        }
+    }
     bool newPlan = false;
     if (hier::modelDriven(args.kind)) {
-        const std::string pk = planKey(call, rule) + (offloadFellBack ? "|fell-back" : "");
+        PlanKey pkBytes;
+        fillPlanKey(call, rule, pkBytes);
+        const std::string pk = keyString(pkBytes) + (offloadFellBack ? "|fell-back" : "");
         std::shared_ptr<const hier::Plan>* found = c.plans.find(pk);
         if (!found) {
             hier::Plan plan = hier::choosePlan(call, c.costs);
@@ -213,9 +254,8 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
     }
 
     std::string key;
-    // A size stage depends only on the communicator, the collective and the root.
-    if (!recipes::dependsOnPerRankVectors(args.kind) || call.varStage == 1) {
-        key = cacheKey(call) + (call.varStage == 1 ? "sizes" : "") + (offloadFellBack ? "|fell-back" : "");
+    if (cacheable) {
+        key = keyString(sig.sched) + (call.varStage == 1 ? "sizes" : "") + (offloadFellBack ? "|fell-back" : "");
         if (auto* hit = c.cache.find(key)) sched = *hit;
     }
     if (!sched) {
@@ -250,6 +290,11 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
             if (newPlan || !hier::modelDriven(args.kind)) rt->verbose(2, msg);
         }
         if (!key.empty()) c.cache.insert(key, sched);
+    }
+    if (cacheable) {
+        c.lastSignature.assign(reinterpret_cast<const char*>(&sig), sizeof sig);
+        c.lastPlan = call.plan;
+        c.lastSchedule = sched;
     }
     return 0;
 }

@@ -107,7 +107,10 @@ TEST(ScanLeaderPrefix, NonContiguousGroupsAreRefused) {
     EXPECT_EQ(algorithm, "flat-recursive-doubling-scan");
 }
 
-TEST(ScanLeaderPrefix, ModelPrefersItAcrossNodes) {
+// Across nodes the model takes a leader row: the chain (its messages all go to higher ranks,
+// so back-to-back calls overlap; scan_leader_chain_sim_test.cpp), not the flat butterfly; the
+// leader prefix runs when forced. One node: recursive doubling.
+TEST(ScanLeaderPrefix, ModelTakesALeaderRowAcrossNodes) {
     const int p = 8;
     const hier::Hierarchy h = virtualNodes(p, 4);
     sim::SimNetwork net(p);
@@ -115,7 +118,10 @@ TEST(ScanLeaderPrefix, ModelPrefersItAcrossNodes) {
     describeTypes(c, net.transport(0));
     const hier::Plan plan = hier::choosePlan(c, hier::CostParams::defaults());
     ASSERT_TRUE(plan.stages[0].algo);
-    EXPECT_STREQ(plan.stages[0].algo->name, "leader_prefix") << plan.describe();
+    EXPECT_STREQ(plan.stages[0].algo->name, "leader_chain") << plan.describe();
+    CollCall forced = c;
+    forced.algorithm = leaderPrefixValue(HIERAGG_SCAN);
+    EXPECT_STREQ(hier::choosePlan(forced, hier::CostParams::defaults()).stages[0].algo->name, "leader_prefix");
     const hier::Hierarchy flat = hier::Hierarchy::flat(p);
     CollCall f = reductionCall(HIERAGG_SCAN, 0, p, &flat, sumOp(), 8, 1 << 16);
     describeTypes(f, net.transport(0));

@@ -1,5 +1,5 @@
 // Inclusive scan: rank i gets a_0 op ... op a_i (ScanPulses.hpp): flat recursive doubling or,
-// over contiguous groups when the model prefers it, the leader prefix.
+// over contiguous groups when the model prefers it, the leader prefix or the leader chain.
 #include <vector>
 
 #include "ReductionPulses.hpp"
@@ -104,6 +104,93 @@ Schedule leaderPrefix(const CollCall& c, bool exclusive) {
     }
     return b.finish();
 }
+
+// Leader chain (registry row leader_chain, contiguous groups): per pulse, the recursive-
+// doubling scan inside each group, then the prefix E_g of the earlier groups travels in
+// rank order: group g's first rank receives E_g from group g - 1's last rank and
+// broadcasts it down a binomial tree rooted at itself; every rank finishes E_g op (its
+// in-group prefix); the last rank's result (exscan: that op its own input) is E_{g+1},
+// sent on to group g + 1's first rank. Every message goes from a lower to a higher rank,
+// so no rank ever waits for a later rank: back-to-back calls overlap (a call's crossings
+// are not repeated per call), where the leader prefix's bcast from the last rank back to
+// the group's first ranks ties each call to the previous one's crossings.
+Schedule leaderChain(const CollCall& c, bool exclusive) {
+    const auto& a = c.args;
+    ScheduleBuilder b(exclusive ? "leader-chain-exscan" : "leader-chain-scan");
+    const PulsePlan plan = PulsePlan::of(c, a.rcount);
+    const hier::Hierarchy& h = *c.hierarchy;
+    const int top = h.levels() - 1, mine = h.groupOf(top, c.rank), groups = h.groupCount(top);
+    Group inner;
+    inner.ranks = h.groupMembers(top, mine);
+    inner.me = inner.indexOf(c.rank);
+    const bool first = inner.me == 0, last = inner.me == inner.size() - 1;
+    const bool receives = mine > 0, passes = last && mine + 1 < groups;
+    const int from = receives ? h.groupMembers(top, mine - 1).back() : -1;
+    const int to = passes ? h.groupMembers(top, mine + 1).front() : -1;
+    const MemberTree fromFirst = TreeShape::knomial(2).build(inner.size(), 0);
+    const size_t bytes = CollCall::span(c.rtype, plan.perPulse);
+    const size_t slots = std::min(kPulseWindow, plan.pulses);
+    struct Slot { BufRef s0, s1, own, prefix; };
+    std::vector<Slot> scratch;
+    for (size_t w = 0; w < slots; ++w) {
+        Slot t;
+        t.s0 = b.temp(bytes, CollCall::bias(c.rtype));
+        t.s1 = b.temp(bytes, CollCall::bias(c.rtype));
+        // Exscan: the last rank's own input (kept before out is written in place), then E_{g+1}.
+        t.own = exclusive && passes ? b.temp(bytes, CollCall::bias(c.rtype)) : BufRef{};
+        t.prefix = receives ? b.temp(bytes, CollCall::bias(c.rtype)) : BufRef{};
+        scratch.push_back(t);
+    }
+    const BufRef input = reductionInput(c);
+    std::vector<StepId> pulseDone;
+    for (size_t p = 0; p < plan.pulses; ++p) {
+        const Slot& sl = scratch[p % slots];
+        const ptrdiff_t off = static_cast<ptrdiff_t>(plan.first(p)) * c.rtype.extent;
+        const TypeRef t{kRecvType, plan.countOf(p)};
+        const BufRef out{kRecvBuf, off};
+        Deps gate;
+        if (p >= kPulseWindow) gate.add(pulseDone[p - kPulseWindow]);
+        Deps all = gate;
+        StepId ownReady = kNoStep;
+        if (exclusive && passes) ownReady = b.copy(input.at(off), t, sl.own, t, gate);
+        RecursiveDoublingScan::Pulse in;
+        in.input = input.at(off);
+        in.out = out;
+        in.type = t;
+        in.scratch[0] = sl.s0;
+        in.scratch[1] = sl.s1;
+        in.scratchFree = gate;
+        in.scratchFree.add(ownReady);
+        in.channel = segmentChannel(stageChannel(1), p);
+        const StepId innerDone = RecursiveDoublingScan{exclusive}.emit(b, inner, in);
+        all.add(innerDone);
+        // out = E_g op (in-group prefix); exscan's first rank has no in-group prefix: out = E_g.
+        StepId outReady = innerDone;
+        if (receives) {
+            const StepId got = first ? b.recv(from, sl.prefix, t, gate, segmentChannel(stageChannel(2), p)) : kNoStep;
+            const Emitted e = TreeBcast{fromFirst}.emit(b, inner, sl.prefix, t, c.rtype.extent, got, gate,
+                                                        segmentChannel(stageChannel(3), p));
+            all.add(e.done);
+            const Deps ready{e.ready, innerDone};
+            outReady = exclusive && first ? b.copy(sl.prefix, t, out, t, ready) : b.reduce(sl.prefix, out, t, ready);
+            all.add(outReady);
+        }
+        if (passes) {
+            // E_{g+1}: the last rank's inclusive result. Exscan: out op own input, except on
+            // rank 0 alone in group 0, whose out MPI leaves undefined: E_1 = its input.
+            BufRef next = out;
+            StepId nextReady = outReady;
+            if (exclusive) {
+                next = sl.own;
+                nextReady = ownReady;
+                if (receives || inner.size() > 1) nextReady = b.reduce(out, sl.own, t, {outReady, ownReady});
+            }
+            all.add(b.send(to, next, t, nextReady, segmentChannel(stageChannel(2), p)));
+        }
+        pulseDone.push_back(b.join(all));
+    }
+    return b.finish();
+}
 }  // namespace
 
 Schedule prefixReduction(const CollCall& c, bool exclusive) {
@@ -111,6 +198,8 @@ Schedule prefixReduction(const CollCall& c, bool exclusive) {
     const std::shared_ptr<const hier::Plan> sel = hier::planOf(c);
     if (!sel->stages.empty() && sel->stages[0].algo && sel->stages[0].algo->emitter == hier::Emitter::LeaderPrefix)
         return leaderPrefix(c, exclusive);
+    if (!sel->stages.empty() && sel->stages[0].algo && sel->stages[0].algo->emitter == hier::Emitter::LeaderChain)
+        return leaderChain(c, exclusive);
     ScheduleBuilder b(exclusive ? "flat-recursive-doubling-exscan" : "flat-recursive-doubling-scan");
     const PulsePlan plan = PulsePlan::of(c, a.rcount);
     const RecursiveDoublingScan scan{exclusive};

@@ -62,6 +62,8 @@ enum class Emitter {
     MultiLeaderRing,    // allreduce: reduce-scatter in the node, ring per slice between nodes, allgather
     MultiLeaderRabenseifner,  // the same with Rabenseifner per slice between nodes
     LeaderPrefix,       // scan, exscan: prefix in each group, exscan of the group totals between leaders
+    LeaderChain,        // scan, exscan: prefix in each group, the running prefix passed group to group
+                        // (last rank -> next group's first rank): every message goes to a higher rank
     LeaderRing,         // allgather: leaders pass groups' blocks on a ring, broadcasting each into their group
     Bruck,              // allgather: ceil(log2 n) steps for any n, rotated scratch
     Fabric,             // the leader space as one offloaded collective (Transport::icollective)
