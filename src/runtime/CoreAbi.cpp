@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "CallCacheKeys.hpp"
 #include "CommState.hpp"
 #include "ReproducibleCall.hpp"
 #include "Runtime.hpp"
@@ -19,47 +20,6 @@
 using namespace hieragg;
 
 namespace {
-
-// Everything a cached schedule depends on: kind, root, counts, layouts, op kind,
-// in-place and the algorithm override. Buffers and handles are bound per call.
-std::string cacheKey(const CollCall& c) {
-    struct Key {
-        int kind, root, inPlace, commutative, algorithm, offloaded;
-        size_t scount, rcount, segment;
-        hieragg_dtype_info s, r;
-        int sbufNull, rbufNull;
-    } k;
-    std::memset(&k, 0, sizeof k);
-    k.kind = c.args.kind;
-    k.root = c.args.root;
-    k.inPlace = c.args.in_place;
-    k.commutative = c.args.op_commutative;
-    k.algorithm = c.algorithm;
-    k.offloaded = hier::offloadServes(c) | hier::triggeredServes(c) << 1;
-    k.scount = c.args.scount;
-    k.rcount = c.args.rcount;
-    k.segment = c.segmentBytes;
-    k.s = c.stype;
-    k.r = c.rtype;
-    k.sbufNull = c.args.sbuf == nullptr;
-    k.rbufNull = c.args.rbuf == nullptr;
-    return std::string(reinterpret_cast<const char*>(&k), sizeof k);
-}
-
-// What a Plan depends on besides the communicator: the collective, the size class of its
-// message, the op's commutativity and the override; only what every rank of the call
-// shares (not in-place, which MPI lets the root alone set), so every rank picks the same
-// plan. Roots and exact counts of a class share it (choosePlan ignores the root).
-std::string planKey(const CollCall& c, const hier::RuleCandidate* rule) {
-    struct Key {
-        int kind, sizeClass, commutative, algorithm, offloaded;
-        const void* rule;
-    } k;
-    std::memset(&k, 0, sizeof k);
-    k = {c.args.kind, hier::sizeClass(hier::modelBytes(c)), c.args.op_commutative, c.algorithm,
-         hier::offloadServes(c) | hier::triggeredServes(c) << 1, rule};
-    return std::string(reinterpret_cast<const char*>(&k), sizeof k);
-}
 
 // SPEC 3.4: the rules file (coll_hieragg_rules_file) decides where it is valid. Its
 // determinations are evaluated once per communicator, after the decomposition; a call
@@ -159,7 +119,7 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
     const hier::RuleCandidate* rule = ruleFor(call, c, *rt);
     bool newPlan = false;
     if (hier::modelDriven(args.kind)) {
-        const std::string pk = planKey(call, rule);
+        const std::string pk = planCacheKey(call, rule);
         std::shared_ptr<const hier::Plan>* found = c.plans.find(pk);
         if (!found) {
             hier::Plan plan = hier::choosePlan(call, c.costs);
@@ -174,7 +134,7 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
 
     std::string key;
     if (!recipes::dependsOnPerRankVectors(args.kind)) {
-        key = cacheKey(call);
+        key = scheduleCacheKey(call);
         if (auto* hit = c.cache.find(key)) sched = *hit;
     }
     if (!sched) {
