@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "CallCacheKeys.hpp"
 #include "CommState.hpp"
 #include "ReproducibleCall.hpp"
 #include "Runtime.hpp"
@@ -21,54 +22,6 @@
 using namespace hieragg;
 
 namespace {
-
-// Everything a cached schedule depends on: kind, root, counts, layouts, op kind,
-// in-place and the algorithm override. Buffers and handles are bound per call.
-struct ScheduleKey {
-    int kind, root, inPlace, commutative, algorithm, offloaded;
-    size_t scount, rcount, segment;
-    hieragg_dtype_info s, r;
-    int sbufNull, rbufNull;
-};
-void fillScheduleKey(const CollCall& c, ScheduleKey& k) {
-    std::memset(&k, 0, sizeof k);
-    k.kind = c.args.kind;
-    k.root = c.args.root;
-    k.inPlace = c.args.in_place;
-    k.commutative = c.args.op_commutative;
-    k.algorithm = c.algorithm;
-    k.offloaded = hier::offloadServes(c) | hier::triggeredServes(c) << 1;
-    k.scount = c.args.scount;
-    k.rcount = c.args.rcount;
-    k.segment = c.segmentBytes;
-    k.s = c.stype;
-    k.r = c.rtype;
-    k.sbufNull = c.args.sbuf == nullptr;
-    k.rbufNull = c.args.rbuf == nullptr;
-}
-
-// What a Plan depends on besides the communicator: the collective, the size class of its
-// message, the op's commutativity and the override; only what every rank of the call
-// shares (not in-place, which MPI lets the root alone set), so every rank picks the same
-// plan. Roots and exact counts of a class share it (choosePlan ignores the root).
-struct PlanKey {
-    int kind, sizeClass, commutative, algorithm, offloaded;
-    const void* rule;
-};
-void fillPlanKey(const CollCall& c, const hier::RuleCandidate* rule, PlanKey& k) {
-    std::memset(&k, 0, sizeof k);
-    k.kind = c.args.kind;
-    k.sizeClass = hier::sizeClass(hier::modelBytes(c));
-    k.commutative = c.args.op_commutative;
-    k.algorithm = c.algorithm;
-    k.offloaded = hier::offloadServes(c) | hier::triggeredServes(c) << 1;
-    k.rule = rule;
-}
-
-template <class K>
-std::string keyString(const K& k) {
-    return std::string(reinterpret_cast<const char*>(&k), sizeof k);
-}
 
 // The plan line of a call whose offloaded leader stage runs over the PML since the leaders
 // agreed the fabric failed: the stage keeps its name (the schedule is the same) and says
@@ -218,19 +171,15 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
     // the call's own cost is what limits a stream of calls (docs/performance.md).
     // A size stage depends only on the communicator, the collective and the root.
     const bool cacheable = !recipes::dependsOnPerRankVectors(args.kind) || call.varStage == 1;
-    struct Signature {
-        ScheduleKey sched;
-        PlanKey plan;
-        int varStage, fellBack;
-    } sig;
-    std::memset(&sig, 0, sizeof sig);
+    // The signature: the schedule key (with the stage and the fallback mark), then the plan key.
+    CallKey sig;
+    size_t scheduleKeyBytes = 0;
     if (cacheable) {
-        fillScheduleKey(call, sig.sched);
-        if (hier::modelDriven(args.kind)) fillPlanKey(call, rule, sig.plan);
-        sig.varStage = call.varStage;
-        sig.fellBack = offloadFellBack;
-        if (c.lastSchedule && c.lastSignature.size() == sizeof sig &&
-            std::memcmp(c.lastSignature.data(), &sig, sizeof sig) == 0) {
+        writeScheduleKey(call, sig);
+        sig.add(call.varStage).add(offloadFellBack);
+        scheduleKeyBytes = sig.size();
+        if (hier::modelDriven(args.kind)) writePlanKey(call, rule, sig);
+        if (c.lastSchedule && sig.equals(c.lastSignature)) {
             call.plan = c.lastPlan;
             sched = c.lastSchedule;
             return 0;
@@ -238,9 +187,7 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
     }
     bool newPlan = false;
     if (hier::modelDriven(args.kind)) {
-        PlanKey pkBytes;
-        fillPlanKey(call, rule, pkBytes);
-        const std::string pk = keyString(pkBytes) + (offloadFellBack ? "|fell-back" : "");
+        const std::string pk = planCacheKey(call, rule) + (offloadFellBack ? "|fell-back" : "");
         std::shared_ptr<const hier::Plan>* found = c.plans.find(pk);
         if (!found) {
             hier::Plan plan = hier::choosePlan(call, c.costs);
@@ -255,7 +202,7 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
 
     std::string key;
     if (cacheable) {
-        key = keyString(sig.sched) + (call.varStage == 1 ? "sizes" : "") + (offloadFellBack ? "|fell-back" : "");
+        key = sig.prefix(scheduleKeyBytes);
         if (auto* hit = c.cache.find(key)) sched = *hit;
     }
     if (!sched) {
@@ -292,7 +239,7 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
         if (!key.empty()) c.cache.insert(key, sched);
     }
     if (cacheable) {
-        c.lastSignature.assign(reinterpret_cast<const char*>(&sig), sizeof sig);
+        c.lastSignature = sig.str();
         c.lastPlan = call.plan;
         c.lastSchedule = sched;
     }
