@@ -152,6 +152,10 @@ const std::vector<AlgorithmInfo> kTable = {
     {HIERAGG_EXSCAN, "leader_prefix", kServesWhole, kNeedsIntracomm | kNeedsDecomposition | kNeedsContiguousRanks, 0,
      Emitter::LeaderPrefix, K::Knomial,
      "exscan in each node, exscan of the node totals between the last ranks, finished in each node (rank order)"},
+    {HIERAGG_SCAN, "linear", kServesFlat, 0, 0, Emitter::Linear, K::Chain,
+     "prefix passed along the rank chain: each rank combines and forwards the vector once (long vectors)"},
+    {HIERAGG_EXSCAN, "linear", kServesFlat, 0, 0, Emitter::Linear, K::Chain,
+     "prefix passed along the rank chain: each rank combines and forwards the vector once (long vectors)"},
 };
 #undef REDUCTION_ROWS
 #undef TYPE2_ROW

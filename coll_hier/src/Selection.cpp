@@ -731,6 +731,14 @@ Plan treePlan(const CollCall& c, const CostParams& p);
 }
 
 namespace {
+// More ranks on one node than cores (CostParams::nodeCores): the ranks' work, `msgs`
+// receptions that each combine `bytes`, cannot finish faster than the cores can do it.
+// Only for a flat plan inside one node (no decomposition); 0 elsewhere.
+double coresBoundUs(const CollCall& c, const CostParams& p, double msgs, double bytes, const LinkCost& l) {
+    if (decomposed(c) || p.nodeCores <= 0 || c.size <= p.nodeCores) return 0;
+    return msgs * (l.theta_us + bytes * (l.beta_us_per_byte + l.gamma_us_per_byte)) / p.nodeCores;
+}
+
 // Scan, exscan: flat recursive doubling (every step may cross the network) against the
 // leader prefix (a scan inside each outermost group, an exscan of the G group totals
 // between the groups' last ranks, a binomial bcast of that prefix in each group).
@@ -764,8 +772,22 @@ Plan scanPlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* force
             s.predUs = lm * round(in, true) + lG * round(p.link[links.back()], true) + lm * round(in, false) +
                        S * in.gamma_us_per_byte;
             s.why = std::to_string(G) + " groups of up to " + std::to_string(M);
+        } else if (a->emitter == Emitter::Linear) {
+            // The rank chain: n - 1 hops of a pulse, later pulses one hop behind each other.
+            const double seg = static_cast<double>(std::max<size_t>(c.segmentBytes, 1));
+            const double pulses = std::max(1.0, std::ceil(S / seg)), unit = std::min(S, seg);
+            const LinkCost& l = p.link[links.back()];
+            const double hop = l.alpha_us + l.theta_us + unit * (l.beta_us_per_byte + l.gamma_us_per_byte);
+            s.predUs = (c.size - 1 + pulses - 1) * hop;
+            // Every rank combines and forwards the vector once: (n - 1) messages in all.
+            s.predUs = std::max(s.predUs, coresBoundUs(c, p, (c.size - 1) * pulses, unit, l));
+            s.why = std::to_string(c.size - 1) + " hops, " + fmt("%.0f", pulses) + " pulses";
         } else {
             s.predUs = lg * round(p.link[links.back()], true);
+            // Step d: ranks d..n-1 receive and combine the whole vector.
+            double msgs = 0;
+            for (int d = 1; d < c.size; d *= 2) msgs += c.size - d;
+            s.predUs = std::max(s.predUs, coresBoundUs(c, p, msgs, S, p.link[links.back()]));
             s.why = "ceil(log2 " + std::to_string(c.size) + ") rounds";
         }
         if (forced) s.why = "forced; " + s.why;
