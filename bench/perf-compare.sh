@@ -9,6 +9,7 @@
 # usage: bash bench/perf-compare.sh [--quick] [--runs R] [--layouts 2x4rr,4x2block]
 #                                   [--colls a,b] [--sizes 8,65536,4194304] [--iters 100,20,3]
 #                                   [--out DIR] [--publish] [--virtual] [--show-decisions]
+#                                   [--one-node [--nps 4,8]]
 #   default           3 runs, 50/10/3 iterations at 8 B/64 KiB/4 MiB (about 8 minutes)
 #   --quick           2 runs, 20/5/2 iterations (about 3 minutes for both layouts)
 #   --layouts         NxPrr: N nodes x P ranks round-robin (--map-by node);
@@ -17,6 +18,11 @@
 #   --virtual         no emulated cluster: one machine, hieragg told the node split
 #                     (coll_hieragg_split roundrobin:N / virtual:P); chosen automatically
 #                     when network namespaces cannot be created (not root)
+#   --one-node        issue 7's one-node check: one machine, no emulated or virtual nodes,
+#                     hieragg exclusive (--mca coll hieragg, default split = node, so the
+#                     flat rows) against Open MPI's default (tuned) only; ratio = hieragg ÷
+#                     tuned; 5 runs, 400/50/10 iterations unless told; layouts 1x4
+#                     (--nps 4,8: 1x4 and 1x8)
 #   --show-decisions  before the timed runs of each layout, one untimed hieragg job
 #                     (1 iteration) prints its decomposition (coll_hieragg_verbose=1)
 #                     and the algorithm per call (verbose=2) to OUT/raw/LAYOUT.decisions.log
@@ -33,28 +39,39 @@ BUILD_DIR=${BUILD_DIR:-build}
 build=$(cd "$root" && mkdir -p "$BUILD_DIR" && cd "$BUILD_DIR" && pwd)
 emu=$root/bench/emucluster
 
-runs=3 layouts=2x4rr,4x2block out=$root/out/perf publish=0 virtual=auto decisions=0
+runs=3 layouts=2x4rr,4x2block out=$root/out/perf publish=0 virtual=auto decisions=0 onenode=0 nps=4 runs_set=0 iters_set=0
 colls=bcast,allreduce,reduce,allgather,allgatherv,alltoall,gather,scatter,reduce_scatter,barrier,scan,allreduce_inplace
 sizes=8,65536,4194304 iters=50,10,3 job_timeout=180
 cmdline="bash bench/perf-compare.sh $*"
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) runs=2 iters=20,5,2 job_timeout=120; shift ;;
-    --runs) runs=$2; shift 2 ;;
+    --runs) runs=$2 runs_set=1; shift 2 ;;
+    --one-node) onenode=1 virtual=1; shift ;;
+    --nps) nps=$2; shift 2 ;;
     --layouts) layouts=$2; shift 2 ;;
     --colls) colls=$2; shift 2 ;;
     --sizes) sizes=$2; shift 2 ;;
-    --iters) iters=$2; shift 2 ;;
+    --iters) iters=$2 iters_set=1; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --publish) publish=1; shift ;;
     --virtual) virtual=1; shift ;;
     --show-decisions) decisions=1; shift ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
     *) echo "perf-compare: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 
 say() { echo "perf-compare: $*" >&2; }
+
+# One node: P ranks on this machine, no node split told to hieragg; the stacks are
+# hieragg and tuned (HAN has no hierarchy to use on one node).
+if [ "$onenode" = 1 ]; then
+  layouts=$(for p in ${nps//,/ }; do printf '1x%dblock,' "$p"; done); layouts=${layouts%,}
+  [ "$runs_set" = 1 ] || runs=5
+  # Scheduling noise of oversubscribed ranks dwarfs 8-byte calls: more iterations per cell.
+  [ "$iters_set" = 1 ] || iters=400,50,10
+fi
 
 # ---- can this machine emulate nodes? -------------------------------------------------
 if [ "$virtual" = auto ]; then
@@ -93,6 +110,7 @@ stack_args() {
   esac
 }
 stacks=(hieragg tuned han)
+[ "$onenode" = 1 ] && stacks=(hieragg tuned)
 
 raw=$out/raw
 rm -rf "$raw"
@@ -120,7 +138,7 @@ run_stack() {
     if [ "$virtual" = 1 ]; then
       # One machine: hieragg is told where the node boundaries would be.
       if [ "$map" = node ]; then args+=(--map-by node); split=roundrobin:$nodes; else split=virtual:$ppn; fi
-      [ "$stack" = hieragg ] && args+=(--mca coll_hieragg_split "$split")
+      [ "$stack" = hieragg ] && [ "$onenode" = 0 ] && args+=(--mca coll_hieragg_split "$split")
       timeout -k 10 "$job_timeout" mpirun --allow-run-as-root --oversubscribe "${args[@]}" "${prog[@]}" \
         >"$tmp" 2>&1 || rc=$?
     else
@@ -177,8 +195,8 @@ for layout in ${layouts//,/ }; do
     say "$layout: hieragg's decisions (untimed job, $((SECONDS - t0)) s) in $raw/$layout.decisions.log.verbose"
   fi
   for ((run = 1; run <= runs; ++run)); do
-    for ((k = 0; k < 3; ++k)); do   # rotate the order so no stack always goes first
-      stack=${stacks[$(((k + run - 1) % 3))]}
+    for ((k = 0; k < ${#stacks[@]}; ++k)); do   # rotate the order so no stack always goes first
+      stack=${stacks[$(((k + run - 1) % ${#stacks[@]}))]}
       t0=$SECONDS
       run_stack "$layout" "$stack" "$run" "$nodes" "$ppn" "$map"
       say "$layout run $run/$runs $stack: $((SECONDS - t0)) s"
@@ -191,10 +209,16 @@ say "all runs: $((SECONDS - started)) s"
 # ---- the report ---------------------------------------------------------------------------
 mode="emulated cluster (bench/emucluster, ${DELAY:-50us} one-way, ${RATE:-1gbit} links)"
 [ "$virtual" = 1 ] && mode="VIRTUAL nodes on one machine (no emulated links; hieragg given the node split)"
+[ "$onenode" = 1 ] && mode="ONE node (this machine, $(nproc) cores, oversubscribed, mpi_yield_when_idle 1; hieragg exclusive with its default split: the flat rows)"
 report=(--raw "$raw" --out "$out" --mode "$mode" --command "$cmdline" --runs "$runs" --layouts "$layouts")
+[ "$onenode" = 1 ] && report+=(--stacks hieragg,tuned)
 if [ "$virtual" = 1 ]; then report+=(--virtual)
 else report+=(--link-bps "$(. "$emu/emu-common.sh"; emu_rate_bps "${RATE:-1gbit}")"); fi
-[ "$publish" = 1 ] && report+=(--publish "$root/docs/performance.md" --publish-image "$root/docs/images/performance.png")
+if [ "$publish" = 1 ] && [ "$onenode" = 1 ]; then   # its own table and plot in the "One node" section
+  report+=(--publish "$root/docs/performance.md" --publish-image "$root/docs/images/performance-onenode.png" --marker perf-onenode)
+elif [ "$publish" = 1 ]; then
+  report+=(--publish "$root/docs/performance.md" --publish-image "$root/docs/images/performance.png")
+fi
 # Debian's python3 (its python3-matplotlib), not whatever python3 comes first in PATH.
 py=/usr/bin/python3; [ -x "$py" ] || py=python3
 "$py" "$root/bench/perf_report.py" "${report[@]}"

@@ -180,6 +180,10 @@ const std::vector<AlgorithmInfo> kTable = {
     {HIERAGG_EXSCAN, "leader_chain", kServesWhole, kNeedsIntracomm | kNeedsDecomposition | kNeedsContiguousRanks, 0,
      Emitter::LeaderChain, K::Knomial,
      "exscan in each node, the running prefix passed from node to node in rank order (back-to-back calls overlap)"},
+    {HIERAGG_SCAN, "linear", kServesFlat, 0, 0, Emitter::Linear, K::Chain,
+     "prefix passed along the rank chain: each rank combines and forwards the vector once (long vectors)"},
+    {HIERAGG_EXSCAN, "linear", kServesFlat, 0, 0, Emitter::Linear, K::Chain,
+     "prefix passed along the rank chain: each rank combines and forwards the vector once (long vectors)"},
 };
 #undef REDUCTION_ROWS
 #undef TYPE2_ROW

@@ -819,10 +819,19 @@ Plan treePlan(const CollCall& c, const CostParams& p);
 }
 
 namespace {
+// More ranks on one node than cores (CostParams::nodeCores): the ranks' work, `msgs`
+// receptions that each combine `bytes`, cannot finish faster than the cores can do it.
+// Only for a flat plan inside one node (no decomposition); 0 elsewhere.
+double coresBoundUs(const CollCall& c, const CostParams& p, double msgs, double bytes, const LinkCost& l) {
+    if (decomposed(c) || p.nodeCores <= 0 || c.size <= p.nodeCores) return 0;
+    return msgs * (l.theta_us + bytes * (l.beta_us_per_byte + l.gamma_us_per_byte)) / p.nodeCores;
+}
+
 // Scan, exscan: flat recursive doubling (every step may cross the network), the leader
 // prefix (a scan inside each outermost group, an exscan of the G group totals between the
 // groups' last ranks, a binomial bcast of that prefix in each group) and the leader chain
-// (the running prefix passed group to group in rank order).
+// (the running prefix passed group to group in rank order); one node with more ranks than
+// cores also has the rank chain (linear), whose every rank combines and forwards once.
 // Priced as one call of a back-to-back stream (IMB's loop, any loop of scans): a row whose
 // every message goes to a higher rank (recursive doubling, leader_chain) lets consecutive
 // calls overlap, so a call costs its busiest rank's occupancy (theta + S beta per message
@@ -879,9 +888,22 @@ Plan scanPlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* force
                            2 * message(net) + lm * message(in) + S * in.gamma_us_per_byte + net.alpha_us;
             }
             r.s.why = std::to_string(G) + " groups of up to " + std::to_string(M);
+        } else if (a->emitter == Emitter::Linear) {
+            // The rank chain: n - 1 hops of a pulse, later pulses one hop behind each other;
+            // priced by its latency (a stream of calls still waits for the chain's hops).
+            const double seg = static_cast<double>(std::max<size_t>(c.segmentBytes, 1));
+            const double pulses = std::max(1.0, std::ceil(S / seg)), unit = std::min(S, seg);
+            const double hop = net.alpha_us + net.theta_us + unit * (net.beta_us_per_byte + net.gamma_us_per_byte);
+            // Every rank combines and forwards the vector once: (n - 1) messages in all.
+            r.lone = std::max((c.size - 1 + pulses - 1) * hop, coresBoundUs(c, p, (c.size - 1) * pulses, unit, net));
+            r.s.why = std::to_string(c.size - 1) + " hops, " + fmt("%.0f", pulses) + " pulses";
         } else {
-            r.lone = lg * round(net, true);
-            r.stream = lg * (2 * message(net) + S * net.gamma_us_per_byte) + net.alpha_us;
+            // Step d: ranks d..n-1 receive and combine the whole vector.
+            double msgs = 0;
+            for (int d = 1; d < c.size; d *= 2) msgs += c.size - d;
+            const double cores = coresBoundUs(c, p, msgs, S, net);
+            r.lone = std::max(lg * round(net, true), cores);
+            r.stream = std::max(lg * (2 * message(net) + S * net.gamma_us_per_byte) + net.alpha_us, cores);
             r.s.why = "ceil(log2 " + std::to_string(c.size) + ") rounds";
         }
         loneMin = std::min(loneMin, r.lone);

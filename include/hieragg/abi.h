@@ -180,6 +180,9 @@ typedef struct hieragg_config {
     int ofi_cost_set;               /* the same bits for coll_hieragg_cost_ofi_* */
     int ofi_manual_progress;        /* coll_hieragg_ofi_manual_progress: triggered chains progress in
                                        counter reads, not on the provider's own thread */
+    int node_ranks;                 /* processes of this job on this node (0 = unknown) */
+    int node_cores;                 /* cores online on this node (0 = unknown); more ranks than
+                                       cores raise the node link's alpha (OversubscribedNode.hpp) */
 } hieragg_config;
 #define HIERAGG_COST_SET_ALPHA 1
 #define HIERAGG_COST_SET_BETA 2

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "opal/mca/base/mca_base_pvar.h"
 #include "opal/mca/base/mca_base_var.h"
@@ -472,6 +473,13 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
     cfg.ofi_op_timeout = m->ofi_op_timeout;
     cfg.ofi_inject_error = m->ofi_inject_error;
     cfg.rules_file = m->rules_file;
+    /* More ranks than cores on this node make every hand-off inside it wait for a
+     * reschedule: the core raises the node link's start-up (docs/selection.md). */
+    cfg.node_ranks = (int)opal_process_info.num_local_peers + 1;
+    {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        cfg.node_cores = cores > 0 ? (int)cores : 0;
+    }
     if (0 != hieragg_core_init(&t, &cfg)) return OMPI_ERR_OUT_OF_RESOURCE;
     opal_progress_register(hieragg_progress);
     m->core_ready = 1;

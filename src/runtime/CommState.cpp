@@ -141,6 +141,11 @@ void applyDecomposition(hieragg_comm& c, const std::vector<hier::RankIdentity>& 
     if (c.rank == 0) rt.verbose(1, "hieragg: communicator of " + std::to_string(c.size) + " ranks (world rank " +
                       std::to_string(c.worldRank) + " is rank " + std::to_string(c.rank) + "): split=" +
                       d.applied.text() + "; " + d.hierarchy.describe(d.levelNames));
+    const hieragg_config& cfg = rt.config();
+    if (c.rank == 0 && cfg.node_cores > 0 && cfg.node_ranks > cfg.node_cores)
+        rt.verbose(1, "hieragg: " + std::to_string(cfg.node_ranks) + " ranks share " + std::to_string(cfg.node_cores) +
+                          " cores on this node: the node link's alpha is " +
+                          std::to_string(rt.costs().link[hier::kLinkNode].alpha_us) + " us (OversubscribedNode.hpp)");
     if (!d.hierarchy.isTrivial()) {
         c.stageLinks = hier::stageLinks(d.levelNames, d.hierarchy.levels());
         c.hierarchy = std::make_unique<hier::Hierarchy>(std::move(d.hierarchy));

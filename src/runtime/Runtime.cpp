@@ -1,5 +1,7 @@
 #include "Runtime.hpp"
 
+#include "hieragg/hier/OversubscribedNode.hpp"
+
 namespace hieragg {
 
 namespace {
@@ -20,6 +22,8 @@ Runtime::Runtime(const hieragg_transport& tr, const hieragg_config& cfg)
     if (config_.ofi_op_timeout == 0) config_.ofi_op_timeout = 300.0;
     costs_ = hier::costParamsFrom(cfg.link_cost);
     hier::applyOffloadCost(costs_, cfg.ofi_cost);
+    hier::applyNodeOversubscription(costs_, cfg.node_ranks, cfg.node_cores, cfg.link_cost_set);
+    costs_.nodeCores = cfg.node_cores;
     config_.rules_file = nullptr;  // the shim's string need not outlive init
     if (cfg.rules_file && *cfg.rules_file) {
         rulesPath_ = cfg.rules_file;

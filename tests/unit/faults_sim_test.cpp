@@ -125,9 +125,11 @@ TEST(FaultsSim, TempLimitShrinksPulsesConsistently) {
     for (int r = 0; r < p; ++r) EXPECT_EQ(out[r], expect) << "rank " << r;
 }
 
-// A gather whose relaying ranks hold whole blocks: no schedule fits, on any rank.
+// A gather whose relaying ranks hold whole blocks: no schedule fits, on any rank. (16
+// ranks: the flat fallback's k-nomial tree then has relays too. On 4 ranks it is a star,
+// whose root receives straight into rbuf and which needs no temporary at all.)
 TEST(FaultsSim, TempLimitRefusesOnEveryRankWhenNothingFits) {
-    const int p = 4;
+    const int p = 16;
     hier::Hierarchy h = virtualNodes(p, 2);
     for (int r = 0; r < p; ++r) {
         CollCall c = baseCall(HIERAGG_GATHER, r, p, &h);
@@ -248,5 +250,22 @@ TEST(FaultsSim, TempLimitFallsBackFromBruckToTheRing) {
         for (int s = 0; s < p; ++s)
             for (size_t i = 0; i < words; ++i)
                 ASSERT_EQ(recv[r][s * words + i], 1000 * s + static_cast<int64_t>(i)) << r << " " << s << " " << i;
+    }
+}
+
+// The flat star (4 ranks, root 0) needs no temporary since the root moves blocks to and
+// from the user's buffer: under the same limit the gather now fits on every rank.
+TEST(FaultsSim, TempLimitGatherFitsAsAStar) {
+    const int p = 4;
+    hier::Hierarchy h = virtualNodes(p, 2);
+    for (int r = 0; r < p; ++r) {
+        CollCall c = baseCall(HIERAGG_GATHER, r, p, &h);
+        c.args.stype = c.args.rtype = &int64Type();
+        c.args.scount = c.args.rcount = 16384;
+        c.args.root = 0;
+        c.stype = c.rtype = {8, 0, 8, 0, 8};
+        const std::optional<Schedule> s = recipes::scheduleWithinTempLimit(c, 8192);
+        ASSERT_TRUE(s.has_value()) << "rank " << r;
+        EXPECT_EQ(s->tempBytes(), 0u) << "rank " << r;
     }
 }

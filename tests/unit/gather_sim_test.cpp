@@ -6,6 +6,8 @@
 
 #include "DataMovementFixture.hpp"
 #include "hieragg/hier/AlgorithmRegistry.hpp"
+#include "hieragg/CallBinding.hpp"
+#include "hieragg/hier/Selection.hpp"
 
 using namespace hieragg;
 using namespace hieragg::testing;
@@ -282,4 +284,28 @@ TEST(GathervSim, Intercommunicator) {
     for (int na : {1, 3})
         for (int nb : {2, 5})
             for (int root = 0; root < na; ++root) checkInterGather(na, nb, root, true);
+}
+
+// Flat to root 0 (every child's subtree a run of consecutive ranks): each run lands in the
+// root's receive buffer as it arrives, so the root's schedule has no temporary (before: an
+// n-block packed copy, then unpacked) and one receive per child.
+TEST(GatherSim, FlatRootReceivesIntoTheUserBuffer) {
+    const int p = 8;
+    const size_t words = 4;
+    std::vector<int64_t> send(words, 1), recv(p * words, 0);
+    sim::SimNetwork net(p);
+    CollCall c = baseCall(HIERAGG_GATHER, 0, p, nullptr);
+    c.args.root = 0;
+    c.args.sbuf = send.data();
+    c.args.stype = c.args.rtype = &int64Type();
+    c.args.scount = c.args.rcount = words;
+    c.args.rbuf = recv.data();
+    describeTypes(c, net.transport(0));
+    const Schedule s = recipeBuilder()(c);
+    EXPECT_TRUE(s.temps.empty()) << s.temps.size() << " temporaries at the root";
+    size_t recvs = 0;
+    for (const auto& st : s.steps) recvs += st.kind == StepKind::Recv;
+    const MemberTree t = hier::planOf(c)->stages.at(0).shape.build(p, 0);
+    EXPECT_EQ(recvs, t.children[0].size());
+    for (int root = 0; root < p; ++root) checkGather(p, {"flat", nullptr}, root, {});
 }

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "ReductionFixture.hpp"
+#include "hieragg/hier/AlgorithmRegistry.hpp"
 
 using namespace hieragg;
 using namespace hieragg::testing;
@@ -12,6 +13,7 @@ struct ScanCase {
     size_t count = 8;
     size_t segmentBytes = 1 << 16;
     bool inPlace = false;
+    int algorithm = 0;  // coll_hieragg_(ex)scan_algorithm value; 0 = the model's choice
 };
 
 void checkScan(int p, sim::SimOp& op, const ScanCase& k) {
@@ -25,7 +27,8 @@ void checkScan(int p, sim::SimOp& op, const ScanCase& k) {
     std::vector<CollCall> calls;
     hier::Hierarchy h = virtualNodes(p, 2);  // scan ignores the decomposition: same result
     for (int r = 0; r < p; ++r) {
-        CollCall c = reductionCall(k.exclusive ? HIERAGG_EXSCAN : HIERAGG_SCAN, r, p, &h, op, k.count, k.segmentBytes);
+        CollCall c = reductionCall(k.exclusive ? HIERAGG_EXSCAN : HIERAGG_SCAN, r, p, &h, op, k.count, k.segmentBytes,
+                                   k.algorithm);
         c.args.sbuf = k.inPlace ? nullptr : in[r].data();
         c.args.in_place = k.inPlace;
         c.args.rbuf = out[r].data();
@@ -41,6 +44,22 @@ void checkScan(int p, sim::SimOp& op, const ScanCase& k) {
         }
         ASSERT_EQ(out[r], rankOrderProduct(op, in, 0, k.exclusive ? r : r + 1)) << "p=" << p << " rank " << r;
     }
+    if (k.algorithm && p > 1 && k.count > 0) {
+        // The linear row: one message per pulse from each rank to its right neighbour, none elsewhere.
+        // (Pulses of segmentBytes of int64 elements for the sum; the matrix product's element
+        // is larger, so there only the pattern is checked.)
+        const size_t perPulse = std::max<size_t>(1, k.segmentBytes / sizeof(int64_t));
+        const uint64_t pulses = op.commutative ? (k.count + perPulse - 1) / perPulse : net.traffic(0, 1).messages;
+        ASSERT_GT(pulses, 0u);
+        for (int src = 0; src < p; ++src)
+            for (int dst = 0; dst < p; ++dst)
+                ASSERT_EQ(net.traffic(src, dst).messages, dst == src + 1 ? pulses : 0u)
+                    << "p=" << p << " " << src << "->" << dst;
+    }
+}
+
+int linearValue(bool exclusive) {
+    return hier::algorithmValue(*hier::algorithmByName(exclusive ? HIERAGG_EXSCAN : HIERAGG_SCAN, "linear"));
 }
 
 }  // namespace
@@ -95,6 +114,23 @@ TEST(ScanSim, ScanAndExscanInFlightTogether) {
         EXPECT_EQ(inc[r], rankOrderProduct(matmulOp(), in, 0, r + 1));
         if (r) {
             EXPECT_EQ(exc[r], rankOrderProduct(matmulOp(), in, 0, r));
+        }
+    }
+}
+
+// The rank chain (LinearScan), forced: rank order (non-commutative), in place, pulses.
+TEST(ScanSim, LinearChainForced) {
+    for (bool ex : {false, true}) {
+        const int v = linearValue(ex);
+        for (int p = 1; p <= 9; ++p) {
+            checkScan(p, sumOp(), {ex, 8, 1 << 16, false, v});
+            checkScan(p, matmulOp(), {ex, 8, 1 << 16, false, v});
+        }
+        for (int p : {2, 3, 5, 8}) {
+            checkScan(p, matmulOp(), {ex, 8, 1 << 16, true, v});
+            checkScan(p, sumOp(), {ex, 0, 1 << 16, false, v});
+            checkScan(p, sumOp(), {ex, 29, 32, false, v});   // 8 pulses of 4 elements (the last 1)
+            checkScan(p, matmulOp(), {ex, 36, 32, true, v});
         }
     }
 }

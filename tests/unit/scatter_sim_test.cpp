@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "DataMovementFixture.hpp"
+#include "hieragg/CallBinding.hpp"
+#include "hieragg/hier/Selection.hpp"
 
 using namespace hieragg;
 using namespace hieragg::testing;
@@ -190,4 +192,29 @@ TEST(ScatterSim, IntercommunicatorScatterAndScatterv) {
                         ASSERT_EQ(recv[g], expect) << "rank " << g << " vector " << vector;
                     }
                 }
+}
+
+// Flat from root 0 (every child's subtree a run of consecutive ranks): the root sends each
+// run from its send buffer, so its schedule has no temporary (before: a packed copy of all
+// n blocks), and the tree still moves p - 1 messages.
+TEST(ScatterSim, FlatRootSendsFromTheUserBuffer) {
+    const int p = 8;
+    const size_t words = 4;
+    std::vector<int64_t> send(p * words, 1), recv(words, 0);
+    sim::SimNetwork net(p);
+    CollCall c = baseCall(HIERAGG_SCATTER, 0, p, nullptr);
+    c.args.root = 0;
+    c.args.sbuf = send.data();
+    c.args.stype = c.args.rtype = &int64Type();
+    c.args.scount = c.args.rcount = words;
+    c.args.rbuf = recv.data();
+    describeTypes(c, net.transport(0));
+    const Schedule s = recipeBuilder()(c);
+    EXPECT_TRUE(s.temps.empty()) << s.temps.size() << " temporaries at the root";
+    size_t sends = 0;
+    for (const auto& st : s.steps) sends += st.kind == StepKind::Send;
+    const hier::Plan plan = *hier::planOf(c);
+    const MemberTree t = plan.stages.at(0).shape.build(p, 0);
+    EXPECT_EQ(sends, t.children[0].size()) << plan.describe();
+    for (int root = 0; root < p; ++root) checkScatter(p, {"flat", nullptr}, root, 3, false, false);
 }

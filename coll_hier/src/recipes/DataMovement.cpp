@@ -182,4 +182,15 @@ void emitHierAllgather(ScheduleBuilder& b, const Levels& lv, const std::vector<s
     copyRuns(b, order, ownInPlace ? c.rank : -1, rankBytes, all, typedOf, adjacent, true, ready);
 }
 
+bool rootRunsAreContiguous(int commSize, const Stage& s, const MemberTree& t) {
+    if (s.group.size() != commSize || t.subtreeEnd.size() != static_cast<size_t>(t.size())) return false;
+    for (int m = 0; m < s.group.size(); ++m)
+        if (s.group.ranks[m] != m) return false;
+    for (int k : t.children[s.rootIdx]) {
+        const int v = t.virtualOf(k);
+        if (t.indexOf(v) + (t.subtreeEnd[v] - v) > commSize) return false;
+    }
+    return true;
+}
+
 }  // namespace hieragg::recipes::dm

@@ -10,6 +10,7 @@
 #include "hieragg/Group.hpp"
 #include "hieragg/ScheduleBuilder.hpp"
 #include "hieragg/algorithms/Block.hpp"
+#include "hieragg/algorithms/MemberTree.hpp"
 
 namespace hieragg::recipes::dm {
 
@@ -62,5 +63,11 @@ Deps copyRuns(ScheduleBuilder& b, const std::vector<int>& order, int skip,
 void emitHierAllgather(ScheduleBuilder& b, const Levels& lv, const std::vector<size_t>& rankBytes,
                        Block own, bool ownInPlace, const std::function<Block(int)>& typedOf,
                        const std::function<bool(int, int)>& adjacent, size_t segmentBytes);
+
+// A one-stage (flat) gather or scatter whose root can move every child's subtree to or
+// from the user's buffer as is: the stage's group is the communicator in rank order and
+// no subtree's virtual range wraps past the last rank (with root 0 none does). Then the
+// root needs no packed copy of all n blocks.
+bool rootRunsAreContiguous(int commSize, const Stage& s, const MemberTree& t);
 
 }  // namespace hieragg::recipes::dm

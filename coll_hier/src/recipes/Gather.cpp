@@ -57,6 +57,22 @@ Schedule gather(const CollCall& c) {
         trees.push_back(plan->stages.at(s.level).shape.build(s.group.size(), s.rootIdx));
         workBytes = std::max(workBytes, TreeGather{trees.back()}.workBytes(s.group, s.memberBytes));
     }
+    if (isRoot && stages.size() == 1 && dm::rootRunsAreContiguous(c.size, stages[0], trees[0])) {
+        // Flat, every child's subtree a run of consecutive ranks: each run lands straight in
+        // the user's buffer (the children send the same packed bytes), with no n-block
+        // temporary at the root to fill and unpack.
+        Deps done;
+        if (!inPlace)
+            done.add(b.copy({kSendBuf, 0}, {kSendType, a.scount}, {kRecvBuf, a.root * rblock}, {kRecvType, a.rcount}));
+        const MemberTree& t = trees[0];
+        for (int k : t.children[stages[0].rootIdx]) {
+            const int v = t.virtualOf(k), first = stages[0].group.ranks[t.indexOf(v)];
+            const size_t members = static_cast<size_t>(t.subtreeEnd[v] - v);
+            done.add(b.recv(first, {kRecvBuf, first * rblock}, {kRecvType, a.rcount * members}, {},
+                            stageChannel(static_cast<uint32_t>(stages[0].level))));
+        }
+        return b.finish();
+    }
     BufRef work = workBytes ? b.temp(workBytes) : BufRef{};
 
     StepId ready = kNoStep;

@@ -4,6 +4,7 @@
 
 #include "ReductionPulses.hpp"
 #include "ScanPulses.hpp"
+#include "hieragg/algorithms/LinearScan.hpp"
 #include "hieragg/algorithms/RecursiveDoublingScan.hpp"
 #include "hieragg/algorithms/TreeBcast.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
@@ -193,6 +194,34 @@ Schedule leaderChain(const CollCall& c, bool exclusive) {
 }
 }  // namespace
 
+namespace {
+// The rank chain (LinearScan): pulses stream down it, kPulseWindow scratch slots in flight.
+Schedule linearPrefix(const CollCall& c, bool exclusive) {
+    ScheduleBuilder b(exclusive ? "flat-linear-exscan" : "flat-linear-scan");
+    const PulsePlan plan = PulsePlan::of(c, c.args.rcount);
+    const LinearScan scan{exclusive};
+    const Group g = Group::whole(c.size, c.rank);
+    const size_t bytes = CollCall::span(c.rtype, plan.perPulse);
+    const size_t slots = std::min(kPulseWindow, plan.pulses);
+    std::vector<BufRef> scratch;
+    for (size_t i = 0; i < slots; ++i) scratch.push_back(b.temp(bytes, CollCall::bias(c.rtype)));
+    const BufRef input = reductionInput(c);
+    std::vector<StepId> pulseDone;
+    for (size_t p = 0; p < plan.pulses; ++p) {
+        const ptrdiff_t off = static_cast<ptrdiff_t>(plan.first(p)) * c.rtype.extent;
+        LinearScan::Pulse pulse;
+        pulse.input = input.at(off);
+        pulse.out = BufRef{kRecvBuf, off};
+        pulse.type = TypeRef{kRecvType, plan.countOf(p)};
+        pulse.scratch = scratch[p % slots];
+        if (p >= kPulseWindow) pulse.scratchFree.add(pulseDone[p - kPulseWindow]);
+        pulse.channel = segmentChannel(stageChannel(0), p);
+        pulseDone.push_back(scan.emit(b, g, pulse));
+    }
+    return b.finish();
+}
+}  // namespace
+
 Schedule prefixReduction(const CollCall& c, bool exclusive) {
     const auto& a = c.args;
     const std::shared_ptr<const hier::Plan> sel = hier::planOf(c);
@@ -200,6 +229,8 @@ Schedule prefixReduction(const CollCall& c, bool exclusive) {
         return leaderPrefix(c, exclusive);
     if (!sel->stages.empty() && sel->stages[0].algo && sel->stages[0].algo->emitter == hier::Emitter::LeaderChain)
         return leaderChain(c, exclusive);
+    if (!sel->stages.empty() && sel->stages[0].algo && sel->stages[0].algo->emitter == hier::Emitter::Linear)
+        return linearPrefix(c, exclusive);
     ScheduleBuilder b(exclusive ? "flat-recursive-doubling-exscan" : "flat-recursive-doubling-scan");
     const PulsePlan plan = PulsePlan::of(c, a.rcount);
     const RecursiveDoublingScan scan{exclusive};

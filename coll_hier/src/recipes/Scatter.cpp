@@ -54,6 +54,23 @@ Schedule scatter(const CollCall& c) {
         trees.push_back(plan->stages.at(stages[i].level).shape.build(stages[i].group.size(), stages[i].rootIdx));
         workBytes = std::max(workBytes, TreeScatter{trees.back()}.workBytes(stages[i].group, stages[i].memberBytes, i > 0));
     }
+    if (isRoot && stages.size() == 1 && dm::rootRunsAreContiguous(c.size, stages[0], trees[0])) {
+        // Flat, and every child's subtree is a run of consecutive ranks: each run leaves
+        // straight from the user's buffer (the receivers take the same packed bytes), so
+        // the root neither allocates nor fills an n-block copy of its send buffer.
+        Deps done;
+        if (!inPlace)
+            done.add(b.copy({kSendBuf, a.root * sblock}, {kSendType, a.scount}, {kRecvBuf, 0}, {kRecvType, a.rcount}));
+        const MemberTree& t = trees[0];
+        const std::vector<int>& kids = t.children[stages[0].rootIdx];
+        for (size_t i = kids.size(); i-- > 0;) {  // largest subtree first, as TreeScatter
+            const int v = t.virtualOf(kids[i]), first = stages[0].group.ranks[t.indexOf(v)];
+            const size_t members = static_cast<size_t>(t.subtreeEnd[v] - v);
+            done.add(b.send(first, {kSendBuf, first * sblock}, {kSendType, a.scount * members}, {},
+                            stageChannel(static_cast<uint32_t>(stages[0].level))));
+        }
+        return b.finish();
+    }
     BufRef work = workBytes ? b.temp(workBytes) : BufRef{};
 
     StepId ready = kNoStep;

@@ -56,7 +56,7 @@ enum class Emitter {
     Pairwise,           // alltoall(v,w)
     HierarchicalGatherRingBcast,  // allgather(v) over leaders
     HierarchicalLeaders,          // alltoall through leaders
-    Linear,             // v-variants and neighborhood collectives
+    Linear,             // v-variants and neighborhood collectives; scan, exscan along the rank chain
     RecursiveDoubling,  // scan, exscan; allreduce: butterfly exchanges of the whole vector
     Rabenseifner,       // allreduce: recursive-halving reduce-scatter + recursive-doubling allgather
     MultiLeaderRing,    // allreduce: reduce-scatter in the node, ring per slice between nodes, allgather

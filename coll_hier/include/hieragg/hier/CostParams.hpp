@@ -27,6 +27,9 @@ struct CostParams {
     // alpha per round, beta per byte moved, gamma per byte reduced (docs/offload.md).
     LinkCost offload{25.0, 1.0 / 250, 0.0, 1.0 / 4000};
     double epsilon_us = 0.1;  // width band of SPEC 3.2: k within epsilon of F(k*)
+    // Cores of the node (0 = unknown). With more ranks than cores on one node, a flat plan
+    // cannot finish before the ranks' combined work divided by the cores (scan's rows).
+    int nodeCores = 0;
     static CostParams defaults();
 };
 

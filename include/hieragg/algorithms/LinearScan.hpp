@@ -1,0 +1,28 @@
+// One pulse of an inclusive or exclusive prefix reduction along the rank chain:
+// member i waits for the prefix of [0, i-1] from i-1, combines it with its own
+// contribution (received op mine: rank order, so non-commutative ops are fine) and
+// passes [0, i] to i+1. n-1 dependent hops, but every member receives, combines and
+// sends the vector once (recursive doubling: ceil(log2 n) times), and consecutive
+// pulses stream down the chain. Open MPI's basic scan does the same.
+#pragma once
+#include "hieragg/Group.hpp"
+#include "hieragg/ScheduleBuilder.hpp"
+
+namespace hieragg {
+
+struct LinearScan {
+    bool exclusive = false;
+
+    struct Pulse {
+        BufRef input;         // this member's contribution; may alias out (in place)
+        BufRef out;           // the prefix result (exclusive: untouched on member 0)
+        TypeRef type;
+        BufRef scratch;       // one pulse-sized buffer
+        Deps scratchFree;     // before writing scratch or out
+        uint32_t channel = 0;
+    };
+    // Returns the step after which all of this member's steps are done.
+    StepId emit(ScheduleBuilder& b, const Group& g, const Pulse& p) const;
+};
+
+}  // namespace hieragg
