@@ -152,8 +152,9 @@ Rounded roundTo(const Accumulator& a, int precision, int minPos) {
     static_assert(kBins == 3, "the 128-bit path sums exactly three bins");
     // sum = bin0*2^64 + bin1*2^32 + bin2 fits a signed 128-bit integer while |bin0| < 2^62.
     if (a.bin[0] < (int64_t{1} << 62) && a.bin[0] > -(int64_t{1} << 62)) {
-        const __int128 sum = static_cast<__int128>(static_cast<unsigned __int128>(a.bin[0]) << 64) +
-                             (static_cast<__int128>(a.bin[1]) << 32) + a.bin[2];
+        // Multiplied, not shifted: a left shift of a negative value is undefined before C++20.
+        const __int128 sum = static_cast<__int128>(a.bin[0]) * (static_cast<__int128>(1) << 64) +
+                             static_cast<__int128>(a.bin[1]) * (static_cast<__int128>(1) << 32) + a.bin[2];
         if (sum == 0) return r;  // exact cancellation: +0.0 as IEEE's x + (-x)
         const bool neg = sum < 0;
         const Wide u{neg ? static_cast<unsigned __int128>(-sum) : static_cast<unsigned __int128>(sum)};
