@@ -476,32 +476,6 @@ double butterflyAllreduceUs(const LinkCost& l, int n, double bytes, double pulse
            bytes * (moved * x * l.beta_us_per_byte + reduced * l.gamma_us_per_byte);
 }
 
-// A flat butterfly (ButterflyAllreduce.cpp) over a decomposed communicator: how many of its
-// message rounds cross between outermost groups (the rest stay inside one). The fold pairs
-// members 2i and 2i + 1 (i < n - p2) and counts twice (there and back); round d pairs virtual
-// members v and v ^ d, once for recursive doubling and twice for Rabenseifner (halving, then
-// doubling). Round robin placement crosses on d = 1 only; blocks of M on d >= M.
-struct ButterflyRounds {
-    int cross = 0, inside = 0;
-};
-ButterflyRounds butterflyRounds(const Hierarchy& h, int n, bool halving) {
-    ButterflyRounds out;
-    const int top = h.levels() - 1, p2 = floorPow2(n), r = n - p2;
-    auto rankOf = [&](int v) { return v < r ? 2 * v : v + r; };
-    auto count = [&](bool crosses, int times) { (crosses ? out.cross : out.inside) += times; };
-    if (r > 0) {
-        bool crosses = false;
-        for (int i = 0; i < r && !crosses; ++i) crosses = h.groupOf(top, 2 * i) != h.groupOf(top, 2 * i + 1);
-        count(crosses, 2);
-    }
-    for (int d = 1; d < p2; d *= 2) {
-        bool crosses = false;
-        for (int v = 0; v < p2 && !crosses; ++v) crosses = h.groupOf(top, rankOf(v)) != h.groupOf(top, rankOf(v ^ d));
-        count(crosses, halving ? 2 : 1);
-    }
-    return out;
-}
-
 // reduce_scatter's `hierarchical` row (LeaderRingReduceScatter.hpp) on n ranks in G outermost
 // groups of up to M, vector of `bytes`: pulses of a piece of every block (a node block of about
 // one segment) flow through three stages that overlap across pulses, so the time is one pulse's
@@ -575,24 +549,13 @@ StageChoice predictSlices(const AlgorithmInfo& a, const CollCall& c, const CostP
         s.why = "2(n-1) steps of 1/n, " + std::to_string(cross) + " ring hops leave the busiest node";
         break;
     case Emitter::Rabenseifner:
-    case Emitter::RecursiveDoubling: {
-        const bool halving = a.emitter == Emitter::Rabenseifner;
-        const double pulse = halving ? seg * floorPow2(n) : seg;
-        s.predUs = butterflyAllreduceUs(net, n, bytes, pulse, hier ? M : 1, halving);
-        s.why = halving ? "2 log2 p steps, " + std::to_string(hier ? M : 1) + " ranks share a link"
-                        : std::string("log2 p exchanges of the whole vector");
-        if (hier) {
-            // Rounds that stay inside a group pay the inner link's start-up, not the network's.
-            const ButterflyRounds br = butterflyRounds(*c.hierarchy, n, halving);
-            const LinkCost& in = p.link[links[links.size() - 2]];
-            const double windows = std::ceil(std::max(1.0, std::ceil(bytes / std::max(pulse, 1.0))) /
-                                             static_cast<double>(recipes::kPulseWindow));
-            s.predUs -= br.inside * ((net.alpha_us + net.theta_us) - (in.alpha_us + in.theta_us)) * windows;
-            s.why += "; " + std::to_string(br.cross) + " of " + std::to_string(br.cross + br.inside) +
-                     " rounds cross groups";
-        }
+        s.predUs = butterflyAllreduceUs(net, n, bytes, seg * floorPow2(n), hier ? M : 1, true);
+        s.why = "2 log2 p steps, " + std::to_string(hier ? M : 1) + " ranks share a link";
         break;
-    }
+    case Emitter::RecursiveDoubling:
+        s.predUs = butterflyAllreduceUs(net, n, bytes, seg, hier ? M : 1, false);
+        s.why = "log2 p exchanges of the whole vector";
+        break;
     default: {
         if (!hier) return s;
         const LinkCost& in = p.link[links[links.size() - 2]];

@@ -251,33 +251,3 @@ TEST(AllreduceSlices, ModelPicksSlicesForLongVectorsAndTreesForOrder) {
                 std::string(flatBig.stages[0].algo->name) == "rabenseifner")
         << flatBig.describe();
 }
-
-// 8 B over 2 nodes x 4 ranks round robin with the emulated cluster's measured network
-// (alpha 100 us): recursive doubling exchanges across the network on d = 1 only (ranks of
-// one node are 2 apart), one crossing where the tree plan makes two (up, then down), so the
-// model takes it; its price is one network round and two inner rounds (closed form).
-// In blocks of 2 over 4 nodes, d = 2 and 4 cross: two network rounds.
-TEST(AllreduceButterflyRounds, RoundsInsideANodePayTheNodeLink) {
-    const int p = 8;
-    hier::CostParams params = hier::CostParams::defaults();
-    params.link[hier::kLinkNetwork].alpha_us = 100;
-    params.link[hier::kLinkNetwork].beta_us_per_byte = 0.0107;
-    const hier::LinkCost& nw = params.link[hier::kLinkNetwork];
-    const hier::LinkCost& in = params.link[hier::kLinkNode];
-    const double m = 8, netRound = nw.alpha_us + nw.theta_us, inRound = in.alpha_us + in.theta_us;
-    auto planFor = [&](const hier::Hierarchy& h, int algorithm) {
-        sim::SimNetwork net(p);
-        CollCall c = reductionCall(HIERAGG_ALLREDUCE, 0, p, &h, sumOp(), 1, 1 << 16, algorithm);  // one int64
-        describeTypes(c, net.transport(0));
-        return hier::choosePlan(c, params);
-    };
-    const int rd = hier::algorithmValue(*hier::algorithmByName(HIERAGG_ALLREDUCE, "recursive_doubling"));
-    // Bytes: 3 rounds of the whole vector, M = 4 ranks share the node's link.
-    const hier::Plan rr = planFor(roundRobin(p, 2), 0);
-    ASSERT_TRUE(rr.stages[0].algo);
-    EXPECT_STREQ(rr.stages[0].algo->name, "recursive_doubling") << rr.describe();
-    EXPECT_NEAR(rr.predUs, netRound + 2 * inRound + m * 3 * (4 * nw.beta_us_per_byte + nw.gamma_us_per_byte), 1e-9);
-    const hier::Plan block = planFor(virtualNodes(p, 2), rd);
-    EXPECT_NEAR(block.predUs, 2 * netRound + inRound + m * 3 * (2 * nw.beta_us_per_byte + nw.gamma_us_per_byte), 1e-9)
-        << block.describe();
-}
