@@ -26,7 +26,8 @@
 #   --show-decisions  before the timed runs of each layout, one untimed hieragg job
 #                     (1 iteration) prints its decomposition (coll_hieragg_verbose=1)
 #                     and the algorithm per call (verbose=2) to OUT/raw/LAYOUT.decisions.log
-# Environment: DELAY (50us), RATE (1gbit): the emulated links; BUILD_DIR (build).
+# Environment: DELAY (50us), RATE (1gbit): the emulated links; BUILD_DIR (build);
+#   HIERAGG_MCA="name value ...": MCA settings for the hieragg stack only (a forced row).
 #
 # A competitor that crashes, hangs (per-job timeout) or returns wrong data gets
 # that cell marked CRASH / TIMEOUT / WRONG and the benchmark goes on with the
@@ -57,7 +58,7 @@ while [ $# -gt 0 ]; do
     --publish) publish=1; shift ;;
     --virtual) virtual=1; shift ;;
     --show-decisions) decisions=1; shift ;;
-    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
     *) echo "perf-compare: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -101,10 +102,17 @@ compdir=$build/src/ompi
 pkglib=$(ompi_info --path pkglibdir | sed 's/^.*Pkglibdir: *//')
 [ -x "$bench" ] && [ -f "$compdir/mca_coll_hieragg.so" ] || { say "build did not produce $bench and $compdir/mca_coll_hieragg.so"; exit 1; }
 
+# HIERAGG_MCA="name value ...": more MCA settings for the hieragg stack only (e.g. a forced
+# row, coll_hieragg_allgather_algorithm leader_ring, to race it against tuned and HAN).
+hieragg_mca=""
+set -- ${HIERAGG_MCA:-}
+while [ $# -ge 2 ]; do hieragg_mca+=" --mca $1 $2"; shift 2; done
+[ $# -eq 0 ] || { say "HIERAGG_MCA needs name value pairs, got a lone '$1'"; exit 2; }
+
 # The three stacks. hieragg is loaded from the build tree, never installed.
 stack_args() {
   case "$1" in
-    hieragg) echo "--mca mca_base_component_path $compdir:$pkglib --mca coll hieragg" ;;
+    hieragg) echo "--mca mca_base_component_path $compdir:$pkglib --mca coll hieragg $hieragg_mca" ;;
     tuned) echo "" ;;                                   # Open MPI's default selection
     han) echo "--mca coll_han_priority 100" ;;
   esac
