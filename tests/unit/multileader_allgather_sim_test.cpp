@@ -7,6 +7,8 @@
 // the message; unequal nodes refuse the row; the model picks it on 2 x 4 round robin.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "DataMovementFixture.hpp"
 #include "hieragg/CallBinding.hpp"
 #include "hieragg/hier/AlgorithmRegistry.hpp"
