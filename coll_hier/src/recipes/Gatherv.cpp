@@ -63,32 +63,16 @@ Schedule gathervThroughLeaders(const CollCall& c) {
         auto adjacent = [&](int x, int y) { return a.rdispls[y] == a.rdispls[x] + a.rcounts[x]; };
         if (!a.in_place && bytes[a.root] > 0) b.copy(mine.buf, mine.type, rootBlock(a.root).buf, rootBlock(a.root).type);
         // One packed temporary holds every group's aggregate, side by side.
-        size_t total = 0;
-        for (int g = 0; g < h.groupCount(level); ++g)
-            if (g != rootGroup)
-                for (int r : h.groupMembers(level, g))
-                    if (bytes[r] <= limit && h.groupMembers(level, g).size() > 1) total += bytes[r];
-        BufRef all = total ? b.temp(total) : BufRef{};
+        const RootRoutes routes = rootRoutes(h, level, a.root, bytes, limit);
+        BufRef all = routes.total ? b.temp(routes.total) : BufRef{};
         size_t at = 0;
-        for (int g = 0; g < h.groupCount(level); ++g) {
-            const std::vector<int>& members = h.groupMembers(level, g);
-            std::vector<int> through;
-            size_t sum = 0;
-            for (int r : members) {
-                if (r == a.root || bytes[r] == 0) continue;
-                // A group of one has nothing to combine: its block goes direct.
-                if (g == rootGroup || bytes[r] > limit || members.size() == 1) {
-                    b.recv(r, rootBlock(r).buf, rootBlock(r).type, {}, kDirect);
-                } else {
-                    through.push_back(r);
-                    sum += bytes[r];
-                }
-            }
-            if (sum == 0) continue;
+        for (const RootGroupRoute& g : routes.groups) {
+            for (int r : g.direct) b.recv(r, rootBlock(r).buf, rootBlock(r).type, {}, kDirect);
+            if (g.bytes == 0) continue;
             const BufRef seg = all.at(static_cast<ptrdiff_t>(at));
-            const StepId got = b.recv(members.front(), seg, {kPackedType, sum}, {}, kToRoot);
-            dm::copyRuns(b, through, -1, bytes, seg, rootBlock, adjacent, true, got);
-            at += sum;
+            const StepId got = b.recv(g.leader, seg, {kPackedType, g.bytes}, {}, kToRoot);
+            dm::copyRuns(b, g.through, -1, bytes, seg, rootBlock, adjacent, true, got);
+            at += g.bytes;
         }
         return b.finish();
     }

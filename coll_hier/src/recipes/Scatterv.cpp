@@ -64,32 +64,16 @@ Schedule scattervThroughLeaders(const CollCall& c) {
         };
         auto adjacent = [&](int x, int y) { return a.sdispls[y] == a.sdispls[x] + a.scounts[x]; };
         if (a.rbuf && myBytes > 0) b.copy(rootBlock(a.root).buf, rootBlock(a.root).type, mine.buf, mine.type);
-        size_t total = 0;
-        for (int g = 0; g < h.groupCount(level); ++g)
-            if (g != rootGroup)
-                for (int r : h.groupMembers(level, g))
-                    if (bytes[r] <= limit && h.groupMembers(level, g).size() > 1) total += bytes[r];
-        BufRef all = total ? b.temp(total) : BufRef{};
+        const RootRoutes routes = rootRoutes(h, level, a.root, bytes, limit);
+        BufRef all = routes.total ? b.temp(routes.total) : BufRef{};
         size_t at = 0;
-        for (int g = 0; g < h.groupCount(level); ++g) {
-            const std::vector<int>& members = h.groupMembers(level, g);
-            std::vector<int> through;
-            size_t sum = 0;
-            for (int r : members) {
-                if (r == a.root || bytes[r] == 0) continue;
-                // A group of one has nothing to combine: its block goes direct.
-                if (g == rootGroup || bytes[r] > limit || members.size() == 1) {
-                    b.send(r, rootBlock(r).buf, rootBlock(r).type, {}, kDirect);
-                } else {
-                    through.push_back(r);
-                    sum += bytes[r];
-                }
-            }
-            if (sum == 0) continue;
+        for (const RootGroupRoute& g : routes.groups) {
+            for (int r : g.direct) b.send(r, rootBlock(r).buf, rootBlock(r).type, {}, kDirect);
+            if (g.bytes == 0) continue;
             const BufRef seg = all.at(static_cast<ptrdiff_t>(at));
-            const Deps packed = dm::copyRuns(b, through, -1, bytes, seg, rootBlock, adjacent, false, {});
-            b.send(members.front(), seg, {kPackedType, sum}, packed, kToLeader);
-            at += sum;
+            const Deps packed = dm::copyRuns(b, g.through, -1, bytes, seg, rootBlock, adjacent, false, {});
+            b.send(g.leader, seg, {kPackedType, g.bytes}, packed, kToLeader);
+            at += g.bytes;
         }
         return b.finish();
     }

@@ -89,6 +89,30 @@ bool twoStage(const CollCall& c) {
     return combines && leaderBlockLimit(c) > 0;
 }
 
+RootRoutes rootRoutes(const hier::Hierarchy& h, int level, int root, const std::vector<size_t>& bytes,
+                      size_t limit) {
+    RootRoutes routes;
+    const int rootGroup = h.groupOf(level, root);
+    for (int g = 0; g < h.groupCount(level); ++g) {
+        const std::vector<int>& members = h.groupMembers(level, g);
+        RootGroupRoute route;
+        route.leader = members.front();
+        for (int r : members) {
+            if (r == root || bytes[r] == 0) continue;
+            // A group of one has nothing to combine: its block goes direct.
+            if (g == rootGroup || bytes[r] > limit || members.size() == 1) {
+                route.direct.push_back(r);
+            } else {
+                route.through.push_back(r);
+                route.bytes += bytes[r];
+            }
+        }
+        routes.total += route.bytes;
+        routes.groups.push_back(std::move(route));
+    }
+    return routes;
+}
+
 std::vector<uint64_t> sizeStageInput(const CollCall& c) {
     const auto& a = c.args;
     switch (a.kind) {

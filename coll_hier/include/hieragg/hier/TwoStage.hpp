@@ -18,6 +18,10 @@
 #include "hieragg/CollCall.hpp"
 #include "hieragg/Schedule.hpp"
 
+namespace hieragg::hier {
+class Hierarchy;
+}
+
 namespace hieragg::recipes {
 
 // The level whose groups aggregate: the outermost with more than one group (-1: none).
@@ -30,6 +34,21 @@ bool twoStage(const CollCall& c);
 // (a network start-up saved against the extra hops and copies of the block's bytes),
 // capped so every rank's temporaries stay within c.maxTempBytes.
 size_t leaderBlockLimit(const CollCall& c);
+// The root's side of a gatherv/scatterv data stage, per group of `level` in group order:
+// the ranks whose blocks move straight between them and the root (the root's own group,
+// groups of one, blocks above `limit`; never the root or a zero-byte block), and the
+// rest, packed side by side in member order through the group's leader.
+struct RootGroupRoute {
+    int leader = -1;
+    std::vector<int> direct, through;
+    size_t bytes = 0;  // of `through`
+};
+struct RootRoutes {
+    std::vector<RootGroupRoute> groups;
+    size_t total = 0;  // every group's `bytes`: one temporary at the root holds them all
+};
+RootRoutes rootRoutes(const hier::Hierarchy& h, int level, int root, const std::vector<size_t>& bytes,
+                      size_t limit);
 // The uint64 byte counts this rank sends in the size stage, and how many it learns.
 std::vector<uint64_t> sizeStageInput(const CollCall& c);
 size_t sizeStageLearned(const CollCall& c);
