@@ -11,6 +11,7 @@
 // cell was running when a stack crashed):
 //   LAYOUT ranks <P> nodes <N> hosts <h0,h1,...>
 //   PINGPONG <bytes> <one-way us> <MB/s>          (rank 0 <-> first rank on another node)
+//   PINGLOCAL 8 <one-way us>                      (rank 0 <-> first other rank on its node)
 //   BEGIN <coll> <bytes>
 //   CELL <coll> <bytes> <iters> <t_max us> <t_min us> <t_avg us> ok|WRONG <bad ranks>
 //
@@ -297,39 +298,60 @@ Cell makeCell(const std::string& coll, size_t bytes, int rank, int size, std::ve
     return c;
 }
 
-// Rank 0 and the first rank on another host: one-way latency (8 B) and bandwidth (4 MiB).
-void pingpong(int rank, int size, const std::vector<std::string>& hosts) {
-    int peer = -1;  // decided by rank 0, the only one that knows every host
-    if (rank == 0) {
-        for (int r = 1; r < size && peer < 0; ++r)
-            if (hosts[r] != hosts[0]) peer = r;
-        if (peer < 0) peer = size > 1 ? 1 : -1;
-    }
-    // Every rank learns the peer point-to-point.
-    if (rank == 0)
-        for (int r = 1; r < size; ++r) MPI_Send(&peer, 1, MPI_INT, r, kTag, MPI_COMM_WORLD);
-    else
-        MPI_Recv(&peer, 1, MPI_INT, 0, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    if (peer < 0) return;
-    for (size_t bytes : {size_t(8), size_t(4) << 20}) {
-        std::vector<char> buf(bytes, 1);
-        const int reps = bytes < 1024 ? 200 : 5;
-        p2pBarrier(MPI_COMM_WORLD);
-        double t = 0;
-        for (int it = -1; it < reps; ++it) {  // it -1 warms the connection up
-            const double t0 = MPI_Wtime();
-            if (rank == 0) {
-                MPI_Send(buf.data(), (int)bytes, MPI_CHAR, peer, kTag, MPI_COMM_WORLD);
-                MPI_Recv(buf.data(), (int)bytes, MPI_CHAR, peer, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            } else if (rank == peer) {
-                MPI_Recv(buf.data(), (int)bytes, MPI_CHAR, 0, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                MPI_Send(buf.data(), (int)bytes, MPI_CHAR, 0, kTag, MPI_COMM_WORLD);
-            }
-            if (it >= 0) t += MPI_Wtime() - t0;
-        }
+// Timed ping-pong between rank 0 and `peer` (decided by rank 0): one-way time in s.
+double pingpongOneWay(int rank, int peer, size_t bytes) {
+    std::vector<char> buf(bytes, 1);
+    const int reps = bytes < 1024 ? 200 : 5;
+    p2pBarrier(MPI_COMM_WORLD);
+    double t = 0;
+    for (int it = -1; it < reps; ++it) {  // it -1 warms the connection up
+        const double t0 = MPI_Wtime();
         if (rank == 0) {
-            const double oneway = t / reps / 2;
-            std::printf("PINGPONG %zu %.1f %.1f\n", bytes, oneway * 1e6, bytes / oneway / 1e6);
+            MPI_Send(buf.data(), (int)bytes, MPI_CHAR, peer, kTag, MPI_COMM_WORLD);
+            MPI_Recv(buf.data(), (int)bytes, MPI_CHAR, peer, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else if (rank == peer) {
+            MPI_Recv(buf.data(), (int)bytes, MPI_CHAR, 0, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(buf.data(), (int)bytes, MPI_CHAR, 0, kTag, MPI_COMM_WORLD);
+        }
+        if (it >= 0) t += MPI_Wtime() - t0;
+    }
+    return t / reps / 2;
+}
+
+// Rank 0 learns the peers, every rank learns them point-to-point.
+void sharePeers(int rank, int size, int peers[2]) {
+    if (rank == 0)
+        for (int r = 1; r < size; ++r) MPI_Send(peers, 2, MPI_INT, r, kTag, MPI_COMM_WORLD);
+    else
+        MPI_Recv(peers, 2, MPI_INT, 0, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+// Rank 0 and the first rank on another host: one-way latency (8 B) and bandwidth
+// (4 MiB); rank 0 and the first other rank on its own host: one-way latency (8 B),
+// the intra-node cost in the 8 B latency bound (bench/perf_report.py).
+void pingpong(int rank, int size, const std::vector<std::string>& hosts) {
+    int peers[2] = {-1, -1};  // {another host, this host}: decided by rank 0, the only one that knows every host
+    if (rank == 0) {
+        for (int r = 1; r < size; ++r) {
+            if (hosts[r] != hosts[0] && peers[0] < 0) peers[0] = r;
+            if (hosts[r] == hosts[0] && peers[1] < 0) peers[1] = r;
+        }
+        if (peers[0] < 0 && size > 1) peers[0] = 1;
+    }
+    sharePeers(rank, size, peers);
+    if (peers[0] >= 0) {
+        for (size_t bytes : {size_t(8), size_t(4) << 20}) {
+            const double oneway = pingpongOneWay(rank, peers[0], bytes);
+            if (rank == 0) {
+                std::printf("PINGPONG %zu %.1f %.1f\n", bytes, oneway * 1e6, bytes / oneway / 1e6);
+                std::fflush(stdout);
+            }
+        }
+    }
+    if (peers[1] >= 0 && peers[1] != peers[0]) {
+        const double oneway = pingpongOneWay(rank, peers[1], 8);
+        if (rank == 0) {
+            std::printf("PINGLOCAL 8 %.2f\n", oneway * 1e6);
             std::fflush(stdout);
         }
     }
