@@ -154,7 +154,7 @@ run_stack() {
       args+=(--host "${hosts%,}" --map-by "$map")
       timeout -k 10 "$job_timeout" "$emu/emu-mpirun" "${args[@]}" "${prog[@]}" {lockfd}>&- >"$tmp" 2>&1 || rc=$?
     fi
-    grep -E '^(LAYOUT|PINGPONG|PINGLOCAL|BEGIN|CELL) ' "$tmp" >>"$log" || true
+    grep -E '^(LAYOUT|PINGPONG|PINGLOCAL|PINGDUPLEX|BEGIN|CELL) ' "$tmp" >>"$log" || true
     [ -n "$extra" ] && cat "$tmp" >>"$log.verbose"   # BEGIN lines tell which call the verbose lines are about
     # The cell that was running when the job died: BEGIN without its CELL.
     local open

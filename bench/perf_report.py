@@ -98,7 +98,7 @@ def link_bytes_per_s(link_bps, pingpongs):
 
 def parse(raw):
     cells = defaultdict(lambda: {"t": [], "flags": set()})  # (layout, coll, bytes, stack)
-    info = defaultdict(lambda: {"bw": [], "lat": [], "local": [], "nodes": None, "ranks": None})
+    info = defaultdict(lambda: {"bw": [], "lat": [], "local": [], "duplex": [], "nodes": None, "ranks": None})
     order = []
     for name in sorted(os.listdir(raw)):
         m = re.match(r"(.+)\.(hieragg|tuned|han)\.run(\d+)\.log$", name)
@@ -113,6 +113,8 @@ def parse(raw):
                 info[layout]["ranks"], info[layout]["nodes"] = int(f[2]), int(f[4])
             elif f[0] == "PINGPONG":
                 (info[layout]["lat"] if int(f[1]) < 1024 else info[layout]["bw"]).append(float(f[3 if int(f[1]) >= 1024 else 2]))
+            elif f[0] == "PINGDUPLEX":
+                info[layout]["duplex"].append(float(f[2]))
             elif f[0] == "PINGLOCAL":
                 info[layout]["local"].append(float(f[2]))
             elif f[0] == "CELL":
@@ -241,7 +243,9 @@ def main():
             md.append(f"B = {bw:.1f} MB/s ({src}). Measured in the same jobs, rank 0 ↔ a rank on another node: "
                       f"4 MiB ping-pong {statistics.median(li['bw']):.0f} MB/s (median; best {max(li['bw']):.0f}), "
                       f"one-way latency {lat:.0f} µs (8 B, median)" +
-                      (f"; inside a node {statistics.median(li['local']):.1f} µs." if li["local"] else "."))
+                      (f"; inside a node {statistics.median(li['local']):.1f} µs" if li["local"] else "") +
+                      (f"; both directions at once {statistics.median(li['duplex']):.0f} MB/s each way (median; "
+                       f"allgather(v) and alltoall load both)" if li["duplex"] else "") + ".")
             md.append("")
         md.append("| collective | size | " + " | ".join(LABEL[s] for s in STACKS) + " | ratio | bound | bound ÷ hieragg |")
         md.append("|---|---|" + "---|" * len(STACKS) + "---|---|---|")

@@ -27,6 +27,8 @@ expect "| bcast | 4 MiB | 43.0 ms ±5% | 84.0 ms ±0% | 50.0 ms ±0% | **0.86** 
 expect "| gather | 4 MiB | 50.0 ms ±0% | 60.0 ms ±0% | **WRONG** | **0.83** | 71.3 ms | 143% |"
 # allreduce: HAN crashed in run 1 and was skipped in run 2 -> CRASH; tuned 70,80 -> 75; 80/75 = 1.07; bound 2(N-1)/N m/B = m/B.
 expect "| allreduce | 4 MiB | 80.0 ms ±0% | 75.0 ms ±13% | **CRASH** | 1.07 | 35.6 ms | 45% |"
+# The link line: one-way inside a node median(2,4,3) = 3.0 us; both directions at once median(70,60) = 65 MB/s.
+expect "inside a node 3.0 µs; both directions at once 65 MB/s each way"
 # The CSV has one row per stack and cell: 4 cells x 3 stacks + header.
 rows=$(wc -l <"$out/performance.csv")
 if [ "$rows" -eq 13 ]; then echo "ok: 13 CSV lines"; else echo "FAIL: $rows CSV lines, expected 13"; status=1; fi
