@@ -7,6 +7,7 @@
 #include "hieragg/hier/AlgorithmRegistry.hpp"
 #include "hieragg/hier/CostParams.hpp"
 #include "hieragg/hier/Decomposition.hpp"
+#include "hieragg/hier/LinkCalibration.hpp"
 #include "hieragg/hier/Selection.hpp"
 #include "hieragg/hier/SpaceGroup.hpp"
 #include "hieragg/hier/WholeTree.hpp"
@@ -30,6 +31,13 @@ int runSelect(const SelectOptions& o) {
     if (!o.params.empty()) {
         const std::string problems = hier::readCostParams(params, o.params);
         if (!problems.empty()) std::cerr << problems;
+    }
+    if (o.measuredAlphaUs > 0 && o.measuredBetaNs > 0) {
+        hier::MeasuredLink m;
+        m.valid = true;
+        m.alpha_us = o.measuredAlphaUs;
+        m.beta_ns_per_byte = o.measuredBetaNs;
+        hier::applyMeasuredLink(params, hier::kLinkNetwork, m, {});
     }
     std::vector<hier::RankIdentity> ids(o.processes);
     for (int r = 0; r < o.processes; ++r) ids[r] = {r, "node" + std::to_string(r / std::max(1, o.ranksPerNode)), -1};

@@ -17,6 +17,9 @@ struct SelectOptions {
     int root = 0;
     std::string algorithm = "auto";
     std::string params;            // file of MCA lines
+    // The network as the component's setup measured it (alpha µs, beta ns/B; <= 0: not
+    // measured), applied like the measurement (LinkCalibration.hpp: the burst cost grows too).
+    double measuredAlphaUs = 0, measuredBetaNs = 0;
     size_t segmentBytes = 65536;   // coll_hieragg_segment_size
     bool commutative = true;
     int switchEntries = 16;        // coll_hieragg_switch_entries (type II trees)

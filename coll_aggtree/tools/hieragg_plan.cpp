@@ -339,6 +339,10 @@ int main(int argc, char** argv) {
     sel->add_option("--algorithm", so.algorithm, "force a registry row (as coll_hieragg_<coll>_algorithm)")
         ->capture_default_str();
     sel->add_option("--params", so.params, "file of coll_hieragg_cost_* = value lines (hieragg-calibrate output)");
+    sel->add_option("--measured-network-alpha", so.measuredAlphaUs,
+                    "network alpha [us] as measured at setup (with --measured-network-beta; applied like the "
+                    "component's measurement, after --params)");
+    sel->add_option("--measured-network-beta", so.measuredBetaNs, "network beta [ns/B] as measured at setup");
     sel->add_option("--segment", so.segmentBytes, "coll_hieragg_segment_size")->capture_default_str();
     sel->add_flag("!--non-commutative", so.commutative, "the reduction's op does not commute");
     sel->add_option("--switch-entries", so.switchEntries, "coll_hieragg_switch_entries (type2)")->capture_default_str();

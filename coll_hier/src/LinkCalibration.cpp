@@ -58,6 +58,8 @@ void applyMeasuredLink(CostParams& p, int link, const MeasuredLink& m, const Cal
     if (!policy.alphaExplicit) l.alpha_us = m.alpha_us;
     if (!policy.betaExplicit) l.beta_us_per_byte = m.beta_ns_per_byte / 1000.0;
     if (link != kLinkNetwork) return;
+    if (!policy.thetaExplicit && before.alpha_us > 0)
+        l.burst_us = burstUs(before) * std::max(1.0, l.alpha_us / before.alpha_us);
     if (!policy.offloadAlphaExplicit && before.alpha_us > 0)
         p.offload.alpha_us *= std::max(1.0, l.alpha_us / before.alpha_us);
     if (!policy.offloadBetaExplicit && before.beta_us_per_byte > 0)

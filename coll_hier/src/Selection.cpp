@@ -423,7 +423,8 @@ StageChoice predictDirect(const AlgorithmInfo& a, const CollCall& c, const Load&
     const double S = ld.bytes / std::max(n, 1), remote = n - smallest, local = largest - 1;
     const LinkCost& net = p.link[links.back()];
     const LinkCost& in = p.link[links.front()];
-    s.predUs = net.alpha_us + (n - 1) * net.theta_us +
+    // The remote blocks leave or reach the root's node together: a burst on its link.
+    s.predUs = net.alpha_us + crossingUs(net, remote) + (n - 1 - remote) * net.theta_us +
                std::max(remote * S * net.beta_us_per_byte, local * S * in.beta_us_per_byte);
     s.why = fmt("%.0f", remote) + " blocks cross the root's link once, no store-and-forward";
     return s;
@@ -687,7 +688,9 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
                                                                  groups) * elem));
             // Pieces pipeline around the ring: L - 1 hops plus the pieces behind the first.
             const double pieces = std::ceil(S / std::max(piece, 1.0));
-            const double ring = (L - 1) * net.alpha_us + (L - 2 + pieces) * m * msg(net, piece);
+            // The m columns' pieces of one hop leave a node together: a burst on its link.
+            const double ring =
+                (L - 1) * net.alpha_us + (L - 2 + pieces) * (crossingUs(net, m) + m * piece * net.beta_us_per_byte);
             const double local = (m - 1) * L * msg(in, S);
             s.link = links.back();
             s.predUs = std::max(ring, local) + (m - 1) * (in.alpha_us + msg(in, piece));
@@ -731,7 +734,8 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
             if (a2a) {  // pairwise, 8 in flight: start-ups overlap; a node's messages out queue on its NIC
                 const double outOfNode = hier ? static_cast<double>(m) * (n - m) : 0.0;
                 s.predUs = std::ceil(steps / 8) * (hier ? net.alpha_us : in.alpha_us) +
-                           std::max(outOfNode * msg(net, S), steps * msg(in, S));
+                           std::max(crossingUs(net, outOfNode) + outOfNode * S * net.beta_us_per_byte,
+                                    steps * msg(in, S));
                 s.why = fmt("%.0f", outOfNode) + " messages leave the busiest node";
             } else if (a->emitter == Emitter::RecursiveDoubling || a->emitter == Emitter::Bruck) {
                 // log2 n exchanges of 1, 2, 4 ... blocks; Bruck also copies every block twice locally.
@@ -742,7 +746,8 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
                 if (a->emitter == Emitter::Bruck) s.predUs += 2.0 * n * S * in.beta_us_per_byte;
                 s.why = fmt("%.0f", rounds) + " rounds";
             } else {  // ring: every step waits for the slowest hop
-                s.predUs = cross ? steps * (net.alpha_us + cross * msg(net, S)) : steps * (in.alpha_us + msg(in, S));
+                s.predUs = cross ? steps * (net.alpha_us + crossingUs(net, cross) + cross * S * net.beta_us_per_byte)
+                                 : steps * (in.alpha_us + msg(in, S));
                 s.why = std::to_string(cross) + " ring hops per step leave the busiest node";
             }
             if (flat.algo && !(forced == a) && (forced == flat.algo || flat.predUs <= s.predUs)) continue;

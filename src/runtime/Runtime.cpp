@@ -35,6 +35,7 @@ Runtime::Runtime(const hieragg_transport& tr, const hieragg_config& cfg)
     networkPolicy_.rulesFile = !rulesPath_.empty();
     networkPolicy_.alphaExplicit = (cfg.link_cost_set[hier::kLinkNetwork] & HIERAGG_COST_SET_ALPHA) != 0;
     networkPolicy_.betaExplicit = (cfg.link_cost_set[hier::kLinkNetwork] & HIERAGG_COST_SET_BETA) != 0;
+    networkPolicy_.thetaExplicit = (cfg.link_cost_set[hier::kLinkNetwork] & HIERAGG_COST_SET_THETA) != 0;
     networkPolicy_.offloadAlphaExplicit = (cfg.ofi_cost_set & HIERAGG_COST_SET_ALPHA) != 0;
     networkPolicy_.offloadBetaExplicit = (cfg.ofi_cost_set & HIERAGG_COST_SET_BETA) != 0;
 }

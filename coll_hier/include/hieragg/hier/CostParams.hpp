@@ -19,7 +19,16 @@ struct LinkCost {
     double beta_us_per_byte = 0.0;   // transfer [µs/byte]
     double theta_us = 0.0;           // matching/processing per message at the receiver [µs]
     double gamma_us_per_byte = 0.0;  // reduction [µs/byte]
+    // Each further message of a burst that crosses this link at once (several ranks of a
+    // node sending out together, a root's blocks to many peers) [µs]; < 0: theta_us. Not
+    // an MCA parameter: the network's grows with its measured alpha (applyMeasuredLink).
+    double burst_us = -1.0;
 };
+
+// The per-message cost of a burst's further messages on link l (burst_us, else theta_us).
+inline double burstUs(const LinkCost& l) { return l.burst_us >= 0 ? l.burst_us : l.theta_us; }
+// x messages crossing link l at once: the first costs theta, each further one burstUs.
+inline double crossingUs(const LinkCost& l, double x) { return x <= 0 ? 0.0 : l.theta_us + (x - 1) * burstUs(l); }
 
 struct CostParams {
     LinkCost link[kLinkClassCount];
