@@ -610,7 +610,7 @@ bool modelDriven(hieragg_coll_kind kind) {
     switch (kind) {
     case HIERAGG_BCAST: case HIERAGG_BARRIER: case HIERAGG_REDUCE: case HIERAGG_ALLREDUCE:
     case HIERAGG_REDUCE_SCATTER: case HIERAGG_REDUCE_SCATTER_BLOCK: case HIERAGG_GATHER: case HIERAGG_SCATTER:
-    case HIERAGG_ALLGATHER: case HIERAGG_ALLTOALL:
+    case HIERAGG_ALLGATHER: case HIERAGG_ALLGATHERV: case HIERAGG_ALLTOALL:
         return true;
     default:
         return false;
@@ -634,6 +634,12 @@ size_t modelBytes(const CollCall& c) {
         size_t total = 0;
         for (int i = 0; a.rcounts && i < c.size; ++i) total += static_cast<size_t>(a.rcounts[i]);
         return total * c.rtype.size;
+    }
+    case HIERAGG_ALLGATHERV: {
+        // The mean block: every rank knows every count, so every rank prices the same call.
+        size_t total = 0;
+        for (int i = 0; a.rcounts && i < c.size; ++i) total += static_cast<size_t>(a.rcounts[i]);
+        return c.size > 0 ? total / static_cast<size_t>(c.size) * c.rtype.size : 0;
     }
     default: return a.rcount * c.rtype.size;
     }
@@ -739,7 +745,9 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
                 const LinkCost& l = hier ? net : in;
                 const double share = hier ? static_cast<double>(m) : 1.0;  // a node's ranks share its link
                 s.predUs = rounds * (l.alpha_us + l.theta_us) + steps * S * share * l.beta_us_per_byte;
-                if (a->emitter == Emitter::Bruck) s.predUs += 2.0 * n * S * in.beta_us_per_byte;
+                // allgather's Bruck rotates a scratch of every block; allgatherv's has none.
+                if (a->emitter == Emitter::Bruck && c.args.kind == HIERAGG_ALLGATHER)
+                    s.predUs += 2.0 * n * S * in.beta_us_per_byte;
                 s.why = fmt("%.0f", rounds) + " rounds";
             } else {  // ring: every step waits for the slowest hop
                 s.predUs = cross ? steps * (net.alpha_us + cross * msg(net, S)) : steps * (in.alpha_us + msg(in, S));
@@ -953,7 +961,7 @@ Plan choosePlan(const CollCall& c, const CostParams& p) {
 namespace {
 Plan treePlan(const CollCall& c, const CostParams& p) {
     Plan plan;
-    if (c.args.kind == HIERAGG_ALLGATHER || c.args.kind == HIERAGG_ALLTOALL)
+    if (c.args.kind == HIERAGG_ALLGATHER || c.args.kind == HIERAGG_ALLGATHERV || c.args.kind == HIERAGG_ALLTOALL)
         return exchangePlan(c, p, forcedAlgorithm(c));
     const AlgorithmInfo* forced = forcedAlgorithm(c);
     Load ld;
