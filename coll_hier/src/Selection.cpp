@@ -53,7 +53,19 @@ struct Load {
     double pulses = 1;
     size_t elemBytes = 1;
     double segmentCap = 0;   // coll_hieragg_segment_size: no pipeline segment is larger
+    // Bcast on one node with more ranks than cores (docs/selection.md): the cores, else 0.
+    int sharedCores = 0;
 };
+
+// A flat bcast on one node with more ranks than cores. A receiver copies the message out
+// of its sender's memory itself (shared-memory single copy), so a parent serves a child
+// in theta and the children's copies run side by side, but only `cores` at a time: the
+// n - 1 copies (and a chain's per-segment handling) are a bound on the call. When the
+// bound decides for several shapes, the shortest critical path (fewest hand-offs in
+// sequence: a star, as tuned's linear bcast) wins: 1e-3 of it breaks the tie.
+double sharedCoresBcastUs(double latency, double work, const Load& ld) {
+    return std::max(latency, work / ld.sharedCores) + 1e-3 * latency;
+}
 
 // Per-message work at the receiver for `bytes` bytes.
 double packetUs(const LinkCost& l, const Load& ld, double bytes) {
@@ -99,6 +111,29 @@ double exactTreeUs(const MemberTree& t, const Load& ld, double a, double b) {
     return worst;
 }
 
+// sharedCoresBcastUs for the tree rows: the exact tree model with a parent's turn per
+// child theta and the child's own copy part of its arrival (a = alpha + S beta), best k of
+// 2..n - 1 (k-nomial; k-ary up to kMaxRadix): each rank copies the message once.
+StageChoice sharedCoresTree(const AlgorithmInfo& a, const Load& ld, const LinkCost& l, int n) {
+    StageChoice s;
+    s.algo = &a;
+    s.members = n;
+    const double arrive = l.alpha_us + ld.bytes * l.beta_us_per_byte;
+    const double work = (n - 1) * (l.theta_us + ld.bytes * l.beta_us_per_byte);
+    double best = kInf;
+    int bestK = 2;
+    const int top = a.shape == TreeShape::Kind::Kary ? std::min(kMaxRadix, std::max(2, n - 1)) : std::max(2, n);
+    for (int k = 2; k <= top; ++k) {
+        const TreeShape shape = a.shape == TreeShape::Kind::Kary ? TreeShape::kary(k) : TreeShape::knomial(k);
+        const double t = sharedCoresBcastUs(exactTreeUs(shape.build(n, 0), ld, arrive, l.theta_us), work, ld);
+        if (t < best) best = t, bestK = k;
+    }
+    s.shape = a.shape == TreeShape::Kind::Kary ? TreeShape::kary(bestK) : TreeShape::knomial(bestK);
+    s.predUs = best;
+    s.why = "receivers copy, " + std::to_string(ld.sharedCores) + " cores: best k of 2.." + std::to_string(top);
+    return s;
+}
+
 // Predict `a` on a stage of n members over link `l`; fills k / segment / why.
 StageChoice predict(const AlgorithmInfo& a, const Load& ld, const LinkCost& l, int n, double epsilon) {
     StageChoice s;
@@ -115,6 +150,7 @@ StageChoice predict(const AlgorithmInfo& a, const Load& ld, const LinkCost& l, i
     if (a.emitter != Emitter::Tree && a.emitter != Emitter::FlatComposition) return s;
     switch (a.shape) {
     case TreeShape::Kind::Knomial: {
+        if (ld.sharedCores > 0 && ld.shape == Shape::Bcast) return sharedCoresTree(a, ld, l, n);
         // Gather/scatter move every block through the root whatever k is: k only trades latency.
         const double b = ld.shape == Shape::Gather ? l.theta_us : packetUs(l, ld, unit);
         // SPEC 3.2: k* from a/b and the band of widths within epsilon of F(k*); the exact
@@ -134,6 +170,7 @@ StageChoice predict(const AlgorithmInfo& a, const Load& ld, const LinkCost& l, i
         return s;
     }
     case TreeShape::Kind::Kary: {
+        if (ld.sharedCores > 0 && ld.shape == Shape::Bcast) return sharedCoresTree(a, ld, l, n);
         const double b = packetUs(l, ld, unit);
         double best = kInf;
         int bestK = 2;
@@ -162,6 +199,12 @@ StageChoice predict(const AlgorithmInfo& a, const Load& ld, const LinkCost& l, i
             s.predUs = (std::ceil(m / c) + n - 2) * (ts + c * l.beta_us_per_byte);
             s.why = "c*=" + fmt("%.0f", c) + " B from m=" + fmt("%.0f", ld.bytes) + " t_s=" + fmt("%.3g", ts) +
                     " bw=" + fmt("%.4g", bw) + " B/us";
+            if (ld.sharedCores > 0) {
+                // Every rank but the root handles each segment and copies the whole message.
+                const double work = (n - 1) * (std::ceil(m / c) * l.theta_us + ld.bytes * l.beta_us_per_byte);
+                s.predUs = sharedCoresBcastUs(s.predUs, work, ld);
+                s.why += ", " + std::to_string(ld.sharedCores) + " cores";
+            }
         } else {
             const double b = packetUs(l, ld, unit);
             s.predUs = pulsedUs((n - 1) * (alpha + b), ld, alpha, b, 1.0) * (ld.shape == Shape::Allreduce ? 2 : 1);
@@ -975,6 +1018,9 @@ Plan treePlan(const CollCall& c, const CostParams& p) {
     ld.pulses = ld.bytes > 0 ? std::ceil(ld.bytes / std::max(ld.pulseBytes, 1.0)) : 1;
 
     const bool hier = decomposed(c);
+    if (ld.shape == Shape::Bcast && c.args.kind == HIERAGG_BCAST && !hier && !c.inter && p.nodeCores > 0 &&
+        c.size > p.nodeCores)
+        ld.sharedCores = p.nodeCores;
     const std::vector<int> links =
         hier ? (c.stageLinks && static_cast<int>(c.stageLinks->size()) == c.hierarchy->levels() + 1
                     ? *c.stageLinks

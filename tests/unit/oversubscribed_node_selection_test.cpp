@@ -160,3 +160,41 @@ TEST(OversubscribedNode, ScanPicksTheChainWhenCoresAreShort) {
 }
 
 }  // namespace
+
+namespace {
+
+// Bcast on one node of 2 cores shared by 4 or 8 ranks: each receiver copies the message
+// itself, so the root serves a child in theta; the n - 1 copies share the 2 cores. A star
+// (one hand-off in sequence, as tuned's linear bcast) then wins at 64 KiB and 4 MiB:
+// latency alpha + S beta + (n - 1) theta, bound (n - 1)(theta + S beta) / cores, and the
+// prediction is the larger plus 1e-3 of the latency (docs/selection.md).
+TEST(OversubscribedNode, BcastTakesTheStarWhenReceiversCopy) {
+    for (int n : {4, 8})
+        for (double S : {65536.0, 4194304.0}) {
+            const int cores = 2;
+            hier::CostParams params = hier::CostParams::defaults();
+            hier::applyNodeOversubscription(params, n, cores, kNoneSet);
+            params.nodeCores = cores;
+            CollCall c = baseCall(HIERAGG_BCAST, 0, n, nullptr);
+            c.args.rcount = static_cast<size_t>(S) / 8;
+            c.rtype = {8, 0, 8, 0, 8};
+            c.segmentBytes = 65536;
+            const hier::Plan plan = hier::choosePlan(c, params);
+            ASSERT_TRUE(plan.stages.at(0).algo);
+            SCOPED_TRACE("n=" + std::to_string(n) + " S=" + std::to_string(S) + ": " + plan.describe());
+            const hier::StageChoice& st = plan.stages[0];
+            const MemberTree t = st.shape.build(n, 0);
+            EXPECT_EQ(t.children[t.root].size(), static_cast<size_t>(n - 1)) << "a star";
+            EXPECT_NE(st.algo->name, std::string("chain"));
+            const hier::LinkCost& l = params.link[hier::kLinkNode];
+            const double latency = l.alpha_us + S * l.beta_us_per_byte + (n - 1) * l.theta_us;
+            const double bound = (n - 1) * (l.theta_us + S * l.beta_us_per_byte) / cores;
+            EXPECT_NEAR(plan.predUs, std::max(latency, bound) + 1e-3 * latency, 1e-9 * plan.predUs);
+            // Quiet node (ranks <= cores): the earlier model (a parent serves each child's bytes).
+            hier::CostParams quiet = hier::CostParams::defaults();
+            const hier::Plan q = hier::choosePlan(c, quiet);
+            EXPECT_EQ(q.stages.at(0).why.find("receivers copy"), std::string::npos) << q.describe();
+        }
+}
+
+}  // namespace
