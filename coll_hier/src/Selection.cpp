@@ -53,9 +53,22 @@ struct Load {
     double pulses = 1;
     size_t elemBytes = 1;
     double segmentCap = 0;   // coll_hieragg_segment_size: no pipeline segment is larger
-    // Bcast on one node with more ranks than cores (docs/selection.md): the cores, else 0.
+    // Bcast or reduce on one node with more ranks than cores (docs/selection.md): the
+    // cores, else 0.
     int sharedCores = 0;
 };
+
+// A flat reduce on one node with more ranks than cores, priced as one call of a
+// back-to-back stream (IMB's loop): every message of a reduction tree goes toward the root,
+// so consecutive calls overlap and a call costs its busiest rank's receptions (d children
+// per pulse) plus one start-up, bounded by all ranks' receptions over the cores. When the
+// bound decides, the shape whose busiest rank handles fewest messages wins (1e-3 of its
+// share breaks the tie): a chain. Measured (np 4 and 8 on 2 cores, 64 KiB, interleaved with
+// tuned's binomial): chain 0.96-1.79x, k-ary 1.04-5.1x, k-nomial (k = 3) 2.5-12x.
+double sharedCoresReduceUs(const Load& ld, const LinkCost& l, int n, double d, double b) {
+    const double busiest = ld.pulses * d * b;
+    return std::max(busiest + l.alpha_us, (n - 1) * ld.pulses * b / ld.sharedCores) + 1e-3 * busiest;
+}
 
 // A flat bcast on one node with more ranks than cores. A receiver copies the message out
 // of its sender's memory itself (shared-memory single copy), so a parent serves a child
@@ -111,24 +124,43 @@ double exactTreeUs(const MemberTree& t, const Load& ld, double a, double b) {
     return worst;
 }
 
-// sharedCoresBcastUs for the tree rows: the exact tree model with a parent's turn per
-// child theta and the child's own copy part of its arrival (a = alpha + S beta), best k of
-// 2..n - 1 (k-nomial; k-ary up to kMaxRadix): each rank copies the message once.
+// The tree rows on one node with more ranks than cores, best k of 2..n (k-nomial; k-ary up
+// to kMaxRadix). Reduce: sharedCoresReduceUs with the tree's busiest rank. Bcast:
+// sharedCoresBcastUs with the exact tree model, a parent's turn per child theta and the
+// child's own copy part of its arrival (a = alpha + S beta): each rank copies once.
 StageChoice sharedCoresTree(const AlgorithmInfo& a, const Load& ld, const LinkCost& l, int n) {
     StageChoice s;
     s.algo = &a;
     s.members = n;
+    const bool kary = a.shape == TreeShape::Kind::Kary;
+    const int top = kary ? std::min(kMaxRadix, std::max(2, n - 1)) : std::max(2, n);
+    auto shapeOf = [&](int k) { return kary ? TreeShape::kary(k) : TreeShape::knomial(k); };
+    if (ld.shape == Shape::Reduce) {
+        const double b = packetUs(l, ld, ld.pulseBytes);
+        double best = kInf;
+        int bestK = 2;
+        for (int k = 2; k <= top; ++k) {
+            const MemberTree t = shapeOf(k).build(n, 0);
+            size_t d = 1;
+            for (const auto& kids : t.children) d = std::max(d, kids.size());
+            const double us = sharedCoresReduceUs(ld, l, n, static_cast<double>(d), b);
+            if (us < best) best = us, bestK = k;
+        }
+        s.shape = shapeOf(bestK);
+        s.predUs = best;
+        s.why = "back-to-back calls on " + std::to_string(ld.sharedCores) + " cores: best k of 2.." +
+                std::to_string(top);
+        return s;
+    }
     const double arrive = l.alpha_us + ld.bytes * l.beta_us_per_byte;
     const double work = (n - 1) * (l.theta_us + ld.bytes * l.beta_us_per_byte);
     double best = kInf;
     int bestK = 2;
-    const int top = a.shape == TreeShape::Kind::Kary ? std::min(kMaxRadix, std::max(2, n - 1)) : std::max(2, n);
     for (int k = 2; k <= top; ++k) {
-        const TreeShape shape = a.shape == TreeShape::Kind::Kary ? TreeShape::kary(k) : TreeShape::knomial(k);
-        const double t = sharedCoresBcastUs(exactTreeUs(shape.build(n, 0), ld, arrive, l.theta_us), work, ld);
+        const double t = sharedCoresBcastUs(exactTreeUs(shapeOf(k).build(n, 0), ld, arrive, l.theta_us), work, ld);
         if (t < best) best = t, bestK = k;
     }
-    s.shape = a.shape == TreeShape::Kind::Kary ? TreeShape::kary(bestK) : TreeShape::knomial(bestK);
+    s.shape = shapeOf(bestK);
     s.predUs = best;
     s.why = "receivers copy, " + std::to_string(ld.sharedCores) + " cores: best k of 2.." + std::to_string(top);
     return s;
@@ -150,7 +182,7 @@ StageChoice predict(const AlgorithmInfo& a, const Load& ld, const LinkCost& l, i
     if (a.emitter != Emitter::Tree && a.emitter != Emitter::FlatComposition) return s;
     switch (a.shape) {
     case TreeShape::Kind::Knomial: {
-        if (ld.sharedCores > 0 && ld.shape == Shape::Bcast) return sharedCoresTree(a, ld, l, n);
+        if (ld.sharedCores > 0) return sharedCoresTree(a, ld, l, n);
         // Gather/scatter move every block through the root whatever k is: k only trades latency.
         const double b = ld.shape == Shape::Gather ? l.theta_us : packetUs(l, ld, unit);
         // SPEC 3.2: k* from a/b and the band of widths within epsilon of F(k*); the exact
@@ -170,7 +202,7 @@ StageChoice predict(const AlgorithmInfo& a, const Load& ld, const LinkCost& l, i
         return s;
     }
     case TreeShape::Kind::Kary: {
-        if (ld.sharedCores > 0 && ld.shape == Shape::Bcast) return sharedCoresTree(a, ld, l, n);
+        if (ld.sharedCores > 0) return sharedCoresTree(a, ld, l, n);
         const double b = packetUs(l, ld, unit);
         double best = kInf;
         int bestK = 2;
@@ -209,6 +241,10 @@ StageChoice predict(const AlgorithmInfo& a, const Load& ld, const LinkCost& l, i
             const double b = packetUs(l, ld, unit);
             s.predUs = pulsedUs((n - 1) * (alpha + b), ld, alpha, b, 1.0) * (ld.shape == Shape::Allreduce ? 2 : 1);
             s.why = fmt("%.0f", ld.pulses) + " pulses down a chain of " + std::to_string(n);
+            if (ld.sharedCores > 0) {
+                s.predUs = sharedCoresReduceUs(ld, l, n, 1.0, b);
+                s.why += ", back-to-back calls on " + std::to_string(ld.sharedCores) + " cores";
+            }
         }
         return s;
     }
@@ -580,10 +616,16 @@ StageChoice predictSlices(const AlgorithmInfo& a, const CollCall& c, const CostP
     }
     if (a.coll != HIERAGG_ALLREDUCE) {  // reduce_scatter ring: the first half of the ring allreduce
         const double windows = std::ceil(std::max(1.0, std::ceil(bytes / (seg * n))) / recipes::kPulseWindow);
+        // One node with more ranks than cores: a ring step ends when every rank has run once
+        // (received, combined, sent), so it costs n / cores hand-offs in sequence, not one.
+        // Measured (64 KiB, 2 cores, interleaved): ring 6.0-6.7x tuned on 8 ranks against
+        // 0.8-1.9x for reduce + scatter; 1.4-2.7x on 4 ranks, where the trees were 2.5-3.3x.
+        const double turns = !hier && p.nodeCores > 0 && n > p.nodeCores ? static_cast<double>(n) / p.nodeCores : 1.0;
         s.predUs = n <= 1 ? 0.0
-                          : (n - 1) * (net.alpha_us + net.theta_us) * windows +
+                          : (n - 1) * (turns * net.alpha_us + net.theta_us) * windows +
                                 (n - 1.0) / n * bytes * (cross * net.beta_us_per_byte + net.gamma_us_per_byte);
         s.why = "n-1 steps of 1/n, " + std::to_string(cross) + " ring hops leave the busiest node";
+        if (turns > 1) s.why += ", " + fmt("%.1f", turns) + " ranks per core take turns each step";
         return s;
     }
     switch (a.emitter) {
@@ -1018,7 +1060,7 @@ Plan treePlan(const CollCall& c, const CostParams& p) {
     ld.pulses = ld.bytes > 0 ? std::ceil(ld.bytes / std::max(ld.pulseBytes, 1.0)) : 1;
 
     const bool hier = decomposed(c);
-    if (ld.shape == Shape::Bcast && c.args.kind == HIERAGG_BCAST && !hier && !c.inter && p.nodeCores > 0 &&
+    if ((c.args.kind == HIERAGG_BCAST || c.args.kind == HIERAGG_REDUCE) && !hier && !c.inter && p.nodeCores > 0 &&
         c.size > p.nodeCores)
         ld.sharedCores = p.nodeCores;
     const std::vector<int> links =

@@ -198,3 +198,66 @@ TEST(OversubscribedNode, BcastTakesTheStarWhenReceiversCopy) {
 }
 
 }  // namespace
+
+namespace {
+
+hier::CostParams twoCores(int n) {
+    hier::CostParams params = hier::CostParams::defaults();
+    hier::applyNodeOversubscription(params, n, 2, kNoneSet);
+    params.nodeCores = 2;
+    return params;
+}
+
+// Reduce of 64 KiB (one pulse) on 4 or 8 ranks of 2 cores, priced as a back-to-back stream:
+// the busiest rank's receptions d (theta + S(beta + gamma)) + alpha, bounded by the n - 1
+// receptions over the cores, 1e-3 of the busiest share breaking the tie: the chain (d = 1).
+TEST(OversubscribedNode, ReduceTakesTheChainForBackToBackCalls) {
+    for (int n : {4, 8}) {
+        const hier::CostParams params = twoCores(n);
+        const double S = 65536;
+        CollCall c = baseCall(HIERAGG_REDUCE, 0, n, nullptr);
+        c.args.rcount = static_cast<size_t>(S) / 8;
+        c.args.op_commutative = 1;
+        c.rtype = {8, 0, 8, 0, 8};
+        c.segmentBytes = 65536;
+        const hier::Plan plan = hier::choosePlan(c, params);
+        ASSERT_TRUE(plan.stages.at(0).algo);
+        EXPECT_EQ(plan.stages[0].algo->name, std::string("chain")) << plan.describe();
+        const hier::LinkCost& l = params.link[hier::kLinkNode];
+        const double b = l.theta_us + S * (l.beta_us_per_byte + l.gamma_us_per_byte);
+        EXPECT_NEAR(plan.predUs, std::max(b + l.alpha_us, (n - 1) * b / 2) + 1e-3 * b, 1e-9 * plan.predUs);
+        // A quiet node keeps the latency model (a tree at one pulse).
+        const hier::Plan quiet = hier::choosePlan(c, hier::CostParams::defaults());
+        EXPECT_NE(quiet.stages.at(0).algo->name, std::string("chain")) << quiet.describe();
+    }
+}
+
+// Reduce_scatter of 64 KiB on 2 cores: a ring step waits for every rank to run once, n/cores
+// start-ups per step. 8 ranks: (n - 1)(4 alpha + theta) + (n - 1)/n S (beta + gamma) is above
+// the tree plan (reduce + scatter), so the trees; 4 ranks (2 alphas per step): the ring.
+TEST(OversubscribedNode, ReduceScatterRingStepsWaitForEveryRank) {
+    for (int n : {4, 8}) {
+        const hier::CostParams params = twoCores(n);
+        const double S = 65536;
+        std::vector<int> counts(n, static_cast<int>(S / 8 / n));
+        CollCall c = baseCall(HIERAGG_REDUCE_SCATTER, 0, n, nullptr);
+        c.args.rcounts = counts.data();
+        c.args.op_commutative = 1;
+        c.rtype = {8, 0, 8, 0, 8};
+        c.segmentBytes = 65536;
+        const hier::Plan plan = hier::choosePlan(c, params);
+        ASSERT_TRUE(plan.stages.at(0).algo);
+        const hier::LinkCost& l = params.link[hier::kLinkNode];
+        const double ring = (n - 1) * (n / 2.0 * l.alpha_us + l.theta_us) +
+                            (n - 1.0) / n * S * (l.beta_us_per_byte + l.gamma_us_per_byte);
+        if (n == 8) {
+            EXPECT_NE(plan.stages[0].algo->name, std::string("ring")) << plan.describe();
+            EXPECT_LT(plan.predUs, ring) << plan.describe();
+        } else {
+            EXPECT_EQ(plan.stages[0].algo->name, std::string("ring")) << plan.describe();
+            EXPECT_NEAR(plan.predUs, ring, 1e-9 * ring);
+        }
+    }
+}
+
+}  // namespace
