@@ -58,18 +58,6 @@ struct Load {
     int sharedCores = 0;
 };
 
-// A flat reduce on one node with more ranks than cores, priced as one call of a
-// back-to-back stream (IMB's loop): every message of a reduction tree goes toward the root,
-// so consecutive calls overlap and a call costs its busiest rank's receptions (d children
-// per pulse) plus one start-up, bounded by all ranks' receptions over the cores. When the
-// bound decides, the shape whose busiest rank handles fewest messages wins (1e-3 of its
-// share breaks the tie): a chain. Measured (np 4 and 8 on 2 cores, 64 KiB, interleaved with
-// tuned's binomial): chain 0.96-1.79x, k-ary 1.04-5.1x, k-nomial (k = 3) 2.5-12x.
-double sharedCoresReduceUs(const Load& ld, const LinkCost& l, int n, double d, double b) {
-    const double busiest = ld.pulses * d * b;
-    return std::max(busiest + l.alpha_us, (n - 1) * ld.pulses * b / ld.sharedCores) + 1e-3 * busiest;
-}
-
 // A flat bcast on one node with more ranks than cores. A receiver copies the message out
 // of its sender's memory itself (shared-memory single copy), so a parent serves a child
 // in theta and the children's copies run side by side, but only `cores` at a time: the
@@ -124,6 +112,32 @@ double exactTreeUs(const MemberTree& t, const Load& ld, double a, double b) {
     return worst;
 }
 
+// A flat reduce on one node with more ranks than cores, priced as one call of a
+// back-to-back stream (IMB's loop), as scanPlan prices forward-only rows: every message of
+// a reduction tree goes toward the root, so consecutive calls overlap and a call costs its
+// busiest rank's receptions (d children per pulse) plus one start-up, bounded by all ranks'
+// receptions over the cores; when the bound decides, the shape whose busiest rank handles
+// fewest messages wins (1e-3 of its share breaks the tie): a chain spreads the combining
+// over every rank. Only where the cores bound the shape (short vectors keep the lone-call
+// model), and as for scan, only while its lone call (`lone`) takes at most twice the
+// quickest shape's (`loneMin`): a chain's n - 1 hand-offs in sequence stay priced as such. Measured (np 4 and 8 on 2 cores, 64 KiB, interleaved
+// with tuned's binomial): chain 0.96-1.79x, k-ary 1.04-5.1x, k-nomial (k = 3) 1.4-12x.
+double sharedCoresReduceUs(const Load& ld, const LinkCost& l, int n, double d, double b, double lone,
+                           double loneMin) {
+    const double busiest = ld.pulses * d * b, bound = (n - 1) * ld.pulses * b / ld.sharedCores;
+    if (bound < busiest + l.alpha_us || lone > 2 * loneMin) return lone;
+    return std::min(lone, bound + 1e-3 * busiest);
+}
+
+// The quickest lone reduce over the shapes sharedCoresReduceUs compares: k-nomial k = 2..n
+// (the k-ary trees of the same fan-out are no quicker) and the chain.
+double reduceLoneMinUs(const Load& ld, const LinkCost& l, int n, double b) {
+    double best = pulsedUs((n - 1) * (l.alpha_us + b), ld, l.alpha_us, b, 1.0);
+    for (int k = 2; k <= std::max(2, n); ++k)
+        best = std::min(best, exactTreeUs(TreeShape::knomial(k).build(n, 0), ld, l.alpha_us, b));
+    return best;
+}
+
 // The tree rows on one node with more ranks than cores, best k of 2..n (k-nomial; k-ary up
 // to kMaxRadix). Reduce: sharedCoresReduceUs with the tree's busiest rank. Bcast:
 // sharedCoresBcastUs with the exact tree model, a parent's turn per child theta and the
@@ -136,19 +150,20 @@ StageChoice sharedCoresTree(const AlgorithmInfo& a, const Load& ld, const LinkCo
     const int top = kary ? std::min(kMaxRadix, std::max(2, n - 1)) : std::max(2, n);
     auto shapeOf = [&](int k) { return kary ? TreeShape::kary(k) : TreeShape::knomial(k); };
     if (ld.shape == Shape::Reduce) {
-        const double b = packetUs(l, ld, ld.pulseBytes);
+        const double b = packetUs(l, ld, ld.pulseBytes), loneMin = reduceLoneMinUs(ld, l, n, b);
         double best = kInf;
         int bestK = 2;
         for (int k = 2; k <= top; ++k) {
             const MemberTree t = shapeOf(k).build(n, 0);
             size_t d = 1;
             for (const auto& kids : t.children) d = std::max(d, kids.size());
-            const double us = sharedCoresReduceUs(ld, l, n, static_cast<double>(d), b);
+            const double us = sharedCoresReduceUs(ld, l, n, static_cast<double>(d), b,
+                                                  exactTreeUs(t, ld, l.alpha_us, b), loneMin);
             if (us < best) best = us, bestK = k;
         }
         s.shape = shapeOf(bestK);
         s.predUs = best;
-        s.why = "back-to-back calls on " + std::to_string(ld.sharedCores) + " cores: best k of 2.." +
+        s.why = std::to_string(ld.sharedCores) + " cores, back-to-back calls where they bound it: best k of 2.." +
                 std::to_string(top);
         return s;
     }
@@ -242,8 +257,8 @@ StageChoice predict(const AlgorithmInfo& a, const Load& ld, const LinkCost& l, i
             s.predUs = pulsedUs((n - 1) * (alpha + b), ld, alpha, b, 1.0) * (ld.shape == Shape::Allreduce ? 2 : 1);
             s.why = fmt("%.0f", ld.pulses) + " pulses down a chain of " + std::to_string(n);
             if (ld.sharedCores > 0) {
-                s.predUs = sharedCoresReduceUs(ld, l, n, 1.0, b);
-                s.why += ", back-to-back calls on " + std::to_string(ld.sharedCores) + " cores";
+                s.predUs = sharedCoresReduceUs(ld, l, n, 1.0, b, s.predUs, reduceLoneMinUs(ld, l, n, b));
+                s.why += ", " + std::to_string(ld.sharedCores) + " cores, back-to-back calls where they bound it";
             }
         }
         return s;

@@ -210,8 +210,9 @@ hier::CostParams twoCores(int n) {
 
 // Reduce of 64 KiB (one pulse) on 4 or 8 ranks of 2 cores, priced as a back-to-back stream:
 // the busiest rank's receptions d (theta + S(beta + gamma)) + alpha, bounded by the n - 1
-// receptions over the cores, 1e-3 of the busiest share breaking the tie: the chain (d = 1).
-TEST(OversubscribedNode, ReduceTakesTheChainForBackToBackCalls) {
+// receptions over the cores, 1e-3 of the busiest share breaking the tie: the chain (d = 1)
+// where its lone call is within twice the quickest tree's (4 ranks), else the binary tree.
+TEST(OversubscribedNode, ReduceSpreadsTheCombiningForBackToBackCalls) {
     for (int n : {4, 8}) {
         const hier::CostParams params = twoCores(n);
         const double S = 65536;
@@ -222,13 +223,32 @@ TEST(OversubscribedNode, ReduceTakesTheChainForBackToBackCalls) {
         c.segmentBytes = 65536;
         const hier::Plan plan = hier::choosePlan(c, params);
         ASSERT_TRUE(plan.stages.at(0).algo);
-        EXPECT_EQ(plan.stages[0].algo->name, std::string("chain")) << plan.describe();
         const hier::LinkCost& l = params.link[hier::kLinkNode];
         const double b = l.theta_us + S * (l.beta_us_per_byte + l.gamma_us_per_byte);
-        EXPECT_NEAR(plan.predUs, std::max(b + l.alpha_us, (n - 1) * b / 2) + 1e-3 * b, 1e-9 * plan.predUs);
+        if (n == 4) {
+            // The chain's lone call 3(alpha + b) is within twice the binomial's 2(alpha + b).
+            EXPECT_EQ(plan.stages[0].algo->name, std::string("chain")) << plan.describe();
+            EXPECT_NEAR(plan.predUs, std::max(b + l.alpha_us, (n - 1) * b / 2) + 1e-3 * b, 1e-9 * plan.predUs);
+        } else {
+            // 8 ranks: the chain's 7(alpha + b) is over twice the binomial's 3(alpha + b), so the
+            // stream goes to the shape whose busiest rank combines least among the rest: the
+            // binary tree (k-ary, k = 2: two children each).
+            ASSERT_GT((n - 1) * (l.alpha_us + b), 2 * 3 * (l.alpha_us + b));
+            EXPECT_EQ(plan.stages[0].algo->name, std::string("kary")) << plan.describe();
+            EXPECT_EQ(plan.stages[0].shape.k, 2) << plan.describe();
+            EXPECT_NEAR(plan.predUs, std::max(2 * b + l.alpha_us, (n - 1) * b / 2) + 2e-3 * b, 1e-9 * plan.predUs);
+        }
         // A quiet node keeps the latency model (a tree at one pulse).
         const hier::Plan quiet = hier::choosePlan(c, hier::CostParams::defaults());
         EXPECT_NE(quiet.stages.at(0).algo->name, std::string("chain")) << quiet.describe();
+        // 8 B: the chain's n - 1 hand-offs in sequence, (n - 1)(alpha + b), are more than twice
+        // a star's alpha + (n - 1) b, so it keeps its lone-call price and a tree wins.
+        c.args.rcount = 1;
+        const hier::Plan small = hier::choosePlan(c, params);
+        const double b8 = l.theta_us + 8 * (l.beta_us_per_byte + l.gamma_us_per_byte);
+        ASSERT_GT((n - 1) * (l.alpha_us + b8), 2 * (l.alpha_us + (n - 1) * b8));
+        EXPECT_NE(small.stages.at(0).algo->name, std::string("chain")) << small.describe();
+        EXPECT_LE(small.predUs, l.alpha_us + (n - 1) * b8 + 1e-9) << small.describe();
     }
 }
 
