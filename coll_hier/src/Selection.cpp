@@ -120,8 +120,9 @@ double exactTreeUs(const MemberTree& t, const Load& ld, double a, double b) {
 // fewest messages wins (1e-3 of its share breaks the tie): a chain spreads the combining
 // over every rank. Only where the cores bound the shape (short vectors keep the lone-call
 // model), and as for scan, only while its lone call (`lone`) takes at most twice the
-// quickest shape's (`loneMin`): a chain's n - 1 hand-offs in sequence stay priced as such. Measured (np 4 and 8 on 2 cores, 64 KiB, interleaved
-// with tuned's binomial): chain 0.96-1.79x, k-ary 1.04-5.1x, k-nomial (k = 3) 1.4-12x.
+// quickest shape's (`loneMin`): a chain's n - 1 hand-offs in sequence stay priced as such.
+// Measured (np 4 and 8 on 2 cores, 64 KiB, interleaved with tuned's binomial): chain
+// 0.96-1.79x, k-ary 1.04-5.1x, k-nomial (k = 3) 1.4-12x.
 double sharedCoresReduceUs(const Load& ld, const LinkCost& l, int n, double d, double b, double lone,
                            double loneMin) {
     const double busiest = ld.pulses * d * b, bound = (n - 1) * ld.pulses * b / ld.sharedCores;
@@ -905,9 +906,9 @@ double coresBoundUs(const CollCall& c, const CostParams& p, double msgs, double 
 // cores also has the rank chain (linear), whose every rank combines and forwards once.
 // Priced as one call of a back-to-back stream (IMB's loop, any loop of scans): a row whose
 // every message goes to a higher rank (recursive doubling, leader_chain, and on one node
-// the rank chain) lets consecutive
-// calls overlap, so a call costs its busiest rank's occupancy (theta + S beta per message
-// it sends or receives, S gamma per reduction) plus one crossing; the leader prefix's bcast
+// the rank chain) lets consecutive calls overlap, so a call costs its busiest rank's
+// occupancy (theta + S beta per message it sends or receives, S gamma per reduction) plus
+// one crossing; the leader prefix's bcast
 // from the last rank back into its group makes each call wait for the previous call's
 // crossings, so it costs its whole latency. A forward-only row is priced that way only while
 // a lone call of it takes at most twice the lowest lone-call latency (a chain over many
@@ -925,7 +926,7 @@ Plan scanPlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* force
         return l.alpha_us + l.theta_us + S * (l.beta_us_per_byte + (reduces ? l.gamma_us_per_byte : 0.0));
     };
     auto message = [&](const LinkCost& l) { return l.theta_us + S * l.beta_us_per_byte; };
-    auto message1 = [](const LinkCost& l, double bytes) { return l.theta_us + bytes * l.beta_us_per_byte; };
+    auto messageOf = [](const LinkCost& l, double bytes) { return l.theta_us + bytes * l.beta_us_per_byte; };
     const LinkCost& net = p.link[links.back()];
     struct Candidate {
         StageChoice s;
@@ -976,7 +977,7 @@ Plan scanPlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* force
             // the chain 1.9-2.0x tuned's linear scan, recursive doubling 3.0-5.4x. Across
             // nodes it keeps its latency (not measured there; leader_chain is that row).
             if (!hier)
-                r.stream = std::max(pulses * (2 * message1(net, unit) + unit * net.gamma_us_per_byte) + net.alpha_us,
+                r.stream = std::max(pulses * (2 * messageOf(net, unit) + unit * net.gamma_us_per_byte) + net.alpha_us,
                                     cores);
             r.s.why = std::to_string(c.size - 1) + " hops, " + fmt("%.0f", pulses) + " pulses";
         } else {
