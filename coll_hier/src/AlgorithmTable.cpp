@@ -89,6 +89,8 @@ const std::vector<AlgorithmInfo> kTable = {
     {HIERAGG_ALLGATHERV, "multileader", kServesWhole, kNeedsIntracomm | kNeedsDecomposition | kNeedsEqualGroups,
      kTunesSegment, Emitter::MultiLeaderAllgather, K::Knomial,
      "member j of every node a column ring between nodes, pieces forwarded into the node as they arrive"},
+    {HIERAGG_ALLGATHERV, "bruck", kServesFlat, kNeedsIntracomm, 0, Emitter::Bruck, K::Knomial,
+     "ceil(log2 p) steps for any size, blocks straight from and into rbuf (one message per run of blocks)"},
     {HIERAGG_GATHERV, "linear", kServesFlat, 0, 0, Emitter::Linear, K::Knomial, "every rank sends to the root"},
     {HIERAGG_GATHERV, "hierarchical", kServesWhole, kNeedsIntracomm | kNeedsDecomposition, 0,
      Emitter::HierarchicalLeaders, K::Knomial,

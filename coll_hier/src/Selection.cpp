@@ -53,7 +53,20 @@ struct Load {
     double pulses = 1;
     size_t elemBytes = 1;
     double segmentCap = 0;   // coll_hieragg_segment_size: no pipeline segment is larger
+    // Bcast or reduce on one node with more ranks than cores (docs/selection.md): the
+    // cores, else 0.
+    int sharedCores = 0;
 };
+
+// A flat bcast on one node with more ranks than cores. A receiver copies the message out
+// of its sender's memory itself (shared-memory single copy), so a parent serves a child
+// in theta and the children's copies run side by side, but only `cores` at a time: the
+// n - 1 copies (and a chain's per-segment handling) are a bound on the call. When the
+// bound decides for several shapes, the shortest critical path (fewest hand-offs in
+// sequence: a star, as tuned's linear bcast) wins: 1e-3 of it breaks the tie.
+double sharedCoresBcastUs(double latency, double work, const Load& ld) {
+    return std::max(latency, work / ld.sharedCores) + 1e-3 * latency;
+}
 
 // Per-message work at the receiver for `bytes` bytes.
 double packetUs(const LinkCost& l, const Load& ld, double bytes) {
@@ -99,6 +112,76 @@ double exactTreeUs(const MemberTree& t, const Load& ld, double a, double b) {
     return worst;
 }
 
+// A flat reduce on one node with more ranks than cores, priced as one call of a
+// back-to-back stream (IMB's loop), as scanPlan prices forward-only rows: every message of
+// a reduction tree goes toward the root, so consecutive calls overlap and a call costs its
+// busiest rank's receptions (d children per pulse) plus one start-up, bounded by all ranks'
+// receptions over the cores; when the bound decides, the shape whose busiest rank handles
+// fewest messages wins (1e-3 of its share breaks the tie): a chain spreads the combining
+// over every rank. Only where the cores bound the shape (short vectors keep the lone-call
+// model), and as for scan, only while its lone call (`lone`) takes at most twice the
+// quickest shape's (`loneMin`): a chain's n - 1 hand-offs in sequence stay priced as such.
+// Measured (np 4 and 8 on 2 cores, 64 KiB, interleaved with tuned's binomial): chain
+// 0.96-1.79x, k-ary 1.04-5.1x, k-nomial (k = 3) 1.4-12x.
+double sharedCoresReduceUs(const Load& ld, const LinkCost& l, int n, double d, double b, double lone,
+                           double loneMin) {
+    const double busiest = ld.pulses * d * b, bound = (n - 1) * ld.pulses * b / ld.sharedCores;
+    if (bound < busiest + l.alpha_us || lone > 2 * loneMin) return lone;
+    return std::min(lone, bound + 1e-3 * busiest);
+}
+
+// The quickest lone reduce over the shapes sharedCoresReduceUs compares: k-nomial k = 2..n
+// (the k-ary trees of the same fan-out are no quicker) and the chain.
+double reduceLoneMinUs(const Load& ld, const LinkCost& l, int n, double b) {
+    double best = pulsedUs((n - 1) * (l.alpha_us + b), ld, l.alpha_us, b, 1.0);
+    for (int k = 2; k <= std::max(2, n); ++k)
+        best = std::min(best, exactTreeUs(TreeShape::knomial(k).build(n, 0), ld, l.alpha_us, b));
+    return best;
+}
+
+// The tree rows on one node with more ranks than cores, best k of 2..n (k-nomial; k-ary up
+// to kMaxRadix). Reduce: sharedCoresReduceUs with the tree's busiest rank. Bcast:
+// sharedCoresBcastUs with the exact tree model, a parent's turn per child theta and the
+// child's own copy part of its arrival (a = alpha + S beta): each rank copies once.
+StageChoice sharedCoresTree(const AlgorithmInfo& a, const Load& ld, const LinkCost& l, int n) {
+    StageChoice s;
+    s.algo = &a;
+    s.members = n;
+    const bool kary = a.shape == TreeShape::Kind::Kary;
+    const int top = kary ? std::min(kMaxRadix, std::max(2, n - 1)) : std::max(2, n);
+    auto shapeOf = [&](int k) { return kary ? TreeShape::kary(k) : TreeShape::knomial(k); };
+    if (ld.shape == Shape::Reduce) {
+        const double b = packetUs(l, ld, ld.pulseBytes), loneMin = reduceLoneMinUs(ld, l, n, b);
+        double best = kInf;
+        int bestK = 2;
+        for (int k = 2; k <= top; ++k) {
+            const MemberTree t = shapeOf(k).build(n, 0);
+            size_t d = 1;
+            for (const auto& kids : t.children) d = std::max(d, kids.size());
+            const double us = sharedCoresReduceUs(ld, l, n, static_cast<double>(d), b,
+                                                  exactTreeUs(t, ld, l.alpha_us, b), loneMin);
+            if (us < best) best = us, bestK = k;
+        }
+        s.shape = shapeOf(bestK);
+        s.predUs = best;
+        s.why = std::to_string(ld.sharedCores) + " cores, back-to-back calls where they bound it: best k of 2.." +
+                std::to_string(top);
+        return s;
+    }
+    const double arrive = l.alpha_us + ld.bytes * l.beta_us_per_byte;
+    const double work = (n - 1) * (l.theta_us + ld.bytes * l.beta_us_per_byte);
+    double best = kInf;
+    int bestK = 2;
+    for (int k = 2; k <= top; ++k) {
+        const double t = sharedCoresBcastUs(exactTreeUs(shapeOf(k).build(n, 0), ld, arrive, l.theta_us), work, ld);
+        if (t < best) best = t, bestK = k;
+    }
+    s.shape = shapeOf(bestK);
+    s.predUs = best;
+    s.why = "receivers copy, " + std::to_string(ld.sharedCores) + " cores: best k of 2.." + std::to_string(top);
+    return s;
+}
+
 // Predict `a` on a stage of n members over link `l`; fills k / segment / why.
 StageChoice predict(const AlgorithmInfo& a, const Load& ld, const LinkCost& l, int n, double epsilon) {
     StageChoice s;
@@ -115,6 +198,7 @@ StageChoice predict(const AlgorithmInfo& a, const Load& ld, const LinkCost& l, i
     if (a.emitter != Emitter::Tree && a.emitter != Emitter::FlatComposition) return s;
     switch (a.shape) {
     case TreeShape::Kind::Knomial: {
+        if (ld.sharedCores > 0) return sharedCoresTree(a, ld, l, n);
         // Gather/scatter move every block through the root whatever k is: k only trades latency.
         const double b = ld.shape == Shape::Gather ? l.theta_us : packetUs(l, ld, unit);
         // SPEC 3.2: k* from a/b and the band of widths within epsilon of F(k*); the exact
@@ -134,6 +218,7 @@ StageChoice predict(const AlgorithmInfo& a, const Load& ld, const LinkCost& l, i
         return s;
     }
     case TreeShape::Kind::Kary: {
+        if (ld.sharedCores > 0) return sharedCoresTree(a, ld, l, n);
         const double b = packetUs(l, ld, unit);
         double best = kInf;
         int bestK = 2;
@@ -162,10 +247,20 @@ StageChoice predict(const AlgorithmInfo& a, const Load& ld, const LinkCost& l, i
             s.predUs = (std::ceil(m / c) + n - 2) * (ts + c * l.beta_us_per_byte);
             s.why = "c*=" + fmt("%.0f", c) + " B from m=" + fmt("%.0f", ld.bytes) + " t_s=" + fmt("%.3g", ts) +
                     " bw=" + fmt("%.4g", bw) + " B/us";
+            if (ld.sharedCores > 0) {
+                // Every rank but the root handles each segment and copies the whole message.
+                const double work = (n - 1) * (std::ceil(m / c) * l.theta_us + ld.bytes * l.beta_us_per_byte);
+                s.predUs = sharedCoresBcastUs(s.predUs, work, ld);
+                s.why += ", " + std::to_string(ld.sharedCores) + " cores";
+            }
         } else {
             const double b = packetUs(l, ld, unit);
             s.predUs = pulsedUs((n - 1) * (alpha + b), ld, alpha, b, 1.0) * (ld.shape == Shape::Allreduce ? 2 : 1);
             s.why = fmt("%.0f", ld.pulses) + " pulses down a chain of " + std::to_string(n);
+            if (ld.sharedCores > 0) {
+                s.predUs = sharedCoresReduceUs(ld, l, n, 1.0, b, s.predUs, reduceLoneMinUs(ld, l, n, b));
+                s.why += ", " + std::to_string(ld.sharedCores) + " cores, back-to-back calls where they bound it";
+            }
         }
         return s;
     }
@@ -538,10 +633,16 @@ StageChoice predictSlices(const AlgorithmInfo& a, const CollCall& c, const CostP
     }
     if (a.coll != HIERAGG_ALLREDUCE) {  // reduce_scatter ring: the first half of the ring allreduce
         const double windows = std::ceil(std::max(1.0, std::ceil(bytes / (seg * n))) / recipes::kPulseWindow);
+        // One node with more ranks than cores: a ring step ends when every rank has run once
+        // (received, combined, sent), so it costs n / cores hand-offs in sequence, not one.
+        // Measured (64 KiB, 2 cores, interleaved): ring 6.0-6.7x tuned on 8 ranks against
+        // 0.8-1.9x for reduce + scatter; 1.4-2.7x on 4 ranks, where the trees were 2.5-3.3x.
+        const double turns = !hier && p.nodeCores > 0 && n > p.nodeCores ? static_cast<double>(n) / p.nodeCores : 1.0;
         s.predUs = n <= 1 ? 0.0
-                          : (n - 1) * (net.alpha_us + net.theta_us) * windows +
+                          : (n - 1) * (turns * net.alpha_us + net.theta_us) * windows +
                                 (n - 1.0) / n * bytes * (cross * net.beta_us_per_byte + net.gamma_us_per_byte);
         s.why = "n-1 steps of 1/n, " + std::to_string(cross) + " ring hops leave the busiest node";
+        if (turns > 1) s.why += ", " + fmt("%.1f", turns) + " ranks per core take turns each step";
         return s;
     }
     switch (a.emitter) {
@@ -611,7 +712,7 @@ bool modelDriven(hieragg_coll_kind kind) {
     switch (kind) {
     case HIERAGG_BCAST: case HIERAGG_BARRIER: case HIERAGG_REDUCE: case HIERAGG_ALLREDUCE:
     case HIERAGG_REDUCE_SCATTER: case HIERAGG_REDUCE_SCATTER_BLOCK: case HIERAGG_GATHER: case HIERAGG_SCATTER:
-    case HIERAGG_ALLGATHER: case HIERAGG_ALLTOALL:
+    case HIERAGG_ALLGATHER: case HIERAGG_ALLGATHERV: case HIERAGG_ALLTOALL:
         return true;
     default:
         return false;
@@ -635,6 +736,12 @@ size_t modelBytes(const CollCall& c) {
         size_t total = 0;
         for (int i = 0; a.rcounts && i < c.size; ++i) total += static_cast<size_t>(a.rcounts[i]);
         return total * c.rtype.size;
+    }
+    case HIERAGG_ALLGATHERV: {
+        // The mean block: every rank knows every count, so every rank prices the same call.
+        size_t total = 0;
+        for (int i = 0; a.rcounts && i < c.size; ++i) total += static_cast<size_t>(a.rcounts[i]);
+        return c.size > 0 ? total / static_cast<size_t>(c.size) * c.rtype.size : 0;
     }
     default: return a.rcount * c.rtype.size;
     }
@@ -743,7 +850,9 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
                 const LinkCost& l = hier ? net : in;
                 const double share = hier ? static_cast<double>(m) : 1.0;  // a node's ranks share its link
                 s.predUs = rounds * (l.alpha_us + l.theta_us) + steps * S * share * l.beta_us_per_byte;
-                if (a->emitter == Emitter::Bruck) s.predUs += 2.0 * n * S * in.beta_us_per_byte;
+                // allgather's Bruck rotates a scratch of every block; allgatherv's has none.
+                if (a->emitter == Emitter::Bruck && c.args.kind == HIERAGG_ALLGATHER)
+                    s.predUs += 2.0 * n * S * in.beta_us_per_byte;
                 s.why = fmt("%.0f", rounds) + " rounds";
             } else {  // ring: every step waits for the slowest hop
                 s.predUs = cross ? steps * (net.alpha_us + crossingUs(net, cross) + cross * S * net.beta_us_per_byte)
@@ -801,9 +910,10 @@ double coresBoundUs(const CollCall& c, const CostParams& p, double msgs, double 
 // (the running prefix passed group to group in rank order); one node with more ranks than
 // cores also has the rank chain (linear), whose every rank combines and forwards once.
 // Priced as one call of a back-to-back stream (IMB's loop, any loop of scans): a row whose
-// every message goes to a higher rank (recursive doubling, leader_chain) lets consecutive
-// calls overlap, so a call costs its busiest rank's occupancy (theta + S beta per message
-// it sends or receives, S gamma per reduction) plus one crossing; the leader prefix's bcast
+// every message goes to a higher rank (recursive doubling, leader_chain, and on one node
+// the rank chain) lets consecutive calls overlap, so a call costs its busiest rank's
+// occupancy (theta + S beta per message it sends or receives, S gamma per reduction) plus
+// one crossing; the leader prefix's bcast
 // from the last rank back into its group makes each call wait for the previous call's
 // crossings, so it costs its whole latency. A forward-only row is priced that way only while
 // a lone call of it takes at most twice the lowest lone-call latency (a chain over many
@@ -821,6 +931,7 @@ Plan scanPlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* force
         return l.alpha_us + l.theta_us + S * (l.beta_us_per_byte + (reduces ? l.gamma_us_per_byte : 0.0));
     };
     auto message = [&](const LinkCost& l) { return l.theta_us + S * l.beta_us_per_byte; };
+    auto messageOf = [](const LinkCost& l, double bytes) { return l.theta_us + bytes * l.beta_us_per_byte; };
     const LinkCost& net = p.link[links.back()];
     struct Candidate {
         StageChoice s;
@@ -863,7 +974,16 @@ Plan scanPlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* force
             const double pulses = std::max(1.0, std::ceil(S / seg)), unit = std::min(S, seg);
             const double hop = net.alpha_us + net.theta_us + unit * (net.beta_us_per_byte + net.gamma_us_per_byte);
             // Every rank combines and forwards the vector once: (n - 1) messages in all.
-            r.lone = std::max((c.size - 1 + pulses - 1) * hop, coresBoundUs(c, p, (c.size - 1) * pulses, unit, net));
+            const double cores = coresBoundUs(c, p, (c.size - 1) * pulses, unit, net);
+            r.lone = std::max((c.size - 1 + pulses - 1) * hop, cores);
+            // On one node the chain is forward-only like recursive doubling (rank i only sends
+            // to i + 1), so back-to-back calls overlap: a middle rank's pulses in and out, its
+            // combines, one start-up. Measured (np 4 and 8 on 2 cores, 64 KiB, interleaved):
+            // the chain 1.9-2.0x tuned's linear scan, recursive doubling 3.0-5.4x. Across
+            // nodes it keeps its latency (not measured there; leader_chain is that row).
+            if (!hier)
+                r.stream = std::max(pulses * (2 * messageOf(net, unit) + unit * net.gamma_us_per_byte) + net.alpha_us,
+                                    cores);
             r.s.why = std::to_string(c.size - 1) + " hops, " + fmt("%.0f", pulses) + " pulses";
         } else {
             // Step d: ranks d..n-1 receive and combine the whole vector.
@@ -947,7 +1067,7 @@ Plan choosePlan(const CollCall& c, const CostParams& p) {
 namespace {
 Plan treePlan(const CollCall& c, const CostParams& p) {
     Plan plan;
-    if (c.args.kind == HIERAGG_ALLGATHER || c.args.kind == HIERAGG_ALLTOALL)
+    if (c.args.kind == HIERAGG_ALLGATHER || c.args.kind == HIERAGG_ALLGATHERV || c.args.kind == HIERAGG_ALLTOALL)
         return exchangePlan(c, p, forcedAlgorithm(c));
     const AlgorithmInfo* forced = forcedAlgorithm(c);
     Load ld;
@@ -961,6 +1081,9 @@ Plan treePlan(const CollCall& c, const CostParams& p) {
     ld.pulses = ld.bytes > 0 ? std::ceil(ld.bytes / std::max(ld.pulseBytes, 1.0)) : 1;
 
     const bool hier = decomposed(c);
+    if ((c.args.kind == HIERAGG_BCAST || c.args.kind == HIERAGG_REDUCE) && !hier && !c.inter && p.nodeCores > 0 &&
+        c.size > p.nodeCores)
+        ld.sharedCores = p.nodeCores;
     const std::vector<int> links =
         hier ? (c.stageLinks && static_cast<int>(c.stageLinks->size()) == c.hierarchy->levels() + 1
                     ? *c.stageLinks

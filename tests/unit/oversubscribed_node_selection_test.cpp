@@ -98,8 +98,8 @@ namespace {
 // Scan on one node of `cores` cores: recursive doubling (ceil(log2 n) rounds of the whole
 // vector, but sum over d = 1, 2, 4.. of (n - d) receptions in all) against the rank chain
 // (n - 1 + pulses - 1 hops of a pulse, (n - 1) * pulses receptions). With more ranks than
-// cores the receptions share the cores. Recursive doubling only sends to higher ranks, so
-// while a lone call of it is within 2x the cheaper lone call, it is priced as one call of a
+// cores the receptions share the cores. Both only send to higher ranks, so while a lone
+// call of one is within 2x the cheaper lone call, it is priced as one call of a
 // back-to-back stream: its busiest rank's messages plus one start-up (docs/selection.md).
 struct ScanCosts {
     double doubling, chain;
@@ -113,12 +113,18 @@ ScanCosts scanClosedForm(const hier::LinkCost& l, int n, double S, double seg, i
     const double hopWork = l.theta_us + unit * (l.beta_us_per_byte + l.gamma_us_per_byte);
     ScanCosts c{rounds * (l.alpha_us + recvUs), (n - 1 + pulses - 1) * (l.alpha_us + hopWork)};
     double stream = rounds * (2 * (l.theta_us + S * l.beta_us_per_byte) + S * l.gamma_us_per_byte) + l.alpha_us;
+    // The chain only sends to the next rank: a middle rank's pulses in and out and its combines.
+    double chainStream =
+        pulses * (2 * (l.theta_us + unit * l.beta_us_per_byte) + unit * l.gamma_us_per_byte) + l.alpha_us;
     if (cores > 0 && n > cores) {
         c.doubling = std::max(c.doubling, msgs * recvUs / cores);
         stream = std::max(stream, msgs * recvUs / cores);
         c.chain = std::max(c.chain, (n - 1) * pulses * hopWork / cores);
+        chainStream = std::max(chainStream, (n - 1) * pulses * hopWork / cores);
     }
-    if (c.doubling <= 2 * std::min(c.doubling, c.chain)) c.doubling = std::min(c.doubling, stream);
+    const double loneMin = std::min(c.doubling, c.chain);
+    if (c.doubling <= 2 * loneMin) c.doubling = std::min(c.doubling, stream);
+    if (c.chain <= 2 * loneMin) c.chain = std::min(c.chain, chainStream);
     return c;
 }
 
@@ -143,11 +149,135 @@ TEST(OversubscribedNode, ScanPicksTheChainWhenCoresAreShort) {
                     << "n=" << n << " cores=" << cores << " S=" << S << ": doubling " << k.doubling << " us, chain "
                     << k.chain << " us; " << plan.describe();
                 EXPECT_NEAR(plan.predUs, std::min(k.chain, k.doubling), 1e-6 * plan.predUs);
+                // The one-node picks measured against tuned (docs/performance.md, "One node"):
+                // 64 KiB on 4 and 8 ranks of 2 cores takes the chain.
+                if (cores == 2 && S == 65536.0) EXPECT_EQ(plan.stages[0].algo->name, std::string("linear")) << n;
                 (expect == "linear" ? chainPicks : doublingPicks)++;
             }
     // Both rows are taken somewhere in this range (8 B: doubling; 4 MiB on 2 cores: the chain).
     EXPECT_GT(chainPicks, 0);
     EXPECT_GT(doublingPicks, 0);
+}
+
+}  // namespace
+
+namespace {
+
+// Bcast on one node of 2 cores shared by 4 or 8 ranks: each receiver copies the message
+// itself, so the root serves a child in theta; the n - 1 copies share the 2 cores. A star
+// (one hand-off in sequence, as tuned's linear bcast) then wins at 64 KiB and 4 MiB:
+// latency alpha + S beta + (n - 1) theta, bound (n - 1)(theta + S beta) / cores, and the
+// prediction is the larger plus 1e-3 of the latency (docs/selection.md).
+TEST(OversubscribedNode, BcastTakesTheStarWhenReceiversCopy) {
+    for (int n : {4, 8})
+        for (double S : {65536.0, 4194304.0}) {
+            const int cores = 2;
+            hier::CostParams params = hier::CostParams::defaults();
+            hier::applyNodeOversubscription(params, n, cores, kNoneSet);
+            params.nodeCores = cores;
+            CollCall c = baseCall(HIERAGG_BCAST, 0, n, nullptr);
+            c.args.rcount = static_cast<size_t>(S) / 8;
+            c.rtype = {8, 0, 8, 0, 8};
+            c.segmentBytes = 65536;
+            const hier::Plan plan = hier::choosePlan(c, params);
+            ASSERT_TRUE(plan.stages.at(0).algo);
+            SCOPED_TRACE("n=" + std::to_string(n) + " S=" + std::to_string(S) + ": " + plan.describe());
+            const hier::StageChoice& st = plan.stages[0];
+            const MemberTree t = st.shape.build(n, 0);
+            EXPECT_EQ(t.children[t.root].size(), static_cast<size_t>(n - 1)) << "a star";
+            EXPECT_NE(st.algo->name, std::string("chain"));
+            const hier::LinkCost& l = params.link[hier::kLinkNode];
+            const double latency = l.alpha_us + S * l.beta_us_per_byte + (n - 1) * l.theta_us;
+            const double bound = (n - 1) * (l.theta_us + S * l.beta_us_per_byte) / cores;
+            EXPECT_NEAR(plan.predUs, std::max(latency, bound) + 1e-3 * latency, 1e-9 * plan.predUs);
+            // Quiet node (ranks <= cores): the earlier model (a parent serves each child's bytes).
+            hier::CostParams quiet = hier::CostParams::defaults();
+            const hier::Plan q = hier::choosePlan(c, quiet);
+            EXPECT_EQ(q.stages.at(0).why.find("receivers copy"), std::string::npos) << q.describe();
+        }
+}
+
+}  // namespace
+
+namespace {
+
+hier::CostParams twoCores(int n) {
+    hier::CostParams params = hier::CostParams::defaults();
+    hier::applyNodeOversubscription(params, n, 2, kNoneSet);
+    params.nodeCores = 2;
+    return params;
+}
+
+// Reduce of 64 KiB (one pulse) on 4 or 8 ranks of 2 cores, priced as a back-to-back stream:
+// the busiest rank's receptions d (theta + S(beta + gamma)) + alpha, bounded by the n - 1
+// receptions over the cores, 1e-3 of the busiest share breaking the tie: the chain (d = 1)
+// where its lone call is within twice the quickest tree's (4 ranks), else the binary tree.
+TEST(OversubscribedNode, ReduceSpreadsTheCombiningForBackToBackCalls) {
+    for (int n : {4, 8}) {
+        const hier::CostParams params = twoCores(n);
+        const double S = 65536;
+        CollCall c = baseCall(HIERAGG_REDUCE, 0, n, nullptr);
+        c.args.rcount = static_cast<size_t>(S) / 8;
+        c.args.op_commutative = 1;
+        c.rtype = {8, 0, 8, 0, 8};
+        c.segmentBytes = 65536;
+        const hier::Plan plan = hier::choosePlan(c, params);
+        ASSERT_TRUE(plan.stages.at(0).algo);
+        const hier::LinkCost& l = params.link[hier::kLinkNode];
+        const double b = l.theta_us + S * (l.beta_us_per_byte + l.gamma_us_per_byte);
+        if (n == 4) {
+            // The chain's lone call 3(alpha + b) is within twice the binomial's 2(alpha + b).
+            EXPECT_EQ(plan.stages[0].algo->name, std::string("chain")) << plan.describe();
+            EXPECT_NEAR(plan.predUs, std::max(b + l.alpha_us, (n - 1) * b / 2) + 1e-3 * b, 1e-9 * plan.predUs);
+        } else {
+            // 8 ranks: the chain's 7(alpha + b) is over twice the binomial's 3(alpha + b), so the
+            // stream goes to the shape whose busiest rank combines least among the rest: the
+            // binary tree (k-ary, k = 2: two children each).
+            ASSERT_GT((n - 1) * (l.alpha_us + b), 2 * 3 * (l.alpha_us + b));
+            EXPECT_EQ(plan.stages[0].algo->name, std::string("kary")) << plan.describe();
+            EXPECT_EQ(plan.stages[0].shape.k, 2) << plan.describe();
+            EXPECT_NEAR(plan.predUs, std::max(2 * b + l.alpha_us, (n - 1) * b / 2) + 2e-3 * b, 1e-9 * plan.predUs);
+        }
+        // A quiet node keeps the latency model (a tree at one pulse).
+        const hier::Plan quiet = hier::choosePlan(c, hier::CostParams::defaults());
+        EXPECT_NE(quiet.stages.at(0).algo->name, std::string("chain")) << quiet.describe();
+        // 8 B: the chain's n - 1 hand-offs in sequence, (n - 1)(alpha + b), are more than twice
+        // a star's alpha + (n - 1) b, so it keeps its lone-call price and a tree wins.
+        c.args.rcount = 1;
+        const hier::Plan small = hier::choosePlan(c, params);
+        const double b8 = l.theta_us + 8 * (l.beta_us_per_byte + l.gamma_us_per_byte);
+        ASSERT_GT((n - 1) * (l.alpha_us + b8), 2 * (l.alpha_us + (n - 1) * b8));
+        EXPECT_NE(small.stages.at(0).algo->name, std::string("chain")) << small.describe();
+        EXPECT_LE(small.predUs, l.alpha_us + (n - 1) * b8 + 1e-9) << small.describe();
+    }
+}
+
+// Reduce_scatter of 64 KiB on 2 cores: a ring step waits for every rank to run once, n/cores
+// start-ups per step. 8 ranks: (n - 1)(4 alpha + theta) + (n - 1)/n S (beta + gamma) is above
+// the tree plan (reduce + scatter), so the trees; 4 ranks (2 alphas per step): the ring.
+TEST(OversubscribedNode, ReduceScatterRingStepsWaitForEveryRank) {
+    for (int n : {4, 8}) {
+        const hier::CostParams params = twoCores(n);
+        const double S = 65536;
+        std::vector<int> counts(n, static_cast<int>(S / 8 / n));
+        CollCall c = baseCall(HIERAGG_REDUCE_SCATTER, 0, n, nullptr);
+        c.args.rcounts = counts.data();
+        c.args.op_commutative = 1;
+        c.rtype = {8, 0, 8, 0, 8};
+        c.segmentBytes = 65536;
+        const hier::Plan plan = hier::choosePlan(c, params);
+        ASSERT_TRUE(plan.stages.at(0).algo);
+        const hier::LinkCost& l = params.link[hier::kLinkNode];
+        const double ring = (n - 1) * (n / 2.0 * l.alpha_us + l.theta_us) +
+                            (n - 1.0) / n * S * (l.beta_us_per_byte + l.gamma_us_per_byte);
+        if (n == 8) {
+            EXPECT_NE(plan.stages[0].algo->name, std::string("ring")) << plan.describe();
+            EXPECT_LT(plan.predUs, ring) << plan.describe();
+        } else {
+            EXPECT_EQ(plan.stages[0].algo->name, std::string("ring")) << plan.describe();
+            EXPECT_NEAR(plan.predUs, ring, 1e-9 * ring);
+        }
+    }
 }
 
 }  // namespace

@@ -1,12 +1,15 @@
 // Allgatherv: every rank knows every count, so it runs like allgather: flat, a
-// ring straight in recvbuf (blocks at their displacements, any order); over a
+// ring or Bruck's log2 p steps straight in recvbuf (blocks at their displacements, any
+// order), as allgather's model says for the mean block; over a
 // decomposition, the hierarchical gather + leader ring + packed broadcast with
 // per-rank block sizes, unpacked at the displacements (never touching gaps).
 #include "DataMovement.hpp"
 #include "LeaderRingAllgather.hpp"
 #include "MultiLeaderAllgather.hpp"
+#include "hieragg/algorithms/BruckAllgatherv.hpp"
 #include "hieragg/algorithms/RingAllgather.hpp"
 #include "hieragg/hier/AlgorithmRegistry.hpp"
+#include "hieragg/hier/Selection.hpp"
 #include "hieragg/hier/Recipes.hpp"
 
 namespace hieragg::recipes {
@@ -35,13 +38,24 @@ Schedule allgatherv(const CollCall& c) {
     const Block mine = a.in_place ? blockOf(c.rank) : Block{{kSendBuf, 0}, {kSendType, a.scount}};
     dm::Levels lv(c);
     const hier::AlgorithmInfo* forced = hier::forcedAlgorithm(c);
-    if (forced && forced->emitter == hier::Emitter::Ring) lv.flat = true;
-    if (lv.flat) {
-        ScheduleBuilder b("flat-ring");
+    auto adjacent = [&](int x, int y) { return y == x + 1 && a.rdispls[y] == a.rdispls[x] + a.rcounts[x]; };
+    // Flat or through the leaders, and which flat row: allgather's model for the mean block
+    // (Selection.cpp, exchangePlan, over allgatherv's rows). Through the leaders, which row
+    // follows the layout of the blocks (below).
+    const std::shared_ptr<const hier::Plan> plan = hier::planOf(c);
+    const hier::AlgorithmInfo* flatRow = forced && (forced->serves & hier::kServesFlat) ? forced
+                                         : !forced && plan->mode == hier::Plan::Mode::Flat ? plan->stages[0].algo
+                                                                                            : nullptr;
+    if (flatRow || lv.flat) {
+        const bool bruck = flatRow && flatRow->emitter == hier::Emitter::Bruck;
+        ScheduleBuilder b(bruck ? "flat-bruck" : "flat-ring");
         StepId own = a.in_place ? kNoStep : b.copy(mine.buf, mine.type, blockOf(c.rank).buf, blockOf(c.rank).type);
         std::vector<Block> blocks;
         for (int r = 0; r < c.size; ++r) blocks.push_back(blockOf(r));
-        RingAllgather{}.emit(b, Group::whole(c.size, c.rank), blocks, own, 0);
+        if (bruck)
+            BruckAllgatherv{}.emit(b, Group::whole(c.size, c.rank), blocks, adjacent, own, 0);
+        else
+            RingAllgather{}.emit(b, Group::whole(c.size, c.rank), blocks, own, 0);
         return b.finish();
     }
     // Multi-leader when forced, or (auto) when its needs hold (nodes of equal size) and the
@@ -51,7 +65,6 @@ Schedule allgatherv(const CollCall& c) {
     if ((forced && forced->emitter == hier::Emitter::MultiLeaderAllgather) ||
         (!forced && multi && hier::unmetNeed(*multi, c).empty() && multiLeaderPays(c, blockOf)))
         return multiLeaderAllgather(c, blockOf, mine);
-    auto adjacent = [&](int x, int y) { return y == x + 1 && a.rdispls[y] == a.rdispls[x] + a.rcounts[x]; };
     // The leaders' ring without staging when forced, or (auto) when every group's blocks
     // form one run in rbuf: then it moves the same messages as the staged path, without
     // the packed copy on every rank, and broadcasts each group as it arrives. Also when the
