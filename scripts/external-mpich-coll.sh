@@ -11,7 +11,7 @@
 #            virtual3, nested (roundrobin:2,virtual:4), seg256 (virtual:2, 256-byte segments)
 #   TEST_REGEX: only testlist lines whose text matches (extended regex)
 #   MAXNP: skip testlist lines with more processes (default 10)
-# Environment: HIERAGG_MPICH_TAG (default v4.2.3) pins the MPICH version;
+# Environment: HIERAGG_MPICH_TAG (default v5.0.1) pins the MPICH version;
 # HIERAGG_MPICH_SRC uses an existing MPICH source tree instead of cloning.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,7 +24,7 @@ while getopts b:w:t:c:r:N: o; do
     *) sed -n 2,15p "$0"; exit 2 ;;
   esac
 done
-tag=${HIERAGG_MPICH_TAG:-v4.2.3}
+tag=${HIERAGG_MPICH_TAG:-v5.0.1}
 mkdir -p "$work"
 src=${HIERAGG_MPICH_SRC:-$work/mpich}
 if [ ! -d "$src/test/mpi/coll" ]; then
