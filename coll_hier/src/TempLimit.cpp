@@ -46,16 +46,25 @@ size_t worstTempBytes(const CollCall& call) {
     return worst;
 }
 
-std::optional<Schedule> scheduleWithinTempLimit(const CollCall& call, size_t maxTempBytes) {
+TempLimitChoice chooseUnderTempLimit(const CollCall& call, size_t maxTempBytes) {
     Schedule chosen = buildSchedule(call);
-    if (maxTempBytes == 0) return chosen;
-    if (chosen.tempBytes() <= maxTempBytes && (!tempNeedIsGlobal(call) || worstTempBytes(call) <= maxTempBytes))
-        return chosen;
-    // Fallback rows, in order: `flat` (one pulsed tree), then `ring` for collectives
-    // without a flat row (allgather: Bruck's rotated scratch holds every block, the ring
-    // none). A row is tried only where its needs hold (the same verdict on every rank).
+    if (maxTempBytes == 0) return {std::move(chosen), true, 0};
+    // Only this rank's need is known (v-variants, intercommunicators): another rank may
+    // decide otherwise, so the schedule never changes here (ranks would run different
+    // schedules and wait for each other); over the limit it runs all the same.
+    if (!tempNeedIsGlobal(call)) {
+        const size_t need = chosen.tempBytes();
+        return {std::move(chosen), need <= maxTempBytes, need};
+    }
+    size_t leastNeed = worstTempBytes(call);
+    if (leastNeed <= maxTempBytes) return {std::move(chosen), true, leastNeed};
+    CollCall least = call;
+    // Fallback rows, in order: `direct` (gather/scatter: nothing staged), `flat` (one
+    // pulsed tree), then `ring` for collectives without a flat row (allgather: Bruck's
+    // rotated scratch holds every block, the ring none). A row is tried only where its
+    // needs hold (the same verdict on every rank).
     std::vector<int> fallbacks;
-    for (const char* name : {"flat", "ring"}) {
+    for (const char* name : {"direct", "flat", "ring"}) {
         const int row = algorithmIndex(call.args.kind, name);
         if (row == 0 || row == call.algorithm) continue;
         CollCall probe = call;
@@ -72,12 +81,25 @@ std::optional<Schedule> scheduleWithinTempLimit(const CollCall& call, size_t max
             // The plan caps pipeline segments and pulses by segmentBytes: halving it
             // shrinks them, once the plan is made again.
             if (!first || attempt > 0) replan(smaller);
-            if (worstTempBytes(smaller) <= maxTempBytes) return buildSchedule(smaller);
+            const size_t need = worstTempBytes(smaller);
+            if (need <= maxTempBytes) return {buildSchedule(smaller), true, need};
+            if (need < leastNeed) {  // every rank computes the same needs: the same choice
+                leastNeed = need;
+                least = smaller;
+            }
             if (smaller.segmentBytes <= kMinSegment) break;
             smaller.segmentBytes = std::max(kMinSegment, smaller.segmentBytes / 2);
         }
     }
-    return std::nullopt;
+    // Nothing fits: the job runs over the limit (the caller warns) rather than failing
+    // a call that can run; the smallest need tried, the same on every rank.
+    return {buildSchedule(least), false, leastNeed};
+}
+
+std::optional<Schedule> scheduleWithinTempLimit(const CollCall& call, size_t maxTempBytes) {
+    TempLimitChoice c = chooseUnderTempLimit(call, maxTempBytes);
+    if (!c.fits) return std::nullopt;
+    return std::move(c.schedule);
 }
 
 }  // namespace hieragg::recipes

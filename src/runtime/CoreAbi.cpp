@@ -206,16 +206,15 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
         if (auto* hit = c.cache.find(key)) sched = *hit;
     }
     if (!sched) {
-        std::optional<Schedule> built = recipes::scheduleWithinTempLimit(call, rt->config().max_temp_bytes);
-        if (!built) {
-            // Every rank comes to the same verdict (TempLimit.hpp): nobody sends, nobody waits.
-            if (c.rank == 0 || c.inter)
-                rt->verbose(1, std::string("hieragg: ") + hieragg_coll_name(args.kind) +
-                                   ": no schedule fits coll_hieragg_max_temp_bytes=" +
-                                   std::to_string(rt->config().max_temp_bytes));
-            return HIERAGG_ERR_NO_MEM;
-        }
-        sched = std::make_shared<const Schedule>(std::move(*built));
+        recipes::TempLimitChoice built = recipes::chooseUnderTempLimit(call, rt->config().max_temp_bytes);
+        if (!built.fits && (c.rank == 0 || !recipes::tempNeedIsGlobal(call)))
+            // Every rank took the same schedule (TempLimit.hpp); one line says so (where
+            // only this rank's need is known, the ranks over the limit say it).
+            rt->warnOnce(std::string("hieragg: ") + hieragg_coll_name(args.kind) + ": no schedule fits " +
+                         "coll_hieragg_max_temp_bytes=" + std::to_string(rt->config().max_temp_bytes) +
+                         "; running the one with the least scratch memory (" + std::to_string(built.worstBytes) +
+                         " bytes on the rank that needs most) instead of failing the call");
+        sched = std::make_shared<const Schedule>(std::move(built.schedule));
         if (sched->channels > kMaxChannels) return HIERAGG_ERR_INTERNAL;
         if (c.rank == 0 || c.inter) {
             // Once per communicator and signature class: the plan, stage by stage (the
@@ -324,7 +323,8 @@ int launchTask(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, co
             for (int p : sched->localPeers)
                 bind.localPeerTagBase.push_back(tagBase(c.localPairSeq.at(p)++, TagSpace::Call, true));
         }
-        bind.maxTempBytes = rt->config().max_temp_bytes;
+        // No bind.maxTempBytes: coll_hieragg_max_temp_bytes was applied when the schedule was
+        // chosen (chooseUnderTempLimit), and one over it was chosen alike on every rank.
         auto task = std::make_unique<Task>(sched, *taskTr, std::move(bind));
         if (numbers.countCall) countServed(call, *sched, *c.counters);
         if (int rc = task->start()) return rc;

@@ -1,7 +1,8 @@
 // Faults and resources on the simulator: a failed send (PML error), a truncated
 // receive and temporaries that cannot be had end the Task with an error, release
 // its requests and never leave it running; a temporary-memory limit picks a
-// smaller schedule the same way on every rank, or none on every rank.
+// smaller schedule the same way on every rank, or, when none fits, the one with
+// the least need, the same way on every rank.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -125,10 +126,10 @@ TEST(FaultsSim, TempLimitShrinksPulsesConsistently) {
     for (int r = 0; r < p; ++r) EXPECT_EQ(out[r], expect) << "rank " << r;
 }
 
-// A gather whose relaying ranks hold whole blocks: no schedule fits, on any rank. (16
-// ranks: the flat fallback's k-nomial tree then has relays too. On 4 ranks it is a star,
-// whose root receives straight into rbuf and which needs no temporary at all.)
-TEST(FaultsSim, TempLimitRefusesOnEveryRankWhenNothingFits) {
+// A gather whose relaying ranks hold whole blocks (16 ranks: the flat fallback's
+// k-nomial tree has relays too): the limit falls back to the `direct` row, which
+// stages nothing, on every rank.
+TEST(FaultsSim, TempLimitTakesTheDirectGatherWhenTreesStageBlocks) {
     const int p = 16;
     hier::Hierarchy h = virtualNodes(p, 2);
     for (int r = 0; r < p; ++r) {
@@ -139,13 +140,57 @@ TEST(FaultsSim, TempLimitRefusesOnEveryRankWhenNothingFits) {
         c.stype = c.rtype = {8, 0, 8, 0, 8};
         // The k-nomial rows stage subtrees' blocks in a temporary (so does the flat fallback).
         c.algorithm = hier::algorithmValue(*hier::algorithmByName(HIERAGG_GATHER, "knomial"));
-        EXPECT_FALSE(recipes::scheduleWithinTempLimit(c, 8192).has_value()) << "rank " << r;
-        EXPECT_TRUE(recipes::scheduleWithinTempLimit(c, 0).has_value()) << "no limit: rank " << r;
-        // The direct row stages nothing: it fits any limit.
-        c.algorithm = hier::algorithmValue(*hier::algorithmByName(HIERAGG_GATHER, "direct"));
-        const std::optional<Schedule> direct = recipes::scheduleWithinTempLimit(c, 8192);
-        ASSERT_TRUE(direct.has_value()) << "rank " << r;
-        EXPECT_EQ(direct->tempBytes(), 0u);
+        ASSERT_GT(recipes::worstTempBytes(c), 8192u) << "the case must need the fallback";
+        const recipes::TempLimitChoice choice = recipes::chooseUnderTempLimit(c, 8192);
+        EXPECT_TRUE(choice.fits) << "rank " << r;
+        EXPECT_EQ(choice.schedule.tempBytes(), 0u) << "rank " << r;
+        EXPECT_NE(choice.schedule.algorithm.find("direct"), std::string::npos) << choice.schedule.algorithm;
+    }
+}
+
+// Nothing fits (a non-commutative reduce_scatter_block: every schedule holds at least
+// a pulse of a partial result, 64 bytes or more, under a 16-byte limit): the call runs all the same, over the
+// limit, with the same schedule on every rank (the least need any candidate has), and
+// the blocks are exact products in rank order. Failing it would end a job that can run.
+TEST(FaultsSim, TempLimitRunsTheLeastNeedAlikeWhenNothingFits) {
+    const int p = 7;
+    const size_t block = 12288, limit = 16;  // 96 KiB of int64 per block
+    const hier::Hierarchy h = hier::Hierarchy::flat(p);  // one node: the reduce's root holds the vector
+    std::vector<std::vector<int64_t>> in(p), out(p, std::vector<int64_t>(block, -1));
+    for (int r = 0; r < p; ++r) in[r] = rankInput(r, block * p);
+    std::vector<CollCall> calls;
+    for (int r = 0; r < p; ++r) {
+        calls.push_back(reductionCall(HIERAGG_REDUCE_SCATTER_BLOCK, r, p, &h, matmulOp(), block, 1 << 16));
+        calls[r].stype = calls[r].rtype = {8, 0, 8, 0, 8};
+        calls[r].plan = std::make_shared<const hier::Plan>(hier::choosePlan(calls[r], hier::CostParams::defaults()));
+        calls[r].args.sbuf = in[r].data();
+        calls[r].args.rbuf = out[r].data();
+    }
+    const size_t chosenNeed = recipes::worstTempBytes(calls[0]);
+    ASSERT_GT(chosenNeed, limit) << "the case must exceed the limit";
+    std::vector<std::string> names(p);
+    std::vector<size_t> needs(p);
+    sim::SimNetwork net(p);
+    auto res = sim::runOne(net, calls, [&](const CollCall& c) {
+        recipes::TempLimitChoice choice = recipes::chooseUnderTempLimit(c, limit);
+        EXPECT_FALSE(choice.fits) << "rank " << c.rank << ": " << choice.schedule.algorithm;
+        EXPECT_FALSE(recipes::scheduleWithinTempLimit(c, limit).has_value()) << "rank " << c.rank;
+        EXPECT_LE(choice.schedule.tempBytes(), choice.worstBytes) << "rank " << c.rank;
+        names[c.rank] = choice.schedule.algorithm;
+        needs[c.rank] = choice.worstBytes;
+        return std::move(choice.schedule);
+    });
+    ASSERT_TRUE(res.ok) << res.error;
+    EXPECT_EQ(net.unmatchedMessages(), 0u);
+    for (int r = 0; r < p; ++r) {
+        EXPECT_EQ(names[r], names[0]) << "rank " << r << " runs another schedule";
+        EXPECT_EQ(needs[r], needs[0]) << "rank " << r;
+        EXPECT_LE(needs[r], chosenNeed) << "the least need is no more than the first choice's";
+        // Block r = in[0] op in[1] op ... op in[p-1] over the elements of block r.
+        std::vector<std::vector<int64_t>> blocks(p);
+        for (int q = 0; q < p; ++q)
+            blocks[q].assign(in[q].begin() + static_cast<long>(r * block), in[q].begin() + static_cast<long>((r + 1) * block));
+        EXPECT_EQ(out[r], rankOrderProduct(matmulOp(), blocks, 0, p)) << "rank " << r << " " << names[r];
     }
 }
 
