@@ -60,7 +60,8 @@ void describeTypes(CollCall& call, Transport& tr) {
     dropInsignificant(call);
     const hieragg_coll_args& a = call.args;
     if (a.stype) call.stype = tr.typeInfo(a.stype);
-    if (a.rtype) call.rtype = tr.typeInfo(a.rtype);
+    // Most calls name one type on both sides: ask the transport once.
+    if (a.rtype) call.rtype = a.rtype == a.stype ? call.stype : tr.typeInfo(a.rtype);
     if (usesPeerTypes(a.kind)) {
         const int n = peerTypeCount(call);
         const int ns = a.kind == HIERAGG_NEIGHBOR_ALLTOALLW ? a.outdegree : n;

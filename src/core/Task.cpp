@@ -337,9 +337,11 @@ void Task::complete(RunId id) {
     const FragmentPipeline& p = s.pipeline;
     const auto n = static_cast<RunId>(s.steps.size());
     if (id < n) {
-        for (uint32_t j = s.dependentBegin[id]; j < s.dependentBegin[id + 1]; ++j) {
-            StepId d = s.dependents[j];
-            if (p.active() && d >= p.begin && d < p.end) {
+        const bool piped = p.active();
+        const uint32_t end = s.dependentBegin[id + 1];
+        for (uint32_t j = s.dependentBegin[id]; j < end; ++j) {
+            const StepId d = s.dependents[j];
+            if (piped && d >= p.begin && d < p.end) {
                 // An edge into the template: the pipeline opens when the last one is met.
                 if (--gatePending_ == 0) {
                     pipelineOpen_ = true;

@@ -74,6 +74,13 @@ struct hieragg_comm {
     std::string lastSignature;
     std::shared_ptr<const hieragg::hier::Plan> lastPlan;
     std::shared_ptr<const hieragg::Schedule> lastSchedule;
+    // The last call's raw arguments, kept when its datatypes are predefined and its kind
+    // has no per-rank vectors (CoreAbi.cpp, scheduleFor): a call with the same raw arguments
+    // has the last signature, so it skips describing its types and writing its keys.
+    bool lastRawValid = false;
+    hieragg_coll_args lastRaw{};
+    hieragg_dtype_info lastRawStype{}, lastRawRtype{};
+    int lastRawAlgorithm = 0;
     // MPI_T: the registry rows that served the last signature (countServed), valid once
     // counted; callIsLast says the call being launched has that signature.
     static constexpr size_t kMaxServed = 16;

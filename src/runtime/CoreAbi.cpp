@@ -164,11 +164,78 @@ const hier::RuleCandidate* prepareCall(hieragg_comm& c, const hieragg_coll_args&
     return ruleFor(call, c, *rt);
 }
 
+// Kinds whose schedule key is all in the scalar arguments (no per-rank vectors, no
+// neighbor lists): a repeat of the same raw arguments may take the last call's schedule.
+bool rawRepeatable(hieragg_coll_kind k) {
+    switch (k) {
+    case HIERAGG_ALLGATHER:
+    case HIERAGG_ALLREDUCE:
+    case HIERAGG_ALLTOALL:
+    case HIERAGG_BARRIER:
+    case HIERAGG_BCAST:
+    case HIERAGG_EXSCAN:
+    case HIERAGG_GATHER:
+    case HIERAGG_REDUCE:
+    case HIERAGG_REDUCE_SCATTER_BLOCK:
+    case HIERAGG_SCAN:
+    case HIERAGG_SCATTER:
+        return true;
+    default:
+        return false;
+    }
+}
+
+// Everything of the arguments the schedule and plan keys read, field by field (buffers
+// only by whether they are null: they are bound per call).
+bool sameRawCall(const hieragg_coll_args& a, const hieragg_coll_args& b) {
+    return a.kind == b.kind && a.root == b.root && a.in_place == b.in_place && a.scount == b.scount &&
+           a.rcount == b.rcount && a.stype == b.stype && a.rtype == b.rtype && a.op == b.op &&
+           a.op_commutative == b.op_commutative && a.float_sum == b.float_sum &&
+           (a.sbuf == nullptr) == (b.sbuf == nullptr) && (a.rbuf == nullptr) == (b.rbuf == nullptr);
+}
+
+// After a call whose signature became (or was) the last one: keeps its raw arguments for
+// scheduleFor's first check when nothing but them can change its signature. Only on
+// predefined datatypes: a derived type's handle may be freed and reused by another layout.
+void rememberRaw(hieragg_comm& c, const hieragg_coll_args& args, const CollCall& call, VarStage stage) {
+    const bool predefined = (!args.stype || call.stype.predefined) && (!args.rtype || call.rtype.predefined);
+    if (stage.stage != 0 || c.inter || c.offloadOn || !predefined || !rawRepeatable(args.kind)) return;
+    c.lastRaw = args;
+    c.lastRawStype = call.stype;
+    c.lastRawRtype = call.rtype;
+    c.lastRawAlgorithm = call.algorithm;
+    c.lastRawValid = true;
+}
+
 // Builds (or finds in the cache) the schedule of `args` on `c`; fills `call`. Returns an
 // error code (and no schedule) when none can run. Throws what building throws.
 int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
                 std::shared_ptr<const Schedule>& sched, bool offloadAllowed = true, VarStage stage = {}) {
     Runtime* rt = Runtime::instance();
+    // The last call again, with the same raw arguments on predefined datatypes (an 8-byte
+    // loop): its signature is the last one, so the fields that building, the keys and the
+    // launch read are the last call's. Offload and intercommunicators take the full path.
+    if (c.lastRawValid && stage.stage == 0 && sameRawCall(args, c.lastRaw)) {
+        call.args = args;
+        call.rank = c.rank;
+        call.size = c.size;
+        call.inter = c.inter;
+        call.remoteSize = c.remoteSize;
+        call.hierarchy = c.hierarchy.get();
+        call.stype = c.lastRawStype;
+        call.rtype = c.lastRawRtype;
+        call.algorithm = c.lastRawAlgorithm;
+        call.costs = &c.costs;
+        call.segmentBytes = rt->config().segment_size ? rt->config().segment_size : 64 * 1024;
+        call.fixedOrderRequired = rt->config().reproducible != HIERAGG_REPRODUCIBLE_NONE;
+        call.stageLinks = c.stageLinks.empty() ? nullptr : &c.stageLinks;
+        call.maxTempBytes = rt->config().max_temp_bytes;
+        call.plan = c.lastPlan;
+        sched = c.lastSchedule;
+        c.callIsLast = true;
+        return 0;
+    }
+    c.lastRawValid = false;
     const hier::RuleCandidate* rule = prepareCall(c, args, call, offloadAllowed);
     const bool overridden = call.algorithm != 0;
     call.varStage = stage.stage;
@@ -196,6 +263,7 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
             call.plan = c.lastPlan;
             sched = c.lastSchedule;
             c.callIsLast = true;
+            rememberRaw(c, args, call, stage);
             return 0;
         }
     }
@@ -258,6 +326,7 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
         c.lastSchedule = sched;
         c.lastServedValid = false;  // countServed finds this signature's rows
         c.callIsLast = sig.fits();  // an overflowed key never matches: nothing to remember
+        if (c.callIsLast) rememberRaw(c, args, call, stage);
 
     }
     return 0;

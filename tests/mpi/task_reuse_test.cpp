@@ -101,4 +101,52 @@ TEST_F(TaskReuse, BackToBackCallsCarryNothingOver) {
     MPI_Comm_free(&comm);
 }
 
+// The last call's arguments are remembered by handle only for predefined datatypes: a
+// derived type freed between two identical-looking calls, and a new one of another layout
+// (often at the same address), must not run the old schedule; nor may in-place and
+// not-in-place calls of the same counts share one.
+TEST_F(TaskReuse, RepeatedArgumentsWithNewTypesAndInPlace) {
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    const int root = size - 1;
+    for (int round = 0; round < 4; ++round) {
+        const std::string at = "round " + std::to_string(round) + ": ";
+        // Even rounds: 2 contiguous ints; odd rounds: 2 ints with stride 3 (extent 4 ints).
+        MPI_Datatype t;
+        if (round % 2 == 0)
+            MPI_Type_contiguous(2, MPI_INT, &t);
+        else
+            MPI_Type_vector(2, 1, 3, MPI_INT, &t);
+        MPI_Type_commit(&t);
+        const int stride = round % 2 == 0 ? 1 : 3, extent = round % 2 == 0 ? 2 : 4;
+        // A gather places block r at r extents: the old layout would misplace them.
+        std::vector<int> mine(extent, -7), all(rank == root ? size * extent : 0, -1);
+        for (int k = 0; k < 2; ++k) mine[k * stride] = val(rank, k) + round;
+        chk.ok(MPI_Gather(mine.data(), 1, t, all.data(), 1, t, root, comm), "gather");
+        if (rank == root)
+            for (int r = 0; r < size; ++r)
+                for (int k = 0; k < 2; ++k)
+                    chk.eq(all[r * extent + k * stride], val(r, k) + round, at + "gather", r * extent + k * stride);
+        MPI_Type_free(&t);
+
+        // The same reduce twice at the root, in place and not: the counts and types agree.
+        std::vector<int> in(4), out(4, -1);
+        for (int i = 0; i < 4; ++i) in[i] = val(rank, i) + round;
+        const bool inPlace = round % 2 == 1;
+        if (rank == root && inPlace) {
+            out = in;
+            chk.ok(MPI_Reduce(MPI_IN_PLACE, out.data(), 4, MPI_INT, MPI_SUM, root, comm), "reduce in place");
+        } else {
+            chk.ok(MPI_Reduce(in.data(), out.data(), 4, MPI_INT, MPI_SUM, root, comm), "reduce");
+        }
+        if (rank == root)
+            for (int i = 0; i < 4; ++i) {
+                long exp = 0;
+                for (int r = 0; r < size; ++r) exp += val(r, i) + round;
+                chk.eq(out[i], exp, at + (inPlace ? "reduce in place" : "reduce"), i);
+            }
+    }
+    MPI_Comm_free(&comm);
+}
+
 }  // namespace
