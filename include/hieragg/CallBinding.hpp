@@ -18,5 +18,8 @@ void describeTypes(CollCall& call, Transport& tr);
 // Peer-type count for alltoallw-like calls (0 otherwise).
 int peerTypeCount(const CollCall& call);
 TaskBindings bindCall(const CollCall& call, Transport& tr, void* comm, int tagBase, int localTagBase);
+// The same into a reused task's bindings (Task::reset): sets the fields bindCall sets,
+// reusing the storage of b.types.
+void bindCallInto(const CollCall& call, Transport& tr, void* comm, int tagBase, int localTagBase, TaskBindings& b);
 
 }  // namespace hieragg

@@ -12,6 +12,7 @@
 
 namespace hieragg {
 
+// Task::reset clears every field for a reused task: a new field needs a line there.
 struct TaskBindings {
     const void* sbuf = nullptr;
     void* rbuf = nullptr;
@@ -42,6 +43,18 @@ public:
     Task(const Task&) = delete;
     Task& operator=(const Task&) = delete;
 
+    // Reuse (the runtime keeps finished tasks, Runtime::takeTask): retire() gives back what
+    // the finished call held (requests, temporaries, the observer's count, the schedule);
+    // reset() readies the task for another call of `schedule`, keeping the capacity of its
+    // vectors (and its small-temporary arena), so a stream of calls allocates nothing.
+    // After reset() the caller fills bindings() (all of it: nothing of the last call stays)
+    // and calls start().
+    void retire();
+    void reset(std::shared_ptr<const Schedule> schedule, Transport& transport);
+    TaskBindings& bindings() { return bind_; }
+    // Bytes this task keeps allocated between calls (a pool frees tasks that grew large).
+    size_t retainedBytes() const;
+
     // Allocates temporaries and fires the steps that wait for nothing. Returns an error code.
     int start();
     // Advances; true once every step is done or the task failed.
@@ -62,17 +75,26 @@ private:
     char* address(const BufRef& b) const;
     void* typeOf(const TypeRef& t) const { return bind_.types[t.type]; }
     int fire(RunId id);
+    int fireStep(const Step& st, RunId id);
+    // Size of a type's element, asked of the transport once per call and type (MPI_T counts).
+    size_t typeBytes(void* type);
     void complete(RunId id);
     void fail(int err);
     void abandonActive(const std::pair<RunId, void*>& a);
+    void abandonAll();
+    int allocateTemps();
     // Tests at most a bounded number of posted messages; true if any completed.
     bool sweep();
     bool testAt(size_t i);
 
     std::shared_ptr<const Schedule> sched_;
-    Transport& tr_;
+    Transport* tr_;
     TaskBindings bind_;
     std::vector<std::unique_ptr<char[]>> tempStore_;
+    // Schedules whose temporaries fit kTempArenaBytes take them from this buffer, which a
+    // reused task keeps (an 8-byte reduce then allocates nothing per call).
+    std::unique_ptr<char[]> arena_;
+    size_t arenaBytes_ = 0;
     std::vector<char*> origins_;       // per buffer slot
     std::vector<uint32_t> pending_;    // unmet dependencies per step
     std::vector<RunId> ready_;         // FIFO keeps the schedule's order of posting
@@ -94,6 +116,9 @@ private:
     bool pipelineOpen_ = false;
     size_t nextFragment_ = 0, donePrefix_ = 0;
     size_t fabricFired_ = 0;
+    void* sizedType_ = nullptr;
+    size_t sizedTypeBytes_ = 0;
+    bool sizedTypeKnown_ = false;
     size_t heldTempBytes_ = 0;  // reported to the observer, returned in the destructor
     bool finished_ = false;
     int status_ = 0;

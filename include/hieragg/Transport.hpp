@@ -51,7 +51,7 @@ public:
                       int tag, void** req) = 0;
     virtual int irecv(void* comm, bool local, void* buf, size_t count, void* type, int peer, int tag,
                       void** req) = 0;
-    // Sets done; a finished request is released.
+    // Sets done; a finished request is released, and so is one whose test returns an error.
     virtual int test(void* req, bool& done) = 0;
     virtual void abandon(void* req) = 0;
     virtual int reduce(void* op, const void* src, void* dst, size_t count, void* type) = 0;

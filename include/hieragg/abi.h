@@ -44,6 +44,9 @@ typedef struct hieragg_dtype_info {
     size_t size;
     ptrdiff_t lb, extent;
     ptrdiff_t true_lb, true_extent;
+    /* An MPI predefined type: never freed, so a handle seen predefined once keeps its layout
+     * (a derived type's address may be reused by another layout after MPI_Type_free). */
+    int predefined;
 } hieragg_dtype_info;
 
 /* Core error codes (negative); positive codes are the transport's (MPI) own. */

@@ -60,7 +60,8 @@ void describeTypes(CollCall& call, Transport& tr) {
     dropInsignificant(call);
     const hieragg_coll_args& a = call.args;
     if (a.stype) call.stype = tr.typeInfo(a.stype);
-    if (a.rtype) call.rtype = tr.typeInfo(a.rtype);
+    // Most calls name one type on both sides: ask the transport once.
+    if (a.rtype) call.rtype = a.rtype == a.stype ? call.stype : tr.typeInfo(a.rtype);
     if (usesPeerTypes(a.kind)) {
         const int n = peerTypeCount(call);
         const int ns = a.kind == HIERAGG_NEIGHBOR_ALLTOALLW ? a.outdegree : n;
@@ -73,8 +74,13 @@ void describeTypes(CollCall& call, Transport& tr) {
 }
 
 TaskBindings bindCall(const CollCall& call, Transport& tr, void* comm, int tagBase, int localTagBase) {
-    const hieragg_coll_args& a = call.args;
     TaskBindings b;
+    bindCallInto(call, tr, comm, tagBase, localTagBase, b);
+    return b;
+}
+
+void bindCallInto(const CollCall& call, Transport& tr, void* comm, int tagBase, int localTagBase, TaskBindings& b) {
+    const hieragg_coll_args& a = call.args;
     b.sbuf = a.sbuf;
     b.rbuf = a.rbuf;
     b.op = a.op;
@@ -90,7 +96,6 @@ TaskBindings bindCall(const CollCall& call, Transport& tr, void* comm, int tagBa
     const int nr = a.kind == HIERAGG_NEIGHBOR_ALLTOALLW ? a.indegree : n;
     for (int i = 0; i < ns && a.stypes && !a.in_place; ++i) b.types[kFirstPeerType + i] = a.stypes[i];
     for (int i = 0; i < nr && a.rtypes; ++i) b.types[kFirstPeerType + n + i] = a.rtypes[i];
-    return b;
 }
 
 }  // namespace hieragg

@@ -86,7 +86,11 @@ int SimTransport::irecv(void* comm, bool local, void* buf, size_t count, void* t
 
 int SimTransport::test(void* req, bool& done) {
     auto* r = static_cast<SimNetwork::Request*>(req);
-    if (!net_.error_.empty()) return 1;
+    if (!net_.error_.empty()) {
+        // An error releases the request, as Transport::test promises (the Task forgets it).
+        abandon(req);
+        return 1;
+    }
     done = r->done;
     if (done) delete r;
     return 0;

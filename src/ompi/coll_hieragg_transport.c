@@ -118,6 +118,7 @@ static void t_dtype_info(void* dtype, hieragg_dtype_info* out) {
     out->extent = extent;
     out->true_lb = tlb;
     out->true_extent = textent;
+    out->predefined = ompi_datatype_is_predefined(d) ? 1 : 0;
 }
 
 static void t_progress(void) { opal_progress(); }

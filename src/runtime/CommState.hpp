@@ -14,6 +14,7 @@
 #include "hieragg/CollCall.hpp"
 #include "hieragg/LruCache.hpp"
 #include "hieragg/Schedule.hpp"
+#include "hieragg/Task.hpp"
 #include "hieragg/abi.h"
 #include "hieragg/Transport.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
@@ -73,6 +74,24 @@ struct hieragg_comm {
     std::string lastSignature;
     std::shared_ptr<const hieragg::hier::Plan> lastPlan;
     std::shared_ptr<const hieragg::Schedule> lastSchedule;
+    // The last call's raw arguments, kept when its datatypes are predefined and its kind
+    // has no per-rank vectors (CoreAbi.cpp, scheduleFor): a call with the same raw arguments
+    // has the last signature, so it skips describing its types and writing its keys.
+    bool lastRawValid = false;
+    hieragg_coll_args lastRaw{};
+    hieragg_dtype_info lastRawStype{}, lastRawRtype{};
+    int lastRawAlgorithm = 0;
+    // MPI_T: the registry rows that served the last signature (countServed), valid once
+    // counted; callIsLast says the call being launched has that signature.
+    static constexpr size_t kMaxServed = 16;
+    size_t lastServed[kMaxServed];
+    size_t lastServedCount = 0;
+    bool lastServedValid = false;
+    bool callIsLast = false;
+    // A finished task of this communicator kept for its next call (CoreAbi.cpp, launchTask):
+    // a call that completes during its start (an eager send, a message already here) hands
+    // its task straight to the next one, without the runtime's lock. Starts hold `mutex`.
+    std::unique_ptr<hieragg::Task> spareTask;
     // Offload (docs/offload.md): this leader's transport (null on non-leaders and when
     // offload is off), what the group can run (the same on every rank; offloadOn says
     // whether there is a group at all), and the tickets that order its operations.

@@ -79,17 +79,24 @@ void refuseUnfit(CollCall& call, const hieragg_comm& c, Runtime& rt) {
     call.algorithm = 0;
 }
 
-// MPI_T: each registry algorithm that serves this call counts it once.
-void countServed(const CollCall& call, const Schedule& sched, CommCounters& counters) {
+// MPI_T: each registry algorithm that serves this call counts it once. A call whose
+// signature is the last call's (c.callIsLast, set by scheduleFor) counts the rows found
+// for that signature without looking them up again.
+void countServed(const CollCall& call, const Schedule& sched, hieragg_comm& c) {
     const std::vector<hier::AlgorithmInfo>& rows = hier::allAlgorithms();
+    CommCounters& counters = *c.counters;
+    if (c.callIsLast && c.lastServedValid) {
+        for (size_t i = 0; i < c.lastServedCount; ++i) counters.served(c.lastServed[i]);
+        return;
+    }
     // A handful of rows at most (one per stage): no allocation on every call.
     struct Used {
-        const hier::AlgorithmInfo* row[16];
+        const hier::AlgorithmInfo* row[hieragg_comm::kMaxServed];
         size_t n = 0;
         const hier::AlgorithmInfo** begin() { return row; }
         const hier::AlgorithmInfo** end() { return row + n; }
         void push_back(const hier::AlgorithmInfo* a) {
-            if (n < 16) row[n++] = a;
+            if (n < hieragg_comm::kMaxServed) row[n++] = a;
         }
     } used;
     if (call.plan) {
@@ -109,6 +116,11 @@ void countServed(const CollCall& call, const Schedule& sched, CommCounters& coun
             used.push_back(a);
     }
     for (const hier::AlgorithmInfo* a : used) counters.served(static_cast<size_t>(a - rows.data()));
+    if (c.callIsLast) {
+        for (size_t i = 0; i < used.n; ++i) c.lastServed[i] = static_cast<size_t>(used.row[i] - rows.data());
+        c.lastServedCount = used.n;
+        c.lastServedValid = true;
+    }
 }
 
 // A two-stage call's stage (coll_hier TwoStage.hpp): 0 = a call of one stage.
@@ -152,11 +164,78 @@ const hier::RuleCandidate* prepareCall(hieragg_comm& c, const hieragg_coll_args&
     return ruleFor(call, c, *rt);
 }
 
+// Kinds whose schedule key is all in the scalar arguments (no per-rank vectors, no
+// neighbor lists): a repeat of the same raw arguments may take the last call's schedule.
+bool rawRepeatable(hieragg_coll_kind k) {
+    switch (k) {
+    case HIERAGG_ALLGATHER:
+    case HIERAGG_ALLREDUCE:
+    case HIERAGG_ALLTOALL:
+    case HIERAGG_BARRIER:
+    case HIERAGG_BCAST:
+    case HIERAGG_EXSCAN:
+    case HIERAGG_GATHER:
+    case HIERAGG_REDUCE:
+    case HIERAGG_REDUCE_SCATTER_BLOCK:
+    case HIERAGG_SCAN:
+    case HIERAGG_SCATTER:
+        return true;
+    default:
+        return false;
+    }
+}
+
+// Everything of the arguments the schedule and plan keys read, field by field (buffers
+// only by whether they are null: they are bound per call).
+bool sameRawCall(const hieragg_coll_args& a, const hieragg_coll_args& b) {
+    return a.kind == b.kind && a.root == b.root && a.in_place == b.in_place && a.scount == b.scount &&
+           a.rcount == b.rcount && a.stype == b.stype && a.rtype == b.rtype && a.op == b.op &&
+           a.op_commutative == b.op_commutative && a.float_sum == b.float_sum &&
+           (a.sbuf == nullptr) == (b.sbuf == nullptr) && (a.rbuf == nullptr) == (b.rbuf == nullptr);
+}
+
+// After a call whose signature became (or was) the last one: keeps its raw arguments for
+// scheduleFor's first check when nothing but them can change its signature. Only on
+// predefined datatypes: a derived type's handle may be freed and reused by another layout.
+void rememberRaw(hieragg_comm& c, const hieragg_coll_args& args, const CollCall& call, VarStage stage) {
+    const bool predefined = (!args.stype || call.stype.predefined) && (!args.rtype || call.rtype.predefined);
+    if (stage.stage != 0 || c.inter || c.offloadOn || !predefined || !rawRepeatable(args.kind)) return;
+    c.lastRaw = args;
+    c.lastRawStype = call.stype;
+    c.lastRawRtype = call.rtype;
+    c.lastRawAlgorithm = call.algorithm;
+    c.lastRawValid = true;
+}
+
 // Builds (or finds in the cache) the schedule of `args` on `c`; fills `call`. Returns an
 // error code (and no schedule) when none can run. Throws what building throws.
 int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
                 std::shared_ptr<const Schedule>& sched, bool offloadAllowed = true, VarStage stage = {}) {
     Runtime* rt = Runtime::instance();
+    // The last call again, with the same raw arguments on predefined datatypes (an 8-byte
+    // loop): its signature is the last one, so the fields that building, the keys and the
+    // launch read are the last call's. Offload and intercommunicators take the full path.
+    if (c.lastRawValid && stage.stage == 0 && sameRawCall(args, c.lastRaw)) {
+        call.args = args;
+        call.rank = c.rank;
+        call.size = c.size;
+        call.inter = c.inter;
+        call.remoteSize = c.remoteSize;
+        call.hierarchy = c.hierarchy.get();
+        call.stype = c.lastRawStype;
+        call.rtype = c.lastRawRtype;
+        call.algorithm = c.lastRawAlgorithm;
+        call.costs = &c.costs;
+        call.segmentBytes = rt->config().segment_size ? rt->config().segment_size : 64 * 1024;
+        call.fixedOrderRequired = rt->config().reproducible != HIERAGG_REPRODUCIBLE_NONE;
+        call.stageLinks = c.stageLinks.empty() ? nullptr : &c.stageLinks;
+        call.maxTempBytes = rt->config().max_temp_bytes;
+        call.plan = c.lastPlan;
+        sched = c.lastSchedule;
+        c.callIsLast = true;
+        return 0;
+    }
+    c.lastRawValid = false;
     const hier::RuleCandidate* rule = prepareCall(c, args, call, offloadAllowed);
     const bool overridden = call.algorithm != 0;
     call.varStage = stage.stage;
@@ -174,6 +253,7 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
     // The signature: the schedule key (with the stage and the fallback mark), then the plan key.
     CallKey sig;
     size_t scheduleKeyBytes = 0;
+    c.callIsLast = false;
     if (cacheable) {
         writeScheduleKey(call, sig);
         sig.add(call.varStage).add(offloadFellBack);
@@ -182,6 +262,8 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
         if (c.lastSchedule && sig.equals(c.lastSignature)) {
             call.plan = c.lastPlan;
             sched = c.lastSchedule;
+            c.callIsLast = true;
+            rememberRaw(c, args, call, stage);
             return 0;
         }
     }
@@ -241,6 +323,10 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
         c.lastSignature = sig.str();
         c.lastPlan = call.plan;
         c.lastSchedule = sched;
+        c.lastServedValid = false;  // countServed finds this signature's rows
+        c.callIsLast = sig.fits();  // an overflowed key never matches: nothing to remember
+        if (c.callIsLast) rememberRaw(c, args, call, stage);
+
     }
     return 0;
 }
@@ -274,18 +360,13 @@ int launchTask(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, co
         // A strong chain's links run on their own transport: never offloaded.
         const bool plainTransport = &tr == &rt->transport();
         if (int rc = scheduleFor(c, args, call, sched, plainTransport, stage)) return rc;
-        TaskBindings bind = bindCall(call, tr, c.comm, 0, 0);
         Transport* taskTr = &tr;
+        size_t fabricSteps = 0;
         if (c.offloadOn && plainTransport) {
-            bind.fabricSteps = sched->countKind(StepKind::Collective);
-            if (bind.fabricSteps > 0) {
+            fabricSteps = sched->countKind(StepKind::Collective);
+            if (fabricSteps > 0) {
                 if (!c.offload) return HIERAGG_ERR_INTERNAL;  // only leaders' schedules hold them
                 taskTr = c.offload.get();
-                // Tickets are taken in launch order, which is start order and the same on
-                // every leader (queued calls launch in start order; docs/offload.md).
-                bind.fabricTicket = c.offloadTickets++;
-                bind.fabricElem = call.elemKind;
-                bind.fabricOp = call.opKind;
             }
         }
         // MPI_T: the decomposition exists here (launches wait for it); the counters learn
@@ -293,6 +374,25 @@ int launchTask(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, co
         if (!c.countersLevelled) {
             c.counters->setHierarchy(c.hierarchy.get(), c.rank);
             c.countersLevelled = true;
+        }
+        // A reused task (its vectors keep their storage): the bindings are filled in place.
+        const Schedule& s = *sched;
+        std::unique_ptr<Task> task;
+        if (c.spareTask) {
+            task = std::move(c.spareTask);
+            task->reset(std::move(sched), *taskTr);
+        } else {
+            task = rt->takeTask(std::move(sched), *taskTr);
+        }
+        TaskBindings& bind = task->bindings();
+        bindCallInto(call, tr, c.comm, 0, 0, bind);
+        if (fabricSteps > 0) {
+            bind.fabricSteps = fabricSteps;
+            // Tickets are taken in launch order, which is start order and the same on
+            // every leader (queued calls launch in start order; docs/offload.md).
+            bind.fabricTicket = c.offloadTickets++;
+            bind.fabricElem = call.elemKind;
+            bind.fabricOp = call.opKind;
         }
         bind.observer = c.counters;
         if (numbers.persistentId >= 0) {
@@ -310,24 +410,29 @@ int launchTask(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, co
             }
         } else if (numbers.reserved) {
             // Chains run on intracommunicators only (no local group).
-            if (!sched->localPeers.empty()) return HIERAGG_ERR_INTERNAL;
-            bind.peerTagBase.reserve(sched->peers.size());
-            for (int p : sched->peers)
+            if (!s.localPeers.empty()) return HIERAGG_ERR_INTERNAL;
+            for (int p : s.peers)
                 bind.peerTagBase.push_back(tagBase(numbers.reserved->at(p) + numbers.link, TagSpace::Call, false));
         } else {
             if (c.pairSeq.empty()) c.pairSeq.assign(static_cast<size_t>(c.inter ? c.remoteSize : c.size), 0);
             if (c.inter && c.localPairSeq.empty()) c.localPairSeq.assign(static_cast<size_t>(c.size), 0);
-            bind.peerTagBase.reserve(sched->peers.size());
-            for (int p : sched->peers) bind.peerTagBase.push_back(tagBase(c.pairSeq.at(p)++, TagSpace::Call, false));
-            bind.localPeerTagBase.reserve(sched->localPeers.size());
-            for (int p : sched->localPeers)
+            for (int p : s.peers) bind.peerTagBase.push_back(tagBase(c.pairSeq.at(p)++, TagSpace::Call, false));
+            for (int p : s.localPeers)
                 bind.localPeerTagBase.push_back(tagBase(c.localPairSeq.at(p)++, TagSpace::Call, true));
         }
         // No bind.maxTempBytes: coll_hieragg_max_temp_bytes was applied when the schedule was
         // chosen (chooseUnderTempLimit), and one over it was chosen alike on every rank.
-        auto task = std::make_unique<Task>(sched, *taskTr, std::move(bind));
-        if (numbers.countCall) countServed(call, *sched, *c.counters);
+        if (numbers.countCall) countServed(call, s, c);
         if (int rc = task->start()) return rc;
+        if (task->done()) {
+            // Over already: the next call of this communicator reuses the task at once.
+            const int status = task->status();
+            task->retire();
+            if (task->retainedBytes() <= kSpareTaskBytes) c.spareTask = std::move(task);
+            task.reset();
+            done(ctx, status);
+            return 0;
+        }
         rt->track(std::move(task), done, ctx);
         return 0;
     } catch (const std::bad_alloc&) {

@@ -42,7 +42,7 @@ bool modelPicksOffload(const hieragg_comm& c, const hier::CostParams& p, int lea
         call.segmentBytes = segment ? segment : 64 * 1024;
         const size_t elem = pr.kind == HIERAGG_ALLREDUCE ? 8 : 1;
         call.rtype = call.stype = hieragg_dtype_info{elem, 0, static_cast<ptrdiff_t>(elem), 0,
-                                                     static_cast<ptrdiff_t>(elem)};
+                                                     static_cast<ptrdiff_t>(elem), 1};
         call.args.rcount = call.args.scount = pr.bytes / elem;
         call.args.op_commutative = 1;
         call.elemKind = HIERAGG_ELEM_DOUBLE;

@@ -6,6 +6,9 @@ namespace hieragg {
 
 namespace {
 Runtime* gRuntime = nullptr;
+// The pool of finished tasks (takeTask): enough for the calls a loop keeps in flight;
+// a task that ran a large schedule is freed rather than kept.
+constexpr size_t kSpareTasks = 16;
 }
 
 Runtime* Runtime::instance() { return gRuntime; }
@@ -69,15 +72,36 @@ void Runtime::unregisterComm(void* handle, hieragg_comm* c) {
     if (it != comms_.end() && it->second == c) comms_.erase(it);
 }
 
+std::unique_ptr<Task> Runtime::takeTask(std::shared_ptr<const Schedule> schedule, Transport& tr) {
+    std::unique_ptr<Task> task;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!spare_.empty()) {
+            task = std::move(spare_.back());
+            spare_.pop_back();
+        }
+    }
+    if (!task) return std::make_unique<Task>(std::move(schedule), tr, TaskBindings{});
+    task->reset(std::move(schedule), tr);
+    return task;
+}
+
+void Runtime::recycleLocked(std::unique_ptr<Task>& task) {
+    task->retire();
+    if (spare_.size() < kSpareTasks && task->retainedBytes() <= kSpareTaskBytes) spare_.push_back(std::move(task));
+    task.reset();
+}
+
 void Runtime::track(std::unique_ptr<Task> task, hieragg_complete_fn done, void* ctx) {
-    if (task->done()) {
-        const int status = task->status();
-        task.reset();
-        done(ctx, status);
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (!task->done()) {
+        active_.push_back({std::move(task), done, ctx});
         return;
     }
-    std::lock_guard<std::mutex> lock(mutex_);
-    active_.push_back({std::move(task), done, ctx});
+    const int status = task->status();
+    recycleLocked(task);
+    lock.unlock();  // the callback may start another call
+    done(ctx, status);
 }
 
 void Runtime::forget(void* ctx) {
@@ -110,7 +134,11 @@ void Runtime::removePoller(Transport* t) {
 }
 
 int Runtime::progress() {
-    std::vector<Active> finished;
+    // The completions of this pass: a few at most in practice, kept on the stack.
+    constexpr size_t kInline = 8;
+    Finished inlineDone[kInline];
+    size_t n = 0;
+    std::vector<Finished> moreDone;
     {
         std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
         if (!lock.owns_lock()) return 0;  // another thread is progressing every task
@@ -118,23 +146,31 @@ int Runtime::progress() {
         if (inProgress_ || (active_.empty() && pollers_.empty())) return 0;
         inProgress_ = true;
         for (Transport* t : pollers_) t->pollBackground();
-        for (size_t i = 0; i < active_.size();) {
-            if (!active_[i].task->progress()) {
-                ++i;
+        // One pass, compacting as it goes (start order kept): a completion costs O(1),
+        // not an erase from the middle of the list.
+        size_t kept = 0;
+        for (size_t i = 0; i < active_.size(); ++i) {
+            Active& a = active_[i];
+            if (!a.task->progress()) {
+                if (kept != i) active_[kept] = std::move(a);
+                ++kept;
                 continue;
             }
-            finished.push_back(std::move(active_[i]));
-            active_.erase(active_.begin() + static_cast<ptrdiff_t>(i));
+            const Finished f{a.done, a.ctx, a.task->status()};
+            if (n < kInline)
+                inlineDone[n] = f;
+            else
+                moreDone.push_back(f);
+            ++n;
+            recycleLocked(a.task);
         }
+        active_.resize(kept);
         inProgress_ = false;
     }
     // Completion callbacks run unlocked: they may start new collectives.
-    for (Active& a : finished) {
-        const int status = a.task->status();
-        a.task.reset();
-        a.done(a.ctx, status);
-    }
-    return static_cast<int>(finished.size());
+    for (size_t i = 0; i < n && i < kInline; ++i) inlineDone[i].done(inlineDone[i].ctx, inlineDone[i].status);
+    for (const Finished& f : moreDone) f.done(f.ctx, f.status);
+    return static_cast<int>(n);
 }
 
 }  // namespace hieragg

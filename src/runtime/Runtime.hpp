@@ -20,6 +20,9 @@ struct hieragg_comm;
 
 namespace hieragg {
 
+// A finished task keeping more storage than this is freed rather than kept for reuse.
+constexpr size_t kSpareTaskBytes = 64 * 1024;
+
 class Runtime {
 public:
     static Runtime* instance();
@@ -61,6 +64,9 @@ public:
         if (it != comms_.end()) f(*it->second);
     }
 
+    // A task for a call of `schedule` on `tr`: a finished one kept for reuse (its storage
+    // intact, Task::reset) or a new one. The caller fills task->bindings() and starts it.
+    std::unique_ptr<Task> takeTask(std::shared_ptr<const Schedule> schedule, Transport& tr);
     // Takes a started task; completes it now if it is already done.
     void track(std::unique_ptr<Task> task, hieragg_complete_fn done, void* ctx);
     int progress();
@@ -93,6 +99,15 @@ private:
         hieragg_complete_fn done;
         void* ctx;
     };
+    // A finished task's completion, called back outside the lock.
+    struct Finished {
+        hieragg_complete_fn done;
+        void* ctx;
+        int status;
+    };
+    // Keeps a finished task for reuse if the pool has room and it is small; else frees it.
+    // mutex_ held.
+    void recycleLocked(std::unique_ptr<Task>& task);
     PmlTransport transport_;
     hieragg_config config_;
     std::string split_;
@@ -104,6 +119,9 @@ private:
     hier::CalibrationPolicy networkPolicy_;
     hier::MeasuredLink networkMeasured_;
     std::vector<Active> active_;
+    // Finished tasks kept for reuse: at most kSpareTasks, none keeping more than
+    // kSpareTaskBytes (Runtime.cpp), so the pool stays bounded whatever ran before.
+    std::vector<std::unique_ptr<Task>> spare_;
     bool inProgress_ = false;
     // MPI_THREAD_MULTIPLE: threads may start collectives on different communicators
     // and drive opal_progress at once; one of them progresses, the others move on.

@@ -1,0 +1,152 @@
+// Reused tasks (Runtime::takeTask, hieragg_comm::spareTask) must carry nothing from one
+// call into the next: back-to-back calls of different collectives, sizes, roots and
+// datatypes on one communicator, with nonblocking and persistent calls in flight between
+// blocking ones, each result checked against a closed form.
+#include <algorithm>
+
+#include "harness.hpp"
+
+using namespace mpitest;
+
+namespace {
+
+class TaskReuse : public MpiTest {};
+
+// Counts of the rounds: 1 and 3 elements (temporaries in a reused task's arena), 5000
+// (20 kB of ints: temporaries allocated one by one), 17 (back in the arena).
+constexpr int kCounts[] = {1, 3, 5000, 17};
+
+TEST_F(TaskReuse, BackToBackCallsCarryNothingOver) {
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    const int n = size;
+    // A persistent allreduce initialised first and started between the blocking calls.
+    int pIn = 0, pOut = -1;
+    MPI_Request persistent;
+    chk.ok(MPIX_Allreduce_init(&pIn, &pOut, 1, MPI_INT, MPI_SUM, comm, MPI_INFO_NULL, &persistent),
+           "allreduce_init");
+    for (int round = 0; round < 8; ++round) {
+        const int count = kCounts[round % 4];
+        const int root = (round * 3 + 1) % n;
+        const std::string at = "round " + std::to_string(round) + ": ";
+        std::vector<int> a(count), b(count);
+
+        // A nonblocking allreduce left in flight across the blocking calls below.
+        int iIn = rank + round, iOut = -1;
+        MPI_Request ireq;
+        chk.ok(MPI_Iallreduce(&iIn, &iOut, 1, MPI_INT, MPI_MAX, comm, &ireq), "iallreduce");
+        pIn = rank * round;
+        chk.ok(MPI_Start(&persistent), "start");
+
+        // bcast from root
+        for (int i = 0; i < count; ++i) a[i] = rank == root ? val(root, i) + round : -1;
+        chk.ok(MPI_Bcast(a.data(), count, MPI_INT, root, comm), "bcast");
+        for (int i = 0; i < count; ++i)
+            if (!chk.eq(a[i], val(root, i) + round, at + "bcast", i)) break;
+
+        // reduce (sum) to root
+        for (int i = 0; i < count; ++i) a[i] = val(rank, i);
+        std::fill(b.begin(), b.end(), -1);
+        chk.ok(MPI_Reduce(a.data(), b.data(), count, MPI_INT, MPI_SUM, root, comm), "reduce");
+        if (rank == root)
+            for (int i = 0; i < count; ++i) {
+                long exp = 0;
+                for (int r = 0; r < n; ++r) exp += val(r, i);
+                if (!chk.eq(b[i], exp, at + "reduce", i)) break;
+            }
+
+        // scan (sum): rank r gets the sum over ranks 0..r
+        chk.ok(MPI_Scan(a.data(), b.data(), count, MPI_INT, MPI_SUM, comm), "scan");
+        for (int i = 0; i < count; ++i) {
+            long exp = 0;
+            for (int r = 0; r <= rank; ++r) exp += val(r, i);
+            if (!chk.eq(b[i], exp, at + "scan", i)) break;
+        }
+
+        // gather of one derived element (3 ints, stride 2) per rank into ints at root
+        std::vector<int> vec(5, -7);
+        for (int k = 0; k < 3; ++k) vec[2 * k] = val(rank, k + round);
+        std::vector<int> g(rank == root ? 3 * n : 0, -1);
+        chk.ok(MPI_Gather(vec.data(), 1, types().vec3, g.data(), 3, MPI_INT, root, comm), "gather");
+        if (rank == root)
+            for (int r = 0; r < n; ++r)
+                for (int k = 0; k < 3; ++k)
+                    if (!chk.eq(g[3 * r + k], val(r, k + round), at + "gather", 3 * r + k)) r = n;
+
+        // scatter of `count` ints per rank from root
+        std::vector<int> s(rank == root ? static_cast<size_t>(count) * n : 0);
+        for (size_t i = 0; i < s.size(); ++i) s[i] = val(static_cast<int>(i / count), static_cast<long>(i)) - round;
+        std::fill(b.begin(), b.end(), -1);
+        chk.ok(MPI_Scatter(s.data(), count, MPI_INT, b.data(), count, MPI_INT, root, comm), "scatter");
+        for (int i = 0; i < count; ++i)
+            if (!chk.eq(b[i], val(rank, static_cast<long>(rank) * count + i) - round, at + "scatter", i)) break;
+
+        chk.ok(MPI_Barrier(comm), "barrier");
+
+        // allreduce (max) in place
+        for (int i = 0; i < count; ++i) a[i] = val(rank, i) * ((i + round) % 2 ? 1 : -1);
+        chk.ok(MPI_Allreduce(MPI_IN_PLACE, a.data(), count, MPI_INT, MPI_MAX, comm), "allreduce");
+        for (int i = 0; i < count; ++i) {
+            const int sign = (i + round) % 2 ? 1 : -1;
+            const int exp = sign > 0 ? val(n - 1, i) : -val(0, i);
+            if (!chk.eq(a[i], exp, at + "allreduce", i)) break;
+        }
+
+        chk.ok(MPI_Wait(&ireq, MPI_STATUS_IGNORE), "wait iallreduce");
+        chk.eq(iOut, n - 1 + round, at + "iallreduce");
+        chk.ok(MPI_Wait(&persistent, MPI_STATUS_IGNORE), "wait persistent");
+        chk.eq(pOut, round * n * (n - 1) / 2, at + "persistent allreduce");
+    }
+    MPI_Request_free(&persistent);
+    MPI_Comm_free(&comm);
+}
+
+// The last call's arguments are remembered by handle only for predefined datatypes: a
+// derived type freed between two identical-looking calls, and a new one of another layout
+// (often at the same address), must not run the old schedule; nor may in-place and
+// not-in-place calls of the same counts share one.
+TEST_F(TaskReuse, RepeatedArgumentsWithNewTypesAndInPlace) {
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    const int root = size - 1;
+    for (int round = 0; round < 4; ++round) {
+        const std::string at = "round " + std::to_string(round) + ": ";
+        // Even rounds: 2 contiguous ints; odd rounds: 2 ints with stride 3 (extent 4 ints).
+        MPI_Datatype t;
+        if (round % 2 == 0)
+            MPI_Type_contiguous(2, MPI_INT, &t);
+        else
+            MPI_Type_vector(2, 1, 3, MPI_INT, &t);
+        MPI_Type_commit(&t);
+        const int stride = round % 2 == 0 ? 1 : 3, extent = round % 2 == 0 ? 2 : 4;
+        // A gather places block r at r extents: the old layout would misplace them.
+        std::vector<int> mine(extent, -7), all(rank == root ? size * extent : 0, -1);
+        for (int k = 0; k < 2; ++k) mine[k * stride] = val(rank, k) + round;
+        chk.ok(MPI_Gather(mine.data(), 1, t, all.data(), 1, t, root, comm), "gather");
+        if (rank == root)
+            for (int r = 0; r < size; ++r)
+                for (int k = 0; k < 2; ++k)
+                    chk.eq(all[r * extent + k * stride], val(r, k) + round, at + "gather", r * extent + k * stride);
+        MPI_Type_free(&t);
+
+        // The same reduce twice at the root, in place and not: the counts and types agree.
+        std::vector<int> in(4), out(4, -1);
+        for (int i = 0; i < 4; ++i) in[i] = val(rank, i) + round;
+        const bool inPlace = round % 2 == 1;
+        if (rank == root && inPlace) {
+            out = in;
+            chk.ok(MPI_Reduce(MPI_IN_PLACE, out.data(), 4, MPI_INT, MPI_SUM, root, comm), "reduce in place");
+        } else {
+            chk.ok(MPI_Reduce(in.data(), out.data(), 4, MPI_INT, MPI_SUM, root, comm), "reduce");
+        }
+        if (rank == root)
+            for (int i = 0; i < 4; ++i) {
+                long exp = 0;
+                for (int r = 0; r < size; ++r) exp += val(r, i) + round;
+                chk.eq(out[i], exp, at + (inPlace ? "reduce in place" : "reduce"), i);
+            }
+    }
+    MPI_Comm_free(&comm);
+}
+
+}  // namespace
