@@ -154,7 +154,7 @@ TEST(FaultsSim, TempLimitTakesTheDirectGatherWhenTreesStageBlocks) {
 // the blocks are exact products in rank order. Failing it would end a job that can run.
 TEST(FaultsSim, TempLimitRunsTheLeastNeedAlikeWhenNothingFits) {
     const int p = 7;
-    const size_t block = 12288, limit = 16;  // 96 KiB of int64 per block
+    const size_t block = 1536, limit = 16;  // 12 KiB of int64 per block
     const hier::Hierarchy h = hier::Hierarchy::flat(p);  // one node: the reduce's root holds the vector
     std::vector<std::vector<int64_t>> in(p), out(p, std::vector<int64_t>(block, -1));
     for (int r = 0; r < p; ++r) in[r] = rankInput(r, block * p);
