@@ -129,35 +129,41 @@ struct VarStage {
     const uint64_t* learned = nullptr; // stage 2: what stage 1 delivered
 };
 
-// Fills `call` from `args` on `c`: layouts, settings, the forced algorithm (refused when
-// its needs fail) and the rules file's choice; returns that rule (null: none).
-const hier::RuleCandidate* prepareCall(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
-                                       bool offloadAllowed) {
-    Runtime* rt = Runtime::instance();
+// The fields of `call` that come from the communicator and the settings alone (every
+// call fills them, the last-call shortcut too).
+void fillFromCommunicator(const hieragg_comm& c, const hieragg_coll_args& args, const Runtime& rt, CollCall& call) {
     call.args = args;
     call.rank = c.rank;
     call.size = c.size;
     call.inter = c.inter;
     call.remoteSize = c.remoteSize;
     call.hierarchy = c.hierarchy.get();
-    call.segmentBytes = rt->config().segment_size ? rt->config().segment_size : 64 * 1024;
-    call.algorithm = rt->config().algorithm[args.kind];
-    describeTypes(call, rt->transport());
+    call.segmentBytes = rt.config().segment_size ? rt.config().segment_size : 64 * 1024;
     // coll_hieragg_reproducible=order|strong: no offloaded float/double SUM/PROD unless the
     // provider fixes the combination order (AlgorithmTable.cpp).
-    call.fixedOrderRequired = rt->config().reproducible != HIERAGG_REPRODUCIBLE_NONE;
+    call.fixedOrderRequired = rt.config().reproducible != HIERAGG_REPRODUCIBLE_NONE;
+    call.costs = &c.costs;
+    // Before the refusal check: type2 needs the stages' link classes (switch levels).
+    call.stageLinks = c.stageLinks.empty() ? nullptr : &c.stageLinks;
+    call.switchEntries = rt.config().switch_entries;
+    call.switchDegree = rt.config().switch_degree;
+    call.maxTempBytes = rt.config().max_temp_bytes;
+}
+
+// Fills `call` from `args` on `c`: layouts, settings, the forced algorithm (refused when
+// its needs fail) and the rules file's choice; returns that rule (null: none).
+const hier::RuleCandidate* prepareCall(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
+                                       bool offloadAllowed) {
+    Runtime* rt = Runtime::instance();
+    fillFromCommunicator(c, args, *rt, call);
+    call.algorithm = rt->config().algorithm[args.kind];
+    describeTypes(call, rt->transport());
     if (c.offloadOn && offloadAllowed) {
         // Every rank of the communicator knows what the leaders' group can run.
         call.offload = &c.offloadCaps;
         if (args.kind == HIERAGG_ALLREDUCE)
             rt->transport().numericKind(args.rtype, args.op, call.elemKind, call.opKind);
     }
-    call.costs = &c.costs;
-    // Before the refusal check: type2 needs the stages' link classes (switch levels).
-    call.stageLinks = c.stageLinks.empty() ? nullptr : &c.stageLinks;
-    call.switchEntries = rt->config().switch_entries;
-    call.switchDegree = rt->config().switch_degree;
-    call.maxTempBytes = rt->config().max_temp_bytes;
     refuseUnfit(call, c, *rt);
     // Every start (direct, queued behind the identity exchange, persistent, a strong
     // chain's link) comes through here, so the rules file decides for all of them.
@@ -216,20 +222,10 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
     // loop): its signature is the last one, so the fields that building, the keys and the
     // launch read are the last call's. Offload and intercommunicators take the full path.
     if (c.lastRawValid && stage.stage == 0 && sameRawCall(args, c.lastRaw)) {
-        call.args = args;
-        call.rank = c.rank;
-        call.size = c.size;
-        call.inter = c.inter;
-        call.remoteSize = c.remoteSize;
-        call.hierarchy = c.hierarchy.get();
+        fillFromCommunicator(c, args, *rt, call);
         call.stype = c.lastRawStype;
         call.rtype = c.lastRawRtype;
         call.algorithm = c.lastRawAlgorithm;
-        call.costs = &c.costs;
-        call.segmentBytes = rt->config().segment_size ? rt->config().segment_size : 64 * 1024;
-        call.fixedOrderRequired = rt->config().reproducible != HIERAGG_REPRODUCIBLE_NONE;
-        call.stageLinks = c.stageLinks.empty() ? nullptr : &c.stageLinks;
-        call.maxTempBytes = rt->config().max_temp_bytes;
         call.plan = c.lastPlan;
         sched = c.lastSchedule;
         c.callIsLast = true;
