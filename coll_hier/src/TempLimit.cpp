@@ -56,8 +56,9 @@ TempLimitChoice chooseUnderTempLimit(const CollCall& call, size_t maxTempBytes) 
         const size_t need = chosen.tempBytes();
         return {std::move(chosen), need <= maxTempBytes, need};
     }
-    size_t leastNeed = worstTempBytes(call);
-    if (leastNeed <= maxTempBytes) return {std::move(chosen), true, leastNeed};
+    const size_t firstNeed = worstTempBytes(call);
+    if (firstNeed <= maxTempBytes) return {std::move(chosen), true, firstNeed};
+    size_t leastNeed = firstNeed;
     CollCall least = call;
     // Fallback rows, in order: `direct` (gather/scatter: nothing staged), `flat` (one
     // pulsed tree), then `ring` for collectives without a flat row (allgather: Bruck's
@@ -78,14 +79,17 @@ TempLimitChoice chooseUnderTempLimit(const CollCall& call, size_t maxTempBytes) 
         CollCall smaller = call;
         if (attempt > 0) smaller.algorithm = fallbacks[attempt - 1];
         for (bool first = true;; first = false) {
-            // The plan caps pipeline segments and pulses by segmentBytes: halving it
-            // shrinks them, once the plan is made again.
-            if (!first || attempt > 0) replan(smaller);
-            const size_t need = worstTempBytes(smaller);
-            if (need <= maxTempBytes) return {buildSchedule(smaller), true, need};
-            if (need < leastNeed) {  // every rank computes the same needs: the same choice
-                leastNeed = need;
-                least = smaller;
+            // The call as chosen was measured above (firstNeed). The plan caps pipeline
+            // segments and pulses by segmentBytes: halving it shrinks them, once the plan
+            // is made again.
+            if (!first || attempt > 0) {
+                replan(smaller);
+                const size_t need = worstTempBytes(smaller);
+                if (need <= maxTempBytes) return {buildSchedule(smaller), true, need};
+                if (need < leastNeed) {  // every rank computes the same needs: the same choice
+                    leastNeed = need;
+                    least = smaller;
+                }
             }
             if (smaller.segmentBytes <= kMinSegment) break;
             smaller.segmentBytes = std::max(kMinSegment, smaller.segmentBytes / 2);
