@@ -765,15 +765,24 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
     const LinkCost& in = p.link[links.front()];
     const LinkCost& net = p.link[links.back()];
     int groups = 1, m = n;
+    // Per outermost group: how many of its ranks send to a partner outside it, where rank r
+    // sends to partnerOf(r) (a value >= n: no partner).
+    auto leaving = [&](auto partnerOf) {
+        const int top = h->levels() - 1;
+        std::vector<int> out(static_cast<size_t>(groups), 0);
+        for (int r = 0; r < n; ++r) {
+            const int q = partnerOf(r);
+            if (q < n && h->groupOf(top, r) != h->groupOf(top, q)) ++out[h->groupOf(top, r)];
+        }
+        return out;
+    };
     std::vector<int> crossers;  // per outermost group: ranks whose ring successor is outside
     if (hier) {
         const int top = h->levels() - 1;
         groups = h->groupCount(top);
         m = 0;
         for (int g = 0; g < groups; ++g) m = std::max(m, static_cast<int>(h->groupMembers(top, g).size()));
-        crossers.assign(groups, 0);
-        for (int r = 0; r < n; ++r)
-            if (h->groupOf(top, r) != h->groupOf(top, (r + 1) % n)) ++crossers[h->groupOf(top, r)];
+        crossers = leaving([n](int r) { return (r + 1) % n; });
     }
     const double steps = std::max(0, n - 1), lg = std::ceil(std::log2(std::max(m, 1)));
     auto msg = [](const LinkCost& l, double bytes) { return l.theta_us + bytes * l.beta_us_per_byte; };
@@ -857,14 +866,10 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
                 // recursive doubling at the same old prediction).
                 double latency = rounds * (l.alpha_us + l.theta_us);
                 if (hier) {
-                    const int top = h->levels() - 1;
                     latency = 0;
+                    const bool bruck = a->emitter == Emitter::Bruck;
                     for (int d = 1; d < n; d *= 2) {
-                        std::vector<int> out(static_cast<size_t>(groups), 0);
-                        for (int r = 0; r < n; ++r) {
-                            const int q = a->emitter == Emitter::Bruck ? (r + d) % n : (r ^ d);
-                            if (q < n && h->groupOf(top, r) != h->groupOf(top, q)) ++out[h->groupOf(top, r)];
-                        }
+                        const std::vector<int> out = leaving([n, d, bruck](int r) { return bruck ? (r + d) % n : r ^ d; });
                         const int x = *std::max_element(out.begin(), out.end());
                         latency += x > 0 ? net.alpha_us + crossingUs(net, x) : in.alpha_us + in.theta_us;
                     }
