@@ -33,6 +33,17 @@ std::unique_ptr<Task> startTask(sim::SimNetwork& net, sim::SimComm& comm, CollCa
     return t;
 }
 
+// Rank r's gather of 128 KiB per rank (16384 int64) to root 0: past every small limit
+// wherever a rank holds another's block.
+CollCall bigGatherCall(int r, int p, const hier::Hierarchy& h) {
+    CollCall c = baseCall(HIERAGG_GATHER, r, p, &h);
+    c.args.stype = c.args.rtype = &int64Type();
+    c.args.scount = c.args.rcount = 16384;
+    c.args.root = 0;
+    c.stype = c.rtype = {8, 0, 8, 0, 8};
+    return c;
+}
+
 }  // namespace
 
 TEST(FaultsSim, FailedSendEndsTheTaskWithTheErrorAndReleasesItsRequests) {
@@ -133,11 +144,7 @@ TEST(FaultsSim, TempLimitTakesTheDirectGatherWhenTreesStageBlocks) {
     const int p = 16;
     hier::Hierarchy h = virtualNodes(p, 2);
     for (int r = 0; r < p; ++r) {
-        CollCall c = baseCall(HIERAGG_GATHER, r, p, &h);
-        c.args.stype = c.args.rtype = &int64Type();
-        c.args.scount = c.args.rcount = 16384;
-        c.args.root = 0;
-        c.stype = c.rtype = {8, 0, 8, 0, 8};
+        CollCall c = bigGatherCall(r, p, h);
         // The k-nomial rows stage subtrees' blocks in a temporary (so does the flat fallback).
         c.algorithm = hier::algorithmValue(*hier::algorithmByName(HIERAGG_GATHER, "knomial"));
         ASSERT_GT(recipes::worstTempBytes(c), 8192u) << "the case must need the fallback";
@@ -304,11 +311,7 @@ TEST(FaultsSim, TempLimitGatherFitsAsAStar) {
     const int p = 4;
     hier::Hierarchy h = virtualNodes(p, 2);
     for (int r = 0; r < p; ++r) {
-        CollCall c = baseCall(HIERAGG_GATHER, r, p, &h);
-        c.args.stype = c.args.rtype = &int64Type();
-        c.args.scount = c.args.rcount = 16384;
-        c.args.root = 0;
-        c.stype = c.rtype = {8, 0, 8, 0, 8};
+        CollCall c = bigGatherCall(r, p, h);
         const std::optional<Schedule> s = recipes::scheduleWithinTempLimit(c, 8192);
         ASSERT_TRUE(s.has_value()) << "rank " << r;
         EXPECT_EQ(s->tempBytes(), 0u) << "rank " << r;

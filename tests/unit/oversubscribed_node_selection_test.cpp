@@ -18,6 +18,25 @@ namespace {
 
 const int kNoneSet[HIERAGG_LINK_CLASS_COUNT] = {0, 0, 0, 0};
 
+// The default costs as the setup adjusts them for n ranks on one node of `cores` cores
+// (0: unknown).
+hier::CostParams sharedNode(int n, int cores) {
+    hier::CostParams params = hier::CostParams::defaults();
+    hier::applyNodeOversubscription(params, n, cores, kNoneSet);
+    params.nodeCores = cores;
+    return params;
+}
+
+// Rank 0's call of `kind` over S bytes of int64 on one node of n ranks (no decomposition),
+// with coll_hieragg_segment_size's default of 64 KiB.
+CollCall oneNodeCall(hieragg_coll_kind kind, int n, double S) {
+    CollCall c = baseCall(kind, 0, n, nullptr);
+    c.args.rcount = static_cast<size_t>(S) / 8;
+    c.rtype = {8, 0, 8, 0, 8};
+    c.segmentBytes = 65536;
+    return c;
+}
+
 TEST(OversubscribedNode, AlphaGrowsWithRanksPerCore) {
     EXPECT_DOUBLE_EQ(hier::oversubscribedAlphaUs(0.5, 8, 2), 0.5 + hier::kNodeHandoffUs * 3);
     EXPECT_DOUBLE_EQ(hier::oversubscribedAlphaUs(0.5, 3, 2), 0.5 + hier::kNodeHandoffUs * 0.5);
@@ -65,10 +84,7 @@ TEST(OversubscribedNode, ChainGivesWayToTreesWhenHandOffsCost) {
         hier::CostParams params = hier::CostParams::defaults();
         hier::applyNodeOversubscription(params, p, cores, kNoneSet);
         const hier::LinkCost& node = params.link[hier::kLinkNode];
-        CollCall c = baseCall(HIERAGG_BCAST, 0, p, nullptr);
-        c.args.rcount = static_cast<size_t>(m) / 8;
-        c.rtype = {8, 0, 8, 0, 8};
-        c.segmentBytes = static_cast<size_t>(cap);
+        const CollCall c = oneNodeCall(HIERAGG_BCAST, p, m);  // segments of cap
         const hier::Plan plan = hier::choosePlan(c, params);
         ASSERT_TRUE(plan.stages.at(0).algo);
         const double chain = chainUs(node, m, p, cap), tree = binomial8Us(node, m);
@@ -134,13 +150,8 @@ TEST(OversubscribedNode, ScanPicksTheChainWhenCoresAreShort) {
     for (int n : {4, 8})
         for (int cores : {0, 2})
             for (double S : {8.0, 65536.0, 4194304.0}) {
-                hier::CostParams params = hier::CostParams::defaults();
-                hier::applyNodeOversubscription(params, n, cores, kNoneSet);
-                params.nodeCores = cores;
-                CollCall c = baseCall(HIERAGG_SCAN, 0, n, nullptr);
-                c.args.rcount = static_cast<size_t>(S) / 8;
-                c.rtype = {8, 0, 8, 0, 8};
-                c.segmentBytes = static_cast<size_t>(seg);
+                const hier::CostParams params = sharedNode(n, cores);
+                const CollCall c = oneNodeCall(HIERAGG_SCAN, n, S);  // segments of seg
                 const hier::Plan plan = hier::choosePlan(c, params);
                 ASSERT_TRUE(plan.stages.at(0).algo);
                 const ScanCosts k = scanClosedForm(params.link[hier::kLinkNode], n, S, seg, cores);
@@ -172,13 +183,8 @@ TEST(OversubscribedNode, BcastTakesTheStarWhenReceiversCopy) {
     for (int n : {4, 8})
         for (double S : {65536.0, 4194304.0}) {
             const int cores = 2;
-            hier::CostParams params = hier::CostParams::defaults();
-            hier::applyNodeOversubscription(params, n, cores, kNoneSet);
-            params.nodeCores = cores;
-            CollCall c = baseCall(HIERAGG_BCAST, 0, n, nullptr);
-            c.args.rcount = static_cast<size_t>(S) / 8;
-            c.rtype = {8, 0, 8, 0, 8};
-            c.segmentBytes = 65536;
+            const hier::CostParams params = sharedNode(n, cores);
+            const CollCall c = oneNodeCall(HIERAGG_BCAST, n, S);
             const hier::Plan plan = hier::choosePlan(c, params);
             ASSERT_TRUE(plan.stages.at(0).algo);
             SCOPED_TRACE("n=" + std::to_string(n) + " S=" + std::to_string(S) + ": " + plan.describe());
@@ -201,26 +207,16 @@ TEST(OversubscribedNode, BcastTakesTheStarWhenReceiversCopy) {
 
 namespace {
 
-hier::CostParams twoCores(int n) {
-    hier::CostParams params = hier::CostParams::defaults();
-    hier::applyNodeOversubscription(params, n, 2, kNoneSet);
-    params.nodeCores = 2;
-    return params;
-}
-
 // Reduce of 64 KiB (one pulse) on 4 or 8 ranks of 2 cores, priced as a back-to-back stream:
 // the busiest rank's receptions d (theta + S(beta + gamma)) + alpha, bounded by the n - 1
 // receptions over the cores, 1e-3 of the busiest share breaking the tie: the chain (d = 1)
 // where its lone call is within twice the quickest tree's (4 ranks), else the binary tree.
 TEST(OversubscribedNode, ReduceSpreadsTheCombiningForBackToBackCalls) {
     for (int n : {4, 8}) {
-        const hier::CostParams params = twoCores(n);
+        const hier::CostParams params = sharedNode(n, 2);
         const double S = 65536;
-        CollCall c = baseCall(HIERAGG_REDUCE, 0, n, nullptr);
-        c.args.rcount = static_cast<size_t>(S) / 8;
+        CollCall c = oneNodeCall(HIERAGG_REDUCE, n, S);
         c.args.op_commutative = 1;
-        c.rtype = {8, 0, 8, 0, 8};
-        c.segmentBytes = 65536;
         const hier::Plan plan = hier::choosePlan(c, params);
         ASSERT_TRUE(plan.stages.at(0).algo);
         const hier::LinkCost& l = params.link[hier::kLinkNode];
@@ -257,7 +253,7 @@ TEST(OversubscribedNode, ReduceSpreadsTheCombiningForBackToBackCalls) {
 // the tree plan (reduce + scatter), so the trees; 4 ranks (2 alphas per step): the ring.
 TEST(OversubscribedNode, ReduceScatterRingStepsWaitForEveryRank) {
     for (int n : {4, 8}) {
-        const hier::CostParams params = twoCores(n);
+        const hier::CostParams params = sharedNode(n, 2);
         const double S = 65536;
         std::vector<int> counts(n, static_cast<int>(S / 8 / n));
         CollCall c = baseCall(HIERAGG_REDUCE_SCATTER, 0, n, nullptr);
