@@ -748,6 +748,16 @@ size_t modelBytes(const CollCall& c) {
 }
 
 namespace {
+// The bytes of one exchange round of recursive doubling or Bruck in which every rank sends
+// `bytes` to its partner: where x of the busiest node's ranks have theirs on another node,
+// the x messages queue on its link; where none does, the round stays in the node. (Before,
+// every round was priced as crossing: Bruck on 2 x 4 round robin, whose rounds at distance
+// 2 and 4 stay home, looked six times slower than it runs.)
+double exchangeRoundBytesUs(const LinkCost& net, const LinkCost& in, int x, double bytes) {
+    return x > 0 ? std::max(x * bytes * net.beta_us_per_byte, bytes * in.beta_us_per_byte)
+                 : bytes * in.beta_us_per_byte;
+}
+
 // Allgather and alltoall: the whole communicator at once (ring / pairwise) or through the
 // outermost leaders (hierarchical rows). What separates them is the network interface a
 // node's ranks share: flat, every rank's messages to other nodes queue on it; through
@@ -784,6 +794,10 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
         for (int g = 0; g < groups; ++g) m = std::max(m, static_cast<int>(h->groupMembers(top, g).size()));
         crossers = leaving([n](int r) { return (r + 1) % n; });
     }
+    // A crowded node (more ranks than cores): what a row sends inside the node while its
+    // network transfers run takes the cores that also drive those transfers, so it adds to
+    // them instead of hiding behind them, and the node's m ranks share its cores for it.
+    const bool crowded = hier && p.nodeCores > 0 && m > p.nodeCores;
     const double steps = std::max(0, n - 1), lg = std::ceil(std::log2(std::max(m, 1)));
     auto msg = [](const LinkCost& l, double bytes) { return l.theta_us + bytes * l.beta_us_per_byte; };
     StageChoice flat, whole, leaderRing, multiLeader;
@@ -809,7 +823,11 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
                 (L - 1) * net.alpha_us + (L - 2 + pieces) * (crossingUs(net, m) + m * piece * net.beta_us_per_byte);
             const double local = (m - 1) * L * msg(in, S);
             s.link = links.back();
-            s.predUs = std::max(ring, local) + (m - 1) * (in.alpha_us + msg(in, piece));
+            // Crowded node: the forwards add to the rings (2 x 4 round robin, 4 MiB: 245-290 ms
+            // against 170-230 for Bruck and recursive doubling, whose crossing round runs alone
+            // and whose node rounds follow it).
+            const double forwards = crowded ? local * m / p.nodeCores : local;
+            s.predUs = (crowded ? ring + forwards : std::max(ring, local)) + (m - 1) * (in.alpha_us + msg(in, piece));
             s.why = std::to_string(m) + " column rings of " + std::to_string(groups) + " nodes " + fmt("%.1f", ring) +
                     " us vs node forwards " + fmt("%.1f", local) + " us";
             multiLeader = s;
@@ -838,7 +856,10 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
             // forwarded and broadcast as they arrive: after the ring only the last segment's
             // bcast remains.
             const double segment = std::min(m * S, std::max(static_cast<double>(c.segmentBytes), m * S / 64));
-            s.predUs = gather + std::max(ring, fanout) + lg * (in.alpha_us + msg(in, segment));
+            // Crowded node: the bcasts add to the ring, as multileader's forwards do (measured
+            // 273-300 ms on 2 x 4 round robin at 4 MiB, 4 ranks on 2 cores).
+            s.predUs = gather + (crowded ? ring + fanout * m / p.nodeCores : std::max(ring, fanout)) +
+                       lg * (in.alpha_us + msg(in, segment));
             s.why = std::to_string(groups) + " leaders, " + std::to_string(runs) + " runs per group, ring " +
                     fmt("%.1f", ring) + " us vs bcasts " + fmt("%.1f", fanout) + " us";
             leaderRing = s;
@@ -865,16 +886,19 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
                 // round (4x2 block, 8 B allgatherv: 945 us on Bruck vs 609 us on allgather's
                 // recursive doubling at the same old prediction).
                 double latency = rounds * (l.alpha_us + l.theta_us);
+                double transfer = steps * S * share * l.beta_us_per_byte;
                 if (hier) {
                     latency = 0;
+                    transfer = 0;
                     const bool bruck = a->emitter == Emitter::Bruck;
                     for (int d = 1; d < n; d *= 2) {
                         const std::vector<int> out = leaving([n, d, bruck](int r) { return bruck ? (r + d) % n : r ^ d; });
                         const int x = *std::max_element(out.begin(), out.end());
                         latency += x > 0 ? net.alpha_us + crossingUs(net, x) : in.alpha_us + in.theta_us;
+                        transfer += exchangeRoundBytesUs(net, in, x, (bruck ? std::min(d, n - d) : d) * S);
                     }
                 }
-                s.predUs = latency + steps * S * share * l.beta_us_per_byte;
+                s.predUs = latency + transfer;
                 // allgather's Bruck rotates a scratch of every block; allgatherv's has none.
                 if (a->emitter == Emitter::Bruck && c.args.kind == HIERAGG_ALLGATHER)
                     s.predUs += 2.0 * n * S * in.beta_us_per_byte;
