@@ -895,7 +895,7 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
                         const std::vector<int> out = leaving([n, d, bruck](int r) { return bruck ? (r + d) % n : r ^ d; });
                         const int x = *std::max_element(out.begin(), out.end());
                         latency += x > 0 ? net.alpha_us + crossingUs(net, x) : in.alpha_us + in.theta_us;
-                        transfer += exchangeRoundBytesUs(net, in, x, (bruck ? std::min(d, n - d) : d) * S);
+                        transfer += exchangeRoundBytesUs(net, in, x, std::min(d, n - d) * S);  // blocks of the round
                     }
                 }
                 s.predUs = latency + transfer;
