@@ -245,7 +245,9 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
     // plan and schedule without building key strings or looking up either cache: at 8 B
     // the call's own cost is what limits a stream of calls (docs/performance.md).
     // A size stage depends only on the communicator, the collective and the root.
-    const bool cacheable = !recipes::dependsOnPerRankVectors(args.kind) || call.varStage == 1;
+    // Reduce_scatter's and allgatherv's vectors are written into the key (CallCacheKeys.hpp).
+    const bool cacheable =
+        !recipes::dependsOnPerRankVectors(args.kind) || call.varStage == 1 || vectorsInScheduleKey(call);
     // The signature: the schedule key (with the stage and the fallback mark), then the plan key.
     CallKey sig;
     size_t scheduleKeyBytes = 0;
