@@ -277,3 +277,42 @@ TEST(OversubscribedNode, ReduceScatterRingStepsWaitForEveryRank) {
 }
 
 }  // namespace
+
+// Reduce_scatter of IMB's 8 bytes (2 ints: blocks 1, 1, 0, ...) on 2 cores. The trees' reduce
+// and scatter each wait for every rank to run once: at least 2 n / cores alphas. Recursive
+// halving's log2 n rounds take one alpha each (a pair per round), so it wins; at 64 KiB
+// (bytes above its start-ups) it is not offered and the choice stays as before.
+TEST(OversubscribedNode, ShortReduceScatterTakesRecursiveHalving) {
+    for (int n : {4, 8}) {
+        const hier::CostParams params = sharedNode(n, 2);
+        const hier::LinkCost& l = params.link[hier::kLinkNode];
+        std::vector<int> counts(n, 0);
+        counts[0] = counts[1] = 1;
+        CollCall c = baseCall(HIERAGG_REDUCE_SCATTER, 0, n, nullptr);
+        c.args.rcounts = counts.data();
+        c.args.op_commutative = 1;
+        c.rtype = {4, 0, 4, 0, 4};
+        c.segmentBytes = 65536;
+        const hier::Plan plan = hier::choosePlan(c, params);
+        ASSERT_TRUE(plan.stages.at(0).algo);
+        EXPECT_STREQ(plan.stages[0].algo->name, "recursive_halving") << plan.describe();
+        const double lg = std::log2(n), S = 8;
+        const double halving = lg * (l.alpha_us + l.theta_us) +
+                               S * (n - 1.0) / n * (l.beta_us_per_byte + l.gamma_us_per_byte);
+        EXPECT_NEAR(plan.predUs, halving, 1e-9 * halving) << plan.describe();
+        // The trees' price it beat: at least the two phases' n / cores start-ups each.
+        EXPECT_NE(plan.stages[0].why.find("beats the trees"), std::string::npos);
+        EXPECT_LT(halving, 2.0 * n / 2 * l.alpha_us);
+        // Non-commutative: refused (the ordered trees run).
+        c.args.op_commutative = 0;
+        for (const auto& s : hier::choosePlan(c, params).stages)
+            if (s.algo) EXPECT_STRNE(s.algo->name, "recursive_halving");
+        // 64 KiB: not offered.
+        std::vector<int> big(n, 65536 / 8 / n);
+        c.args.rcounts = big.data();
+        c.args.op_commutative = 1;
+        c.rtype = {8, 0, 8, 0, 8};
+        for (const auto& s : hier::choosePlan(c, params).stages)
+            if (s.algo) EXPECT_STRNE(s.algo->name, "recursive_halving");
+    }
+}
