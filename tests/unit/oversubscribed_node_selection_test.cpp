@@ -140,7 +140,8 @@ ScanCosts scanClosedForm(const hier::LinkCost& l, int n, double S, double seg, i
     }
     const double loneMin = std::min(c.doubling, c.chain);
     if (c.doubling <= 2 * loneMin) c.doubling = std::min(c.doubling, stream);
-    if (c.chain <= 2 * loneMin) c.chain = std::min(c.chain, chainStream);
+    // More ranks than cores: the chain streams whatever its lone call costs.
+    if (c.chain <= 2 * loneMin || (cores > 0 && n > cores)) c.chain = std::min(c.chain, chainStream);
     return c;
 }
 
@@ -161,11 +162,11 @@ TEST(OversubscribedNode, ScanPicksTheChainWhenCoresAreShort) {
                     << k.chain << " us; " << plan.describe();
                 EXPECT_NEAR(plan.predUs, std::min(k.chain, k.doubling), 1e-6 * plan.predUs);
                 // The one-node picks measured against tuned (docs/performance.md, "One node"):
-                // 64 KiB on 4 and 8 ranks of 2 cores takes the chain.
-                if (cores == 2 && S == 65536.0) EXPECT_EQ(plan.stages[0].algo->name, std::string("linear")) << n;
+                // 8 B and 64 KiB on 4 and 8 ranks of 2 cores take the chain.
+                if (cores == 2 && S <= 65536.0) EXPECT_EQ(plan.stages[0].algo->name, std::string("linear")) << n << " " << S;
                 (expect == "linear" ? chainPicks : doublingPicks)++;
             }
-    // Both rows are taken somewhere in this range (8 B: doubling; 4 MiB on 2 cores: the chain).
+    // Both rows are taken somewhere in this range (8 B on enough cores: doubling; 2 cores: the chain).
     EXPECT_GT(chainPicks, 0);
     EXPECT_GT(doublingPicks, 0);
 }
