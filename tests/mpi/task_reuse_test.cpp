@@ -194,6 +194,38 @@ TEST_F(TaskReuse, VectorCollectivesKeyTheirCounts) {
             for (int i = 0; i < counts[r]; ++i)
                 if (!chk.eq(all[displs[r] + i], val(r, i) - round, at + "allgatherv", displs[r] + i)) r = n;
     }
+    // Back-to-back calls of one kind with the same arguments but the vectors rewritten in
+    // place (the same arrays, other values): each call places its own blocks. Rounds 0-2
+    // change the counts, round 3 repeats round 2 exactly (allgatherv: other displacements).
+    std::vector<int> counts(n), displs(n), in(3 * n + 1), out(3, -1), all(3 * n + 1), blk(3);
+    for (int round = 0; round < 4; ++round) {
+        const std::string at = "rewritten counts " + std::to_string(round) + ": ";
+        counts = countsOf(std::min(round, 2));
+        int total = 0, mine = 0;
+        for (int r = 0; r < n; ++r) { if (r < rank) mine += counts[r]; total += counts[r]; }
+        for (int i = 0; i < total; ++i) in[i] = val(rank, i) * (round + 1);
+        std::fill(out.begin(), out.end(), -1);
+        chk.ok(MPI_Reduce_scatter(in.data(), out.data(), counts.data(), MPI_INT, MPI_SUM, comm), "reduce_scatter");
+        for (int i = 0; i < counts[rank]; ++i) {
+            long exp = 0;
+            for (int r = 0; r < n; ++r) exp += val(r, mine + i) * (round + 1);
+            if (!chk.eq(out[i], exp, at + "reduce_scatter", i)) break;
+        }
+    }
+    for (int round = 0; round < 5; ++round) {
+        const std::string at = "rewritten displacements " + std::to_string(round) + ": ";
+        counts = countsOf(std::min(round, 2));
+        displs = offsetsOf(counts, round == 3 ? 1 : 0);  // round 4 repeats round 3 exactly
+        if (round == 4) displs = offsetsOf(counts, 1);
+        for (int i = 0; i < counts[rank]; ++i) blk[i] = val(rank, i) + 7 * round;
+        std::fill(all.begin(), all.end(), -1);
+        chk.ok(MPI_Allgatherv(blk.data(), counts[rank], MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT,
+                              comm),
+               "allgatherv");
+        for (int r = 0; r < n; ++r)
+            for (int i = 0; i < counts[r]; ++i)
+                if (!chk.eq(all[displs[r] + i], val(r, i) + 7 * round, at + "allgatherv", displs[r] + i)) r = n;
+    }
     // Two nonblocking reduce_scatters of different splits in flight together.
     const std::vector<int> c0 = countsOf(0), c1 = countsOf(1);
     int total0 = 0, total1 = 0, mine0 = 0, mine1 = 0;
