@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 #include "hieragg/aggtree/CostModel.hpp"
 #include "hieragg/aggtree/HierarchicalKnomialTree.hpp"
@@ -530,7 +531,7 @@ bool serves(const AlgorithmInfo& a, unsigned where) { return (a.serves & where) 
 // The allreduce compositions that cut the vector into slices (SliceAllreduce.hpp).
 bool slices(const AlgorithmInfo& a) {
     if (a.coll == HIERAGG_REDUCE_SCATTER || a.coll == HIERAGG_REDUCE_SCATTER_BLOCK)
-        return a.emitter == Emitter::Ring || a.emitter == Emitter::LeaderRing;
+        return a.emitter == Emitter::Ring || a.emitter == Emitter::LeaderRing || a.emitter == Emitter::RecursiveHalving;
     if (a.coll != HIERAGG_ALLREDUCE) return false;
     switch (a.emitter) {
     case Emitter::Ring: case Emitter::Rabenseifner: case Emitter::RecursiveDoubling:
@@ -570,6 +571,19 @@ double butterflyAllreduceUs(const LinkCost& l, int n, double bytes, double pulse
     const double reduced = halving ? (p2 - 1.0) / p2 + fold : lg + fold;
     return msgs * (l.alpha_us + l.theta_us) * windows +
            bytes * (moved * x * l.beta_us_per_byte + reduced * l.gamma_us_per_byte);
+}
+
+// reduce_scatter's `recursive_halving` row (ReduceScatter.cpp) on n ranks of one link class,
+// vector of `bytes`: log2 p2 rounds, each one message of the half kept (halves of halves:
+// (p2 - 1)/p2 of the vector in all), received and combined; with a fold (n not a power of
+// two) the whole vector in first and one block back out. Returns {start-ups, bytes}.
+std::pair<double, double> halvingReduceScatterUs(const LinkCost& l, int n, double bytes) {
+    if (n <= 1) return {0, 0};
+    const int p2 = floorPow2(n);
+    const double rounds = std::log2(static_cast<double>(p2)), fold = p2 == n ? 0.0 : 1.0;
+    const double perByte = l.beta_us_per_byte + l.gamma_us_per_byte;
+    return {(rounds + 2 * fold) * (l.alpha_us + l.theta_us),
+            bytes * ((p2 - 1.0) / p2 * perByte + fold * (perByte + l.beta_us_per_byte / n))};
 }
 
 // reduce_scatter's `hierarchical` row (LeaderRingReduceScatter.hpp) on n ranks in G outermost
@@ -629,6 +643,18 @@ StageChoice predictSlices(const AlgorithmInfo& a, const CollCall& c, const CostP
         if (!hier) return s;
         s.predUs = leaderRingReduceScatterUs(p.link[links[links.size() - 2]], net, n, G, M, bytes, seg);
         s.why = std::to_string(G) + " leaders' ring of node blocks, groups of up to " + std::to_string(M);
+        return s;
+    }
+    if (a.coll != HIERAGG_ALLREDUCE && a.emitter == Emitter::RecursiveHalving) {
+        // Priced inside one node only (a pair per round, no root: the oversubscribed node's
+        // alpha already holds the wait for the partner's turn); across nodes the rounds'
+        // sharing of each node's link is not modelled, so there it runs only when forced.
+        // Latency-bound vectors only (start-ups above the bytes' time), as tuned keeps it to
+        // short messages: it holds two copies of the whole vector and does not pipeline, and
+        // on 8 ranks of 2 cores at 64 KiB the trees stayed ahead of it (2026-11-23).
+        const std::pair<double, double> us = halvingReduceScatterUs(net, n, bytes);
+        s.predUs = hier || us.second > us.first ? kInf : us.first + us.second;
+        s.why = "log2 p halving rounds, no root";
         return s;
     }
     if (a.coll != HIERAGG_ALLREDUCE) {  // reduce_scatter ring: the first half of the ring allreduce
@@ -985,6 +1011,7 @@ Plan scanPlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* force
     struct Candidate {
         StageChoice s;
         double lone, stream;  // stream < 0: calls do not overlap
+        bool alwaysStreams = false;  // priced as a stream even when its lone call is slow
     };
     std::vector<Candidate> rows;
     double loneMin = kInf;
@@ -1033,6 +1060,12 @@ Plan scanPlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* force
             if (!hier)
                 r.stream = std::max(pulses * (2 * messageOf(net, unit) + unit * net.gamma_us_per_byte) + net.alpha_us,
                                     cores);
+            // With more ranks than cores the chain streams whatever its length: its n - 1
+            // hand-offs overlap the next calls' as the cores take turns. Measured (8 B, 8
+            // ranks on 2 cores, 6 interleaved runs, 2026-11-23): the chain 2.6-2.8 us per
+            // call, recursive doubling 4.2-6.3 us, though the chain's lone call (7 hand-offs)
+            // is over twice recursive doubling's 3.
+            r.alwaysStreams = !hier && p.nodeCores > 0 && c.size > p.nodeCores;
             r.s.why = std::to_string(c.size - 1) + " hops, " + fmt("%.0f", pulses) + " pulses";
         } else {
             // Step d: ranks d..n-1 receive and combine the whole vector.
@@ -1049,7 +1082,7 @@ Plan scanPlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* force
     Plan best;
     best.predUs = kInf;
     for (Candidate& r : rows) {
-        const bool overlaps = r.stream >= 0 && r.lone <= 2 * loneMin;
+        const bool overlaps = r.stream >= 0 && (r.alwaysStreams || r.lone <= 2 * loneMin);
         r.s.predUs = overlaps ? std::min(r.lone, r.stream) : r.lone;
         r.s.why += overlaps ? "; back-to-back calls overlap (lone call " + fmt("%.2f", r.lone) + " us)"
                             : "; each call waits for the last";
@@ -1091,6 +1124,13 @@ Plan choosePlan(const CollCall& c, const CostParams& p) {
         // (docs/selection.md: n-1 alphas made the tree lose to a ring of n-1 dependent hops).
         const LinkCost& l = p.link[hier ? links.back() : kLinkNode];
         best.predUs += l.alpha_us + (c.size - 1) * l.theta_us + (c.size - 1.0) / c.size * bytes * l.beta_us_per_byte;
+        // One node with more ranks than cores: rank 0's reduce waits for every other rank to
+        // have run once, and so does its scatter (every rank waits for its block), so each
+        // phase takes n / cores start-ups, as a ring step does, and the next call cannot
+        // overlap it. Measured (8 B, 2 cores, interleaved): reduce + scatter 10.8 / 43 us
+        // against recursive halving's 7.8 / 24 us on 4 / 8 ranks.
+        if (!hier && p.nodeCores > 0 && c.size > p.nodeCores)
+            best.predUs = std::max(best.predUs, 2.0 * c.size / p.nodeCores * l.alpha_us);
     }
     const double treeUs = best.predUs;  // reduce_scatter: with the scatter
     for (const AlgorithmInfo* a : algorithmsOf(c.args.kind)) {

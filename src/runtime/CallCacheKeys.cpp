@@ -18,6 +18,19 @@ void writeScheduleKey(const CollCall& c, CallKey& k) {
     k.add(static_cast<uint64_t>(c.segmentBytes));
     k.add(c.stype).add(c.rtype);
     k.add(c.args.sbuf == nullptr).add(c.args.rbuf == nullptr);
+    if (vectorsInScheduleKey(c)) {
+        // The recipes turn these into byte offsets at build time (CallBinding drops the
+        // pointers), so equal values mean an equal schedule.
+        k.add(c.args.rcounts != nullptr).add(c.args.rdispls != nullptr);
+        for (int i = 0; c.args.rcounts && i < c.size; ++i) k.add(c.args.rcounts[i]);
+        if (c.args.kind == HIERAGG_ALLGATHERV)
+            for (int i = 0; c.args.rdispls && i < c.size; ++i) k.add(c.args.rdispls[i]);
+    }
+}
+
+bool vectorsInScheduleKey(const CollCall& c) {
+    return (c.args.kind == HIERAGG_REDUCE_SCATTER || c.args.kind == HIERAGG_ALLGATHERV) && !c.inter &&
+           c.varStage == 0;
 }
 
 std::string scheduleCacheKey(const CollCall& c) {

@@ -36,7 +36,9 @@ public:
     std::string prefix(size_t n) const { return std::string(bytes_, fits() && n <= n_ ? n : 0); }
 
 private:
-    char bytes_[192];
+    // Room for a reduce_scatter's counts on about 200 ranks (allgatherv's counts and
+    // displacements on about 100); a longer key overflows and its call is built anew.
+    char bytes_[1024];
     size_t n_ = 0;
 };
 
@@ -44,6 +46,12 @@ private:
 // segment size, the algorithm override and the offload path. Buffers and handles are
 // bound per call.
 void writeScheduleKey(const CollCall& c, CallKey& k);
+
+// Collectives whose schedule depends on per-rank vectors that can be written into the key
+// (their values, not their addresses): reduce_scatter's counts and allgatherv's counts and
+// displacements on an intra-communicator, a call of one stage. Other vector collectives
+// (v-variants through two stages, neighbor lists, alltoallw's types) build every call.
+bool vectorsInScheduleKey(const CollCall& c);
 std::string scheduleCacheKey(const CollCall& c);
 
 // What a plan depends on besides the communicator: the collective, the size class of its

@@ -81,6 +81,10 @@ struct hieragg_comm {
     hieragg_coll_args lastRaw{};
     hieragg_dtype_info lastRawStype{}, lastRawRtype{};
     int lastRawAlgorithm = 0;
+    // Reduce_scatter's counts and allgatherv's counts and displacements of that call, by
+    // value (their arrays may be rewritten in place between calls): whether each is
+    // given, then the counts, then the displacements (CoreAbi.cpp, sameRawVectors).
+    std::vector<int> lastRawVectors;
     // MPI_T: the registry rows that served the last signature (countServed), valid once
     // counted; callIsLast says the call being launched has that signature.
     static constexpr size_t kMaxServed = 16;

@@ -185,6 +185,9 @@ bool rawRepeatable(hieragg_coll_kind k) {
     case HIERAGG_REDUCE_SCATTER_BLOCK:
     case HIERAGG_SCAN:
     case HIERAGG_SCATTER:
+    // Their vectors are compared by value besides (sameRawVectors).
+    case HIERAGG_REDUCE_SCATTER:
+    case HIERAGG_ALLGATHERV:
         return true;
     default:
         return false;
@@ -200,12 +203,40 @@ bool sameRawCall(const hieragg_coll_args& a, const hieragg_coll_args& b) {
            (a.sbuf == nullptr) == (b.sbuf == nullptr) && (a.rbuf == nullptr) == (b.rbuf == nullptr);
 }
 
+// Reduce_scatter's counts and allgatherv's counts and displacements, laid out as
+// hieragg_comm::lastRawVectors keeps them, against that copy; true for other kinds.
+bool sameRawVectors(const hieragg_comm& c, const hieragg_coll_args& a) {
+    if (a.kind != HIERAGG_REDUCE_SCATTER && a.kind != HIERAGG_ALLGATHERV) return true;
+    const std::vector<int>& v = c.lastRawVectors;
+    const int* displs = a.kind == HIERAGG_ALLGATHERV ? a.rdispls : nullptr;
+    const size_t n = static_cast<size_t>(c.size);
+    if (v.size() != 2 + (a.rcounts ? n : 0) + (displs ? n : 0) || v[0] != (a.rcounts != nullptr) ||
+        v[1] != (displs != nullptr))
+        return false;
+    return (!a.rcounts || std::memcmp(v.data() + 2, a.rcounts, n * sizeof(int)) == 0) &&
+           (!displs || std::memcmp(v.data() + 2 + (a.rcounts ? n : 0), displs, n * sizeof(int)) == 0);
+}
+
+void rememberRawVectors(hieragg_comm& c, const hieragg_coll_args& a) {
+    std::vector<int>& v = c.lastRawVectors;
+    v.clear();
+    if (a.kind != HIERAGG_REDUCE_SCATTER && a.kind != HIERAGG_ALLGATHERV) return;
+    const int* displs = a.kind == HIERAGG_ALLGATHERV ? a.rdispls : nullptr;
+    v.push_back(a.rcounts != nullptr);
+    v.push_back(displs != nullptr);
+    if (a.rcounts) v.insert(v.end(), a.rcounts, a.rcounts + c.size);
+    if (displs) v.insert(v.end(), displs, displs + c.size);
+}
+
 // After a call whose signature became (or was) the last one: keeps its raw arguments for
 // scheduleFor's first check when nothing but them can change its signature. Only on
 // predefined datatypes: a derived type's handle may be freed and reused by another layout.
 void rememberRaw(hieragg_comm& c, const hieragg_coll_args& args, const CollCall& call, VarStage stage) {
     const bool predefined = (!args.stype || call.stype.predefined) && (!args.rtype || call.rtype.predefined);
     if (stage.stage != 0 || c.inter || c.offloadOn || !predefined || !rawRepeatable(args.kind)) return;
+    // A vector collective whose vectors were not in its key (CallCacheKeys.hpp) never repeats.
+    if (recipes::dependsOnPerRankVectors(args.kind) && !vectorsInScheduleKey(call)) return;
+    rememberRawVectors(c, args);
     c.lastRaw = args;
     c.lastRawStype = call.stype;
     c.lastRawRtype = call.rtype;
@@ -221,7 +252,7 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
     // The last call again, with the same raw arguments on predefined datatypes (an 8-byte
     // loop): its signature is the last one, so the fields that building, the keys and the
     // launch read are the last call's. Offload and intercommunicators take the full path.
-    if (c.lastRawValid && stage.stage == 0 && sameRawCall(args, c.lastRaw)) {
+    if (c.lastRawValid && stage.stage == 0 && sameRawCall(args, c.lastRaw) && sameRawVectors(c, args)) {
         fillFromCommunicator(c, args, *rt, call);
         call.stype = c.lastRawStype;
         call.rtype = c.lastRawRtype;
@@ -245,7 +276,9 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
     // plan and schedule without building key strings or looking up either cache: at 8 B
     // the call's own cost is what limits a stream of calls (docs/performance.md).
     // A size stage depends only on the communicator, the collective and the root.
-    const bool cacheable = !recipes::dependsOnPerRankVectors(args.kind) || call.varStage == 1;
+    // Reduce_scatter's and allgatherv's vectors are written into the key (CallCacheKeys.hpp).
+    const bool cacheable =
+        !recipes::dependsOnPerRankVectors(args.kind) || call.varStage == 1 || vectorsInScheduleKey(call);
     // The signature: the schedule key (with the stage and the fallback mark), then the plan key.
     CallKey sig;
     size_t scheduleKeyBytes = 0;

@@ -149,4 +149,109 @@ TEST_F(TaskReuse, RepeatedArgumentsWithNewTypesAndInPlace) {
     MPI_Comm_free(&comm);
 }
 
+// Reduce_scatter's counts and allgatherv's counts and displacements are part of the cached
+// schedule's key (CallCacheKeys.hpp): the same total split differently, the same counts at
+// other displacements, each repeated, and nonblocking calls of two splits in flight at once
+// must each place their own blocks.
+TEST_F(TaskReuse, VectorCollectivesKeyTheirCounts) {
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    const int n = size;
+    // Split s gives rank r (r + s) % 3 elements (some ranks none).
+    auto countsOf = [n](int s) {
+        std::vector<int> c(n);
+        for (int r = 0; r < n; ++r) c[r] = (r + s) % 3;
+        return c;
+    };
+    auto offsetsOf = [n](const std::vector<int>& c, int gap) {
+        std::vector<int> d(n);
+        for (int r = 0, at = 0; r < n; ++r) { d[r] = at; at += c[r] + gap; }
+        return d;
+    };
+    for (int round = 0; round < 6; ++round) {
+        const int split = round % 3;  // each split twice: a built and a cached schedule
+        const std::string at = "round " + std::to_string(round) + ": ";
+        const std::vector<int> counts = countsOf(split);
+        int total = 0, mine = 0;
+        for (int r = 0; r < n; ++r) { if (r < rank) mine += counts[r]; total += counts[r]; }
+        std::vector<int> in(std::max(total, 1)), out(std::max(counts[rank], 1), -1);
+        for (int i = 0; i < total; ++i) in[i] = val(rank, i) + round;
+        chk.ok(MPI_Reduce_scatter(in.data(), out.data(), counts.data(), MPI_INT, MPI_SUM, comm), "reduce_scatter");
+        for (int i = 0; i < counts[rank]; ++i) {
+            long exp = 0;
+            for (int r = 0; r < n; ++r) exp += val(r, mine + i) + round;
+            if (!chk.eq(out[i], exp, at + "reduce_scatter", i)) break;
+        }
+
+        // allgatherv: the same counts with a gap of `round % 2` ints between blocks.
+        const std::vector<int> displs = offsetsOf(counts, round % 2);
+        std::vector<int> all(displs[n - 1] + counts[n - 1] + 1, -1), blk(std::max(counts[rank], 1));
+        for (int i = 0; i < counts[rank]; ++i) blk[i] = val(rank, i) - round;
+        chk.ok(MPI_Allgatherv(blk.data(), counts[rank], MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT,
+                              comm),
+               "allgatherv");
+        for (int r = 0; r < n; ++r)
+            for (int i = 0; i < counts[r]; ++i)
+                if (!chk.eq(all[displs[r] + i], val(r, i) - round, at + "allgatherv", displs[r] + i)) r = n;
+    }
+    // Back-to-back calls of one kind with the same arguments but the vectors rewritten in
+    // place (the same arrays, other values): each call places its own blocks. Rounds 0-2
+    // change the counts, round 3 repeats round 2 exactly (allgatherv: other displacements).
+    std::vector<int> counts(n), displs(n), in(3 * n + 1), out(3, -1), all(3 * n + 1), blk(3);
+    for (int round = 0; round < 4; ++round) {
+        const std::string at = "rewritten counts " + std::to_string(round) + ": ";
+        counts = countsOf(std::min(round, 2));
+        int total = 0, mine = 0;
+        for (int r = 0; r < n; ++r) { if (r < rank) mine += counts[r]; total += counts[r]; }
+        for (int i = 0; i < total; ++i) in[i] = val(rank, i) * (round + 1);
+        std::fill(out.begin(), out.end(), -1);
+        chk.ok(MPI_Reduce_scatter(in.data(), out.data(), counts.data(), MPI_INT, MPI_SUM, comm), "reduce_scatter");
+        for (int i = 0; i < counts[rank]; ++i) {
+            long exp = 0;
+            for (int r = 0; r < n; ++r) exp += val(r, mine + i) * (round + 1);
+            if (!chk.eq(out[i], exp, at + "reduce_scatter", i)) break;
+        }
+    }
+    for (int round = 0; round < 5; ++round) {
+        const std::string at = "rewritten displacements " + std::to_string(round) + ": ";
+        counts = countsOf(std::min(round, 2));
+        displs = offsetsOf(counts, round == 3 ? 1 : 0);  // round 4 repeats round 3 exactly
+        if (round == 4) displs = offsetsOf(counts, 1);
+        for (int i = 0; i < counts[rank]; ++i) blk[i] = val(rank, i) + 7 * round;
+        std::fill(all.begin(), all.end(), -1);
+        chk.ok(MPI_Allgatherv(blk.data(), counts[rank], MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT,
+                              comm),
+               "allgatherv");
+        for (int r = 0; r < n; ++r)
+            for (int i = 0; i < counts[r]; ++i)
+                if (!chk.eq(all[displs[r] + i], val(r, i) + 7 * round, at + "allgatherv", displs[r] + i)) r = n;
+    }
+    // Two nonblocking reduce_scatters of different splits in flight together.
+    const std::vector<int> c0 = countsOf(0), c1 = countsOf(1);
+    int total0 = 0, total1 = 0, mine0 = 0, mine1 = 0;
+    for (int r = 0; r < n; ++r) {
+        if (r < rank) { mine0 += c0[r]; mine1 += c1[r]; }
+        total0 += c0[r];
+        total1 += c1[r];
+    }
+    std::vector<int> in0(std::max(total0, 1)), in1(std::max(total1, 1)), out0(3, -1), out1(3, -1);
+    for (int i = 0; i < total0; ++i) in0[i] = val(rank, i);
+    for (int i = 0; i < total1; ++i) in1[i] = -val(rank, i);
+    MPI_Request req[2];
+    chk.ok(MPI_Ireduce_scatter(in0.data(), out0.data(), c0.data(), MPI_INT, MPI_SUM, comm, &req[0]), "ireduce_scatter");
+    chk.ok(MPI_Ireduce_scatter(in1.data(), out1.data(), c1.data(), MPI_INT, MPI_SUM, comm, &req[1]), "ireduce_scatter");
+    chk.ok(MPI_Waitall(2, req, MPI_STATUSES_IGNORE), "waitall");
+    for (int i = 0; i < c0[rank]; ++i) {
+        long exp = 0;
+        for (int r = 0; r < n; ++r) exp += val(r, mine0 + i);
+        chk.eq(out0[i], exp, "ireduce_scatter split 0", i);
+    }
+    for (int i = 0; i < c1[rank]; ++i) {
+        long exp = 0;
+        for (int r = 0; r < n; ++r) exp -= val(r, mine1 + i);
+        chk.eq(out1[i], exp, "ireduce_scatter split 1", i);
+    }
+    MPI_Comm_free(&comm);
+}
+
 }  // namespace

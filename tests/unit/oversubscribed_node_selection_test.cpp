@@ -140,7 +140,8 @@ ScanCosts scanClosedForm(const hier::LinkCost& l, int n, double S, double seg, i
     }
     const double loneMin = std::min(c.doubling, c.chain);
     if (c.doubling <= 2 * loneMin) c.doubling = std::min(c.doubling, stream);
-    if (c.chain <= 2 * loneMin) c.chain = std::min(c.chain, chainStream);
+    // More ranks than cores: the chain streams whatever its lone call costs.
+    if (c.chain <= 2 * loneMin || (cores > 0 && n > cores)) c.chain = std::min(c.chain, chainStream);
     return c;
 }
 
@@ -161,11 +162,11 @@ TEST(OversubscribedNode, ScanPicksTheChainWhenCoresAreShort) {
                     << k.chain << " us; " << plan.describe();
                 EXPECT_NEAR(plan.predUs, std::min(k.chain, k.doubling), 1e-6 * plan.predUs);
                 // The one-node picks measured against tuned (docs/performance.md, "One node"):
-                // 64 KiB on 4 and 8 ranks of 2 cores takes the chain.
-                if (cores == 2 && S == 65536.0) EXPECT_EQ(plan.stages[0].algo->name, std::string("linear")) << n;
+                // 8 B and 64 KiB on 4 and 8 ranks of 2 cores take the chain.
+                if (cores == 2 && S <= 65536.0) EXPECT_EQ(plan.stages[0].algo->name, std::string("linear")) << n << " " << S;
                 (expect == "linear" ? chainPicks : doublingPicks)++;
             }
-    // Both rows are taken somewhere in this range (8 B: doubling; 4 MiB on 2 cores: the chain).
+    // Both rows are taken somewhere in this range (8 B on enough cores: doubling; 2 cores: the chain).
     EXPECT_GT(chainPicks, 0);
     EXPECT_GT(doublingPicks, 0);
 }
@@ -277,3 +278,42 @@ TEST(OversubscribedNode, ReduceScatterRingStepsWaitForEveryRank) {
 }
 
 }  // namespace
+
+// Reduce_scatter of IMB's 8 bytes (2 ints: blocks 1, 1, 0, ...) on 2 cores. The trees' reduce
+// and scatter each wait for every rank to run once: at least 2 n / cores alphas. Recursive
+// halving's log2 n rounds take one alpha each (a pair per round), so it wins; at 64 KiB
+// (bytes above its start-ups) it is not offered and the choice stays as before.
+TEST(OversubscribedNode, ShortReduceScatterTakesRecursiveHalving) {
+    for (int n : {4, 8}) {
+        const hier::CostParams params = sharedNode(n, 2);
+        const hier::LinkCost& l = params.link[hier::kLinkNode];
+        std::vector<int> counts(n, 0);
+        counts[0] = counts[1] = 1;
+        CollCall c = baseCall(HIERAGG_REDUCE_SCATTER, 0, n, nullptr);
+        c.args.rcounts = counts.data();
+        c.args.op_commutative = 1;
+        c.rtype = {4, 0, 4, 0, 4};
+        c.segmentBytes = 65536;
+        const hier::Plan plan = hier::choosePlan(c, params);
+        ASSERT_TRUE(plan.stages.at(0).algo);
+        EXPECT_STREQ(plan.stages[0].algo->name, "recursive_halving") << plan.describe();
+        const double lg = std::log2(n), S = 8;
+        const double halving = lg * (l.alpha_us + l.theta_us) +
+                               S * (n - 1.0) / n * (l.beta_us_per_byte + l.gamma_us_per_byte);
+        EXPECT_NEAR(plan.predUs, halving, 1e-9 * halving) << plan.describe();
+        // The trees' price it beat: at least the two phases' n / cores start-ups each.
+        EXPECT_NE(plan.stages[0].why.find("beats the trees"), std::string::npos);
+        EXPECT_LT(halving, 2.0 * n / 2 * l.alpha_us);
+        // Non-commutative: refused (the ordered trees run).
+        c.args.op_commutative = 0;
+        for (const auto& s : hier::choosePlan(c, params).stages)
+            if (s.algo) EXPECT_STRNE(s.algo->name, "recursive_halving");
+        // 64 KiB: not offered.
+        std::vector<int> big(n, 65536 / 8 / n);
+        c.args.rcounts = big.data();
+        c.args.op_commutative = 1;
+        c.rtype = {8, 0, 8, 0, 8};
+        for (const auto& s : hier::choosePlan(c, params).stages)
+            if (s.algo) EXPECT_STRNE(s.algo->name, "recursive_halving");
+    }
+}

@@ -262,10 +262,11 @@ TEST(Registry, EveryEntryOnTheSimulator) {
                 default:
                     // Single-row collectives (reduce_scatter, v/w variants, neighborhood): the row is
                     // what auto runs, swept by their own *_sim_test.cpp. A second row needs a check here.
-                    // reduce_scatter's ring and hierarchical rows: reduce_scatter_{ring,hierarchical}_sim_test.cpp;
+                    // reduce_scatter's ring, hierarchical and recursive_halving rows:
+                    // reduce_scatter_{ring,hierarchical,halving}_sim_test.cpp;
                     // the v/w variants' hierarchical rows (two stages): vvariants_two_stage_sim_test.cpp.
                     ASSERT_EQ(hier::algorithmsOf(a.coll).size(),
-                              1u + (a.coll == HIERAGG_REDUCE_SCATTER ? 6u : 0u) +
+                              1u + (a.coll == HIERAGG_REDUCE_SCATTER ? 7u : 0u) +
                                   (a.coll == HIERAGG_GATHERV || a.coll == HIERAGG_SCATTERV ||
                                            a.coll == HIERAGG_ALLTOALLV || a.coll == HIERAGG_ALLTOALLW
                                        ? 1u

@@ -78,6 +78,80 @@ Schedule ringReduceScatter(const CollCall& c, const std::vector<size_t>& counts,
     return b.finish();
 }
 
+// Recursive halving (registry row `recursive_halving`, commutative ops, short vectors), as
+// tuned runs it: ranks fold to the largest power of two p2 (the odd one of each of the first
+// 2r = 2(n - p2) pairs hands its vector to the even one and gets its block back at the end),
+// then in round d each keeps the half of its range of blocks that holds its own and trades
+// the other half with the partner at distance d. No root: where reduce + scatter has rank 0
+// take n - 1 messages in sequence and then send n - 1, each rank here takes at most one per
+// round, and a message whose blocks are all empty is not sent (IMB's 8-byte call on 4 ranks
+// gives ranks 2 and 3 nothing: they send once and are done). In place the input is rbuf,
+// read by the first copy before anything writes it.
+Schedule halvingReduceScatter(const CollCall& c, const std::vector<size_t>& counts, const std::vector<size_t>& displs,
+                              size_t total) {
+    ScheduleBuilder b("recursive-halving-reduce-scatter");
+    const int n = c.size, me = c.rank;
+    if (total == 0) return b.finish();
+    int p2 = 1;
+    while (p2 * 2 <= n) p2 *= 2;
+    const int r = n - p2;
+    const ptrdiff_t ext = c.rtype.extent;
+    const uint32_t foldCh = stageChannel(1), xchCh = foldCh + 1, backCh = foldCh + 2;
+    const TypeRef whole{kRecvType, total};
+    const BufRef out{kRecvBuf, 0};
+    if (me < 2 * r && me % 2 == 1) {  // folded: my vector to the even partner, my block back
+        const StepId sent = b.send(me - 1, reductionInput(c), whole, kNoStep, foldCh);
+        if (counts[me] > 0) b.recv(me - 1, out, {kRecvType, counts[me]}, sent, backCh);
+        return b.finish();
+    }
+    // Virtual rank v owns real ranks [realFirst(v), realFirst(v + 1)): consecutive blocks.
+    auto realFirst = [r](int v) { return v < r ? 2 * v : v + r; };
+    auto realOf = [r](int v) { return v < r ? 2 * v : v + r; };
+    auto firstElem = [&](int v) { return v >= p2 ? total : displs[realFirst(v)]; };
+    auto typed = [&](int lo, int hi) { return TypeRef{kRecvType, firstElem(hi) - firstElem(lo)}; };
+    auto region = [&](BufRef at, int lo) { return at.at(static_cast<ptrdiff_t>(firstElem(lo)) * ext); };
+    const BufRef acc = b.temp(CollCall::span(c.rtype, total), CollCall::bias(c.rtype));
+    const BufRef scratch = b.temp(CollCall::span(c.rtype, total), CollCall::bias(c.rtype));
+    StepId have = b.copy(reductionInput(c), whole, acc, whole);
+    Deps all{have};
+    if (me < 2 * r) {  // the odd partner's whole vector
+        const StepId got = b.recv(me + 1, scratch, whole, kNoStep, foldCh);
+        have = b.reduce(scratch, acc, whole, Deps{got, have});
+        all.add(have);
+    }
+    const int v = me < 2 * r ? me / 2 : me - r;
+    int lo = 0, hi = p2;
+    for (int d = p2 / 2; d >= 1; d /= 2) {
+        const int peer = realOf(v ^ d), mid = lo + (hi - lo) / 2;
+        const int keepLo = (v & d) ? mid : lo, keepHi = (v & d) ? hi : mid;
+        const int sendLo = (v & d) ? lo : mid, sendHi = (v & d) ? mid : hi;
+        const TypeRef sendT = typed(sendLo, sendHi), keepT = typed(keepLo, keepHi);
+        if (sendT.count > 0) all.add(b.send(peer, region(acc, sendLo), sendT, have, xchCh));
+        if (keepT.count > 0) {
+            // The scratch is free again once the previous round's reduce has read it.
+            const StepId got = b.recv(peer, region(scratch, keepLo), keepT, have, xchCh);
+            have = b.reduce(region(scratch, keepLo), region(acc, keepLo), keepT, Deps{got, have});
+            all.add(have);
+        }
+        lo = keepLo, hi = keepHi;
+    }
+    // My block (and the folded partner's, which follows it) are reduced in acc.
+    if (me < 2 * r && counts[me + 1] > 0) {
+        const TypeRef t{kRecvType, counts[me + 1]};
+        all.add(b.send(me + 1, acc.at(static_cast<ptrdiff_t>(displs[me + 1]) * ext), t, have, backCh));
+    }
+    if (counts[me] > 0) {
+        const TypeRef t{kRecvType, counts[me]};
+        // In place, rbuf's input was read by the first copy (a dependency of every step).
+        b.copy(acc.at(static_cast<ptrdiff_t>(displs[me]) * ext), t, out, t, Deps{have, b.join(all)});
+    }
+    return b.finish();
+}
+
+bool halvingPlan(const hier::Plan& plan) {
+    return plan.stages.size() == 1 && plan.stages[0].algo &&
+           plan.stages[0].algo->emitter == hier::Emitter::RecursiveHalving;
+}
 bool ringPlan(const hier::Plan& plan) {
     return plan.stages.size() == 1 && plan.stages[0].algo && plan.stages[0].algo->emitter == hier::Emitter::Ring;
 }
@@ -148,6 +222,7 @@ Schedule reduceThenScatter(const CollCall& c, const std::vector<size_t>& counts,
 
     const std::shared_ptr<const hier::Plan> sel = hier::planOf(c);
     if (!a.in_place && ringPlan(*sel)) return ringReduceScatter(c, counts, displs);
+    if (halvingPlan(*sel)) return halvingReduceScatter(c, counts, displs, recvTotal);
     if (leaderRingPlan(*sel) && c.hierarchy && !c.hierarchy->isTrivial()) return leaderRingReduceScatter(c, counts, displs);
     const PulsePlan plan = PulsePlan::of(c, recvTotal);
     const bool hierarchical = reduceHierarchically(*sel);

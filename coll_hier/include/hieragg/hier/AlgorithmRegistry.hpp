@@ -72,6 +72,7 @@ enum class Emitter {
                         // run as a fragment pipeline (FragmentPipeline, PipelineTree.hpp)
     MultiLeaderAllgather,  // allgather(v): member j of every node a column ring, pieces forwarded in the node
     Direct,             // gather/scatter: every block straight between its rank and the root, all at once
+    RecursiveHalving,   // reduce_scatter(_block): halving rounds without a root, empty halves not sent
 };
 
 struct AlgorithmInfo {
