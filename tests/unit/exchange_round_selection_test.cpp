@@ -188,8 +188,8 @@ TEST(ExchangeRound, ScanRecursiveDoublingLoneCall) {
     EXPECT_EQ(pick(HIERAGG_SCAN, rr, 65536, p), "flat:recursive_doubling");
 }
 
-// The choices on both layouts with a measured round of two start-ups against the same links
-// unmeasured (today's model): the 4 x 2 barrier leaves the leaders' dissemination (2 rounds
+// The choices on both layouts with a measured round of 1.1 and of two start-ups against the
+// same links unmeasured (today's model): the 4 x 2 barrier leaves the leaders' dissemination (2 rounds
 // of 2 start-ups) for the k-nomial fan-in and release (measured 365 us against 483-504 us,
 // 2026-11-23 03:55); every other cell keeps its row.
 TEST(ExchangeRound, OnlyTheFourNodeBarrierChangesOnTheEmulatedLinks) {
@@ -203,10 +203,12 @@ TEST(ExchangeRound, OnlyTheFourNodeBarrierChangesOnTheEmulatedLinks) {
                                        HIERAGG_ALLGATHER,      HIERAGG_ALLGATHERV, HIERAGG_ALLTOALL, HIERAGG_GATHER,
                                        HIERAGG_SCATTER,        HIERAGG_REDUCE_SCATTER, HIERAGG_REDUCE_SCATTER_BLOCK,
                                        HIERAGG_SCAN,           HIERAGG_EXSCAN};
+    // 1.1: what the setup read on the emulated links in a calm spell (docs/performance.md).
+    for (double factor : {1.1, 2.0}) {
     int changed = 0;
     for (const Layout& l : layouts) {
         const hier::CostParams before = emulated(l.alpha, l.beta, l.nodeRanks, 0);
-        const hier::CostParams after = emulated(l.alpha, l.beta, l.nodeRanks, 2 * l.alpha);
+        const hier::CostParams after = emulated(l.alpha, l.beta, l.nodeRanks, factor * l.alpha);
         for (hieragg_coll_kind k : kinds)
             for (size_t bytes : {size_t{8}, size_t{65536}, size_t{4} << 20}) {
                 if (k == HIERAGG_BARRIER && bytes > 8) continue;
@@ -216,12 +218,13 @@ TEST(ExchangeRound, OnlyTheFourNodeBarrierChangesOnTheEmulatedLinks) {
                     EXPECT_EQ(is, "levels:knomial/knomial");
                 } else {
                     EXPECT_EQ(was, is) << hier::collectiveName(k) << " " << bytes << " B, " << l.nodeRanks
-                                       << " ranks per node";
+                                       << " ranks per node, E = " << factor << " alpha";
                 }
                 changed += was != is;
             }
     }
-    EXPECT_EQ(changed, 1);
+    EXPECT_EQ(changed, 1) << factor;
+    }
     // 2 x 4: the two leaders' one round (207.6 us) against the k-nomial's two crossings: the
     // dissemination stays.
     EXPECT_EQ(pick(HIERAGG_BARRIER, rr, 8, emulated(103.8, 9.94, 4, 2 * 103.8)), "levels:knomial/dissemination");
