@@ -205,25 +205,25 @@ TEST(ExchangeRound, OnlyTheFourNodeBarrierChangesOnTheEmulatedLinks) {
                                        HIERAGG_SCAN,           HIERAGG_EXSCAN};
     // 1.1: what the setup read on the emulated links in a calm spell (docs/performance.md).
     for (double factor : {1.1, 2.0}) {
-    int changed = 0;
-    for (const Layout& l : layouts) {
-        const hier::CostParams before = emulated(l.alpha, l.beta, l.nodeRanks, 0);
-        const hier::CostParams after = emulated(l.alpha, l.beta, l.nodeRanks, factor * l.alpha);
-        for (hieragg_coll_kind k : kinds)
-            for (size_t bytes : {size_t{8}, size_t{65536}, size_t{4} << 20}) {
-                if (k == HIERAGG_BARRIER && bytes > 8) continue;
-                const std::string was = pick(k, *l.h, bytes, before), is = pick(k, *l.h, bytes, after);
-                if (k == HIERAGG_BARRIER && l.h == &blk) {
-                    EXPECT_EQ(was, "levels:knomial/dissemination");
-                    EXPECT_EQ(is, "levels:knomial/knomial");
-                } else {
-                    EXPECT_EQ(was, is) << hier::collectiveName(k) << " " << bytes << " B, " << l.nodeRanks
-                                       << " ranks per node, E = " << factor << " alpha";
+        int changed = 0;
+        for (const Layout& l : layouts) {
+            const hier::CostParams before = emulated(l.alpha, l.beta, l.nodeRanks, 0);
+            const hier::CostParams after = emulated(l.alpha, l.beta, l.nodeRanks, factor * l.alpha);
+            for (hieragg_coll_kind k : kinds)
+                for (size_t bytes : {size_t{8}, size_t{65536}, size_t{4} << 20}) {
+                    if (k == HIERAGG_BARRIER && bytes > 8) continue;
+                    const std::string was = pick(k, *l.h, bytes, before), is = pick(k, *l.h, bytes, after);
+                    if (k == HIERAGG_BARRIER && l.h == &blk) {
+                        EXPECT_EQ(was, "levels:knomial/dissemination");
+                        EXPECT_EQ(is, "levels:knomial/knomial");
+                    } else {
+                        EXPECT_EQ(was, is) << hier::collectiveName(k) << " " << bytes << " B, " << l.nodeRanks
+                                           << " ranks per node, E = " << factor << " alpha";
+                    }
+                    changed += was != is;
                 }
-                changed += was != is;
-            }
-    }
-    EXPECT_EQ(changed, 1) << factor;
+        }
+        EXPECT_EQ(changed, 1) << factor;
     }
     // 2 x 4: the two leaders' one round (207.6 us) against the k-nomial's two crossings: the
     // dissemination stays.
