@@ -196,12 +196,20 @@ static int pvar_algorithms_get(const mca_base_pvar_t* pvar, void* value, void* o
 static int pvar_network_cost_notify(mca_base_pvar_t* pvar, mca_base_pvar_event_t event, void* obj, int* count) {
     (void)pvar;
     (void)obj;
-    if (MCA_BASE_PVAR_HANDLE_BIND == event) *count = 3;
+    if (MCA_BASE_PVAR_HANDLE_BIND == event) *count = 2;
     return OMPI_SUCCESS;
 }
+/* ctx 0: network_cost (alpha, beta); 1: network_exchange_round (one value). */
 static int pvar_network_cost_get(const mca_base_pvar_t* pvar, void* value, void* obj) {
-    (void)pvar;
-    hieragg_read_network_cost(obj, (double*)value);
+    double all[3];
+    hieragg_read_network_cost(obj, all);
+    double* out = (double*)value;
+    if ((intptr_t)pvar->ctx == 1) {
+        out[0] = all[2];
+    } else {
+        out[0] = all[0];
+        out[1] = all[1];
+    }
     return OMPI_SUCCESS;
 }
 
@@ -241,12 +249,19 @@ static void hieragg_register_pvars(mca_base_component_t* c) {
                                                (void*)(intptr_t)vars[i].field);
     (void)mca_base_component_pvar_register(c, "network_cost",
         "The network link's cost model parameters on the communicator: value 0 alpha [us], value 1 "
-        "beta [ns/B], value 2 one exchange round [us] (coll_hieragg_cost_network_exchange); measured "
-        "at setup unless set explicitly (coll_hieragg_cost_autocalibrate)",
+        "beta [ns/B]; measured at setup unless set explicitly (coll_hieragg_cost_autocalibrate)",
         OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_GENERIC, MCA_BASE_VAR_TYPE_DOUBLE, NULL,
         MCA_BASE_VAR_BIND_MPI_COMM, MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS,
         pvar_network_cost_get, NULL,
-        pvar_network_cost_notify, NULL);
+        pvar_network_cost_notify, (void*)(intptr_t)0);
+    (void)mca_base_component_pvar_register(c, "network_exchange_round",
+        "The cost model's price [us] on the communicator of one round in which every leader sends and "
+        "receives across the network at once (coll_hieragg_cost_network_exchange); measured at setup "
+        "with network_cost unless set explicitly, else alpha + theta",
+        OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_GENERIC, MCA_BASE_VAR_TYPE_DOUBLE, NULL,
+        MCA_BASE_VAR_BIND_MPI_COMM, MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS,
+        pvar_network_cost_get, NULL,
+        pvar_one_notify, (void*)(intptr_t)1);
     for (int k = 0; k < HIERAGG_COLL_KIND_COUNT; ++k) {
         char name[96], help[640];
         snprintf(name, sizeof name, "%s_algorithm_calls", hieragg_coll_name((hieragg_coll_kind)k));

@@ -406,7 +406,8 @@ TEST_F(MpiT, RulesFileCandidateRuns) {
     chk.truth(checked > 0, "the rules file has a single-candidate bcast, reduce or allreduce");
 }
 
-// coll_hieragg_network_cost: the network alpha/beta/exchange round the model uses on the communicator.
+// coll_hieragg_network_cost and coll_hieragg_network_exchange_round: the network alpha/beta
+// and exchange round the model uses on the communicator.
 // HIERAGG_TEST_NETWORK_ALPHA names what the entry arranged (tests/mpi/CMakeLists.txt,
 // mpi.calibrate.*): a number = exactly that alpha (an explicit value, or the default
 // with coll_hieragg_cost_autocalibrate=0); "measured" = alpha and beta both differ from
@@ -419,9 +420,19 @@ TEST_F(MpiT, NetworkCostIsWhatTheModelUses) {
     MPI_T_pvar_handle h = MPI_T_PVAR_HANDLE_NULL;
     chk.ok(MPI_T_pvar_session_create(&session), "session");
     if (chk.ok(MPI_T_pvar_get_index("coll_hieragg_network_cost", MPI_T_PVAR_CLASS_GENERIC, &idx), "index") &&
-        chk.ok(MPI_T_pvar_handle_alloc(session, idx, &comm, &h, &count), "handle") && chk.eq(count, 3, "count")) {
+        chk.ok(MPI_T_pvar_handle_alloc(session, idx, &comm, &h, &count), "handle") && chk.eq(count, 2, "count")) {
         double v[3] = {-1, -1, -1};
         chk.ok(MPI_T_pvar_read(session, h, v), "read");
+        // coll_hieragg_network_exchange_round: one value beside them.
+        int ei = -1, ecount = 0;
+        MPI_T_pvar_handle eh = MPI_T_PVAR_HANDLE_NULL;
+        if (chk.ok(MPI_T_pvar_get_index("coll_hieragg_network_exchange_round", MPI_T_PVAR_CLASS_GENERIC, &ei),
+                   "exchange index") &&
+            chk.ok(MPI_T_pvar_handle_alloc(session, ei, &comm, &eh, &ecount), "exchange handle") &&
+            chk.eq(ecount, 1, "exchange count")) {
+            chk.ok(MPI_T_pvar_read(session, eh, &v[2]), "exchange read");
+            MPI_T_pvar_handle_free(session, &eh);
+        }
         auto cvarDouble = [&](const char* name) {
             double d = -1;
             int ci = -1, cc = 0;
