@@ -1,5 +1,6 @@
 #include "SelectCommand.hpp"
 
+#include <algorithm>
 #include <iostream>
 #include <stdexcept>
 
@@ -37,6 +38,7 @@ int runSelect(const SelectOptions& o) {
         m.valid = true;
         m.alpha_us = o.measuredAlphaUs;
         m.beta_ns_per_byte = o.measuredBetaNs;
+        m.exchange_us = o.measuredExchangeUs > 0 ? std::max(o.measuredExchangeUs, o.measuredAlphaUs) : 0.0;
         hier::applyMeasuredLink(params, hier::kLinkNetwork, m, {});
     }
     std::vector<hier::RankIdentity> ids(o.processes);

@@ -20,6 +20,7 @@ struct SelectOptions {
     // The network as the component's setup measured it (alpha µs, beta ns/B; <= 0: not
     // measured), applied like the measurement (LinkCalibration.hpp: the burst cost grows too).
     double measuredAlphaUs = 0, measuredBetaNs = 0;
+    double measuredExchangeUs = 0;  // one exchange round as measured at setup (<= 0: not measured)
     size_t segmentBytes = 65536;   // coll_hieragg_segment_size
     bool commutative = true;
     int switchEntries = 16;        // coll_hieragg_switch_entries (type II trees)

@@ -343,6 +343,9 @@ int main(int argc, char** argv) {
                     "network alpha [us] as measured at setup (with --measured-network-beta; applied like the "
                     "component's measurement, after --params)");
     sel->add_option("--measured-network-beta", so.measuredBetaNs, "network beta [ns/B] as measured at setup");
+    sel->add_option("--measured-network-exchange", so.measuredExchangeUs,
+                    "one exchange round [us] as measured at setup (with the two above; the component's "
+                    "verbose line 'exchange=')");
     sel->add_option("--segment", so.segmentBytes, "coll_hieragg_segment_size")->capture_default_str();
     sel->add_flag("!--non-commutative", so.commutative, "the reduction's op does not commute");
     sel->add_option("--switch-entries", so.switchEntries, "coll_hieragg_switch_entries (type2)")->capture_default_str();

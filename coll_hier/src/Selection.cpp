@@ -192,8 +192,9 @@ StageChoice predict(const AlgorithmInfo& a, const Load& ld, const LinkCost& l, i
     const double alpha = l.alpha_us;
     const double unit = ld.shape == Shape::Reduce || ld.shape == Shape::Allreduce ? ld.pulseBytes : ld.bytes;
     if (a.emitter == Emitter::Dissemination) {
-        s.predUs = std::ceil(std::log2(n)) * (alpha + l.theta_us);
-        s.why = "ceil(log2 " + std::to_string(n) + ") rounds";
+        // Every member sends and receives in each round: an exchange round, not a lone message.
+        s.predUs = std::ceil(std::log2(n)) * exchangeRoundUs(l);
+        s.why = "ceil(log2 " + std::to_string(n) + ") rounds of " + fmt("%.3g", exchangeRoundUs(l)) + " us";
         return s;
     }
     if (a.emitter != Emitter::Tree && a.emitter != Emitter::FlatComposition) return s;
@@ -555,7 +556,8 @@ double ringAllreduceUs(const LinkCost& l, int n, double bytes, double pulseBytes
     if (n <= 1) return 0;
     const double windows = std::ceil(std::max(1.0, std::ceil(bytes / std::max(pulseBytes, 1.0))) /
                                      static_cast<double>(recipes::kPulseWindow));
-    return 2.0 * (n - 1) * (l.alpha_us + l.theta_us) * windows +
+    // A ring step is an exchange round: every member sends to its successor while it receives.
+    return 2.0 * (n - 1) * exchangeRoundUs(l) * windows +
            (n - 1.0) / n * bytes * (2 * x * l.beta_us_per_byte + l.gamma_us_per_byte);
 }
 double butterflyAllreduceUs(const LinkCost& l, int n, double bytes, double pulseBytes, double x, bool halving) {
@@ -569,7 +571,10 @@ double butterflyAllreduceUs(const LinkCost& l, int n, double bytes, double pulse
     // recursive doubling moves and reduces all of it every round. The fold moves it twice.
     const double moved = halving ? 2.0 * (p2 - 1) / p2 + 2 * fold : lg + 2 * fold;
     const double reduced = halving ? (p2 - 1.0) / p2 + fold : lg + fold;
-    return msgs * (l.alpha_us + l.theta_us) * windows +
+    // The butterfly's rounds are exchanges (both partners send and receive); the fold's two
+    // messages go one way.
+    const double latency = (msgs - 2 * fold) * exchangeRoundUs(l) + 2 * fold * (l.alpha_us + l.theta_us);
+    return latency * windows +
            bytes * (moved * x * l.beta_us_per_byte + reduced * l.gamma_us_per_byte);
 }
 
@@ -845,8 +850,8 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
             // Pieces pipeline around the ring: L - 1 hops plus the pieces behind the first.
             const double pieces = std::ceil(S / std::max(piece, 1.0));
             // The m columns' pieces of one hop leave a node together: a burst on its link.
-            const double ring =
-                (L - 1) * net.alpha_us + (L - 2 + pieces) * (crossingUs(net, m) + m * piece * net.beta_us_per_byte);
+            const double ring = (L - 1) * exchangeStartUs(net) +
+                                (L - 2 + pieces) * (crossingUs(net, m) + m * piece * net.beta_us_per_byte);
             const double local = (m - 1) * L * msg(in, S);
             s.link = links.back();
             // Crowded node: the forwards add to the rings (2 x 4 round robin, 4 MiB: 245-290 ms
@@ -875,7 +880,7 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
             }
             const double L = groups;
             const double gather = (m - 1) * (in.alpha_us + msg(in, S));
-            const double ring = (L - 1) * (net.alpha_us + runs * net.theta_us + m * S * net.beta_us_per_byte);
+            const double ring = (L - 1) * (exchangeStartUs(net) + runs * net.theta_us + m * S * net.beta_us_per_byte);
             const double fanout = L * lg * runs * msg(in, m * S / runs);
             s.link = links.back();
             // Ring steps are cut into segments (at most 64 per step beyond one per run) that are
@@ -911,7 +916,7 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
                 // blocks of 2 keeps its first round home, Bruck's rotations cross in every
                 // round (4x2 block, 8 B allgatherv: 945 us on Bruck vs 609 us on allgather's
                 // recursive doubling at the same old prediction).
-                double latency = rounds * (l.alpha_us + l.theta_us);
+                double latency = rounds * exchangeRoundUs(l);
                 double transfer = steps * S * share * l.beta_us_per_byte;
                 if (hier) {
                     latency = 0;
@@ -920,7 +925,7 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
                     for (int d = 1; d < n; d *= 2) {
                         const std::vector<int> out = leaving([n, d, bruck](int r) { return bruck ? (r + d) % n : r ^ d; });
                         const int x = *std::max_element(out.begin(), out.end());
-                        latency += x > 0 ? net.alpha_us + crossingUs(net, x) : in.alpha_us + in.theta_us;
+                        latency += x > 0 ? exchangeBurstUs(net, x) : exchangeRoundUs(in);
                         transfer += exchangeRoundBytesUs(net, in, x, std::min(d, n - d) * S);  // blocks of the round
                     }
                 }
@@ -930,7 +935,7 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
                     s.predUs += 2.0 * n * S * in.beta_us_per_byte;
                 s.why = fmt("%.0f", rounds) + " rounds";
             } else {  // ring: every step waits for the slowest hop
-                s.predUs = cross ? steps * (net.alpha_us + crossingUs(net, cross) + cross * S * net.beta_us_per_byte)
+                s.predUs = cross ? steps * (exchangeStartUs(net) + crossingUs(net, cross) + cross * S * net.beta_us_per_byte)
                                  : steps * (in.alpha_us + msg(in, S));
                 s.why = std::to_string(cross) + " ring hops per step leave the busiest node";
             }
@@ -944,7 +949,7 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
                 s.predUs = 2 * local + std::ceil((L - 1) / 8) * net.alpha_us + (L - 1) * msg(net, m * m * S);
             } else {  // gather to the leader, ring of leaders with m blocks, broadcast n blocks down
                 s.predUs = (m - 1) * S * in.beta_us_per_byte + lg * (in.alpha_us + in.theta_us) +
-                           (L - 1) * (net.alpha_us + msg(net, m * S)) + lg * (in.alpha_us + msg(in, n * S));
+                           (L - 1) * (exchangeStartUs(net) + msg(net, m * S)) + lg * (in.alpha_us + msg(in, n * S));
             }
             s.why = std::to_string(groups) + " leaders, " + std::to_string(m) + " ranks per group";
             whole = s;
@@ -1004,6 +1009,10 @@ Plan scanPlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* force
              : std::vector<int>{kLinkNode};
     auto round = [&](const LinkCost& l, bool reduces) {
         return l.alpha_us + l.theta_us + S * (l.beta_us_per_byte + (reduces ? l.gamma_us_per_byte : 0.0));
+    };
+    // A recursive-doubling step: every rank sends to r + d while it receives from r - d.
+    auto exchangeRound = [&](const LinkCost& l) {
+        return exchangeRoundUs(l) + S * (l.beta_us_per_byte + l.gamma_us_per_byte);
     };
     auto message = [&](const LinkCost& l) { return l.theta_us + S * l.beta_us_per_byte; };
     auto messageOf = [](const LinkCost& l, double bytes) { return l.theta_us + bytes * l.beta_us_per_byte; };
@@ -1072,7 +1081,7 @@ Plan scanPlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* force
             double msgs = 0;
             for (int d = 1; d < c.size; d *= 2) msgs += c.size - d;
             const double cores = coresBoundUs(c, p, msgs, S, net);
-            r.lone = std::max(lg * round(net, true), cores);
+            r.lone = std::max(lg * exchangeRound(net), cores);
             r.stream = std::max(lg * (2 * message(net) + S * net.gamma_us_per_byte) + net.alpha_us, cores);
             r.s.why = "ceil(log2 " + std::to_string(c.size) + ") rounds";
         }

@@ -186,6 +186,11 @@ typedef struct hieragg_config {
     int node_ranks;                 /* processes of this job on this node (0 = unknown) */
     int node_cores;                 /* cores online on this node (0 = unknown); more ranks than
                                        cores raise the node link's alpha (OversubscribedNode.hpp) */
+    /* coll_hieragg_cost_network_exchange [us]: one round in which every leader sends and receives
+     * across the network at once; used only when network_exchange_set (the user set it, >= 0),
+     * else measured at setup or alpha + theta (docs/selection.md). */
+    double network_exchange_us;
+    int network_exchange_set;
 } hieragg_config;
 #define HIERAGG_COST_SET_ALPHA 1
 #define HIERAGG_COST_SET_BETA 2
@@ -242,10 +247,10 @@ typedef struct hieragg_comm_counters {
     uint64_t offloaded_bytes;      /* their payload: not in bytes[] / messages[], which count the PML's */
 } hieragg_comm_counters;
 /* Counters of the communicator whose shim handle is `comm`; zeros if hieragg does not serve it. */
-/* The network link's alpha [us] and beta [ns/B] the cost model uses on communicator `comm`
+/* The network link's alpha [us], beta [ns/B] and exchange round [us] the cost model uses on communicator `comm`
  * (measured at setup, set by MCA, or the defaults; MPI_T pvar coll_hieragg_network_cost).
  * Unknown communicator: the process's MCA values. */
-void hieragg_read_network_cost(void* comm, double out[2]);
+void hieragg_read_network_cost(void* comm, double out[3]);
 void hieragg_read_counters(void* comm, hieragg_comm_counters* out);
 /* Calls of `kind` on `comm` served by each of its algorithms: out[i] for enum value i + 1 of
  * coll_hieragg_<kind>_algorithm (a call whose stages ran different algorithms counts for

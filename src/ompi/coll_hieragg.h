@@ -31,6 +31,8 @@ typedef struct mca_coll_hieragg_component_t {
     hieragg_link_cost link_cost[HIERAGG_LINK_CLASS_COUNT]; /* coll_hieragg_cost_<link>_<param> */
     int link_cost_index[HIERAGG_LINK_CLASS_COUNT][4]; /* their MCA variable indexes (source lookup) */
     int autocalibrate;    /* coll_hieragg_cost_autocalibrate */
+    double network_exchange;    /* coll_hieragg_cost_network_exchange [us], < 0: measured or alpha + theta */
+    int network_exchange_index; /* its MCA variable index (source lookup) */
     int ofi_cost_index[4]; /* MCA variable indexes of coll_hieragg_cost_ofi_* */
     int offload;          /* coll_hieragg_offload: HIERAGG_OFFLOAD_* */
     char* ofi_provider;   /* coll_hieragg_ofi_provider */

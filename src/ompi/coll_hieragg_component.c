@@ -199,9 +199,17 @@ static int pvar_network_cost_notify(mca_base_pvar_t* pvar, mca_base_pvar_event_t
     if (MCA_BASE_PVAR_HANDLE_BIND == event) *count = 2;
     return OMPI_SUCCESS;
 }
+/* ctx 0: network_cost (alpha, beta); 1: network_exchange_round (one value). */
 static int pvar_network_cost_get(const mca_base_pvar_t* pvar, void* value, void* obj) {
-    (void)pvar;
-    hieragg_read_network_cost(obj, (double*)value);
+    double all[3];
+    hieragg_read_network_cost(obj, all);
+    double* out = (double*)value;
+    if ((intptr_t)pvar->ctx == 1) {
+        out[0] = all[2];
+    } else {
+        out[0] = all[0];
+        out[1] = all[1];
+    }
     return OMPI_SUCCESS;
 }
 
@@ -245,7 +253,15 @@ static void hieragg_register_pvars(mca_base_component_t* c) {
         OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_GENERIC, MCA_BASE_VAR_TYPE_DOUBLE, NULL,
         MCA_BASE_VAR_BIND_MPI_COMM, MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS,
         pvar_network_cost_get, NULL,
-        pvar_network_cost_notify, NULL);
+        pvar_network_cost_notify, (void*)(intptr_t)0);
+    (void)mca_base_component_pvar_register(c, "network_exchange_round",
+        "The cost model's price [us] on the communicator of one round in which every leader sends and "
+        "receives across the network at once (coll_hieragg_cost_network_exchange); measured at setup "
+        "with network_cost unless set explicitly, else alpha + theta",
+        OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_GENERIC, MCA_BASE_VAR_TYPE_DOUBLE, NULL,
+        MCA_BASE_VAR_BIND_MPI_COMM, MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS,
+        pvar_network_cost_get, NULL,
+        pvar_one_notify, (void*)(intptr_t)1);
     for (int k = 0; k < HIERAGG_COLL_KIND_COUNT; ++k) {
         char name[96], help[640];
         snprintf(name, sizeof name, "%s_algorithm_calls", hieragg_coll_name((hieragg_coll_kind)k));
@@ -374,6 +390,14 @@ static int hieragg_register(void) {
                 MCA_BASE_VAR_SCOPE_READONLY, field[f]);
         }
     }
+    m->network_exchange = -1.0;
+    m->network_exchange_index = mca_base_component_var_register(c, "cost_network_exchange",
+        "Cost model: one round in which every leader both sends and receives across the network "
+        "at once (dissemination barrier, butterfly and ring allreduce, recursive-doubling scan, "
+        "allgather rounds and ring steps) [us]; negative = measured at setup with the network's alpha and beta "
+        "(coll_hieragg_cost_autocalibrate), else alpha + theta between nodes",
+        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_7, MCA_BASE_VAR_SCOPE_READONLY,
+        &m->network_exchange);
     m->autocalibrate = 1;
     (void)mca_base_component_var_register(c, "cost_autocalibrate",
         "1: measure the network link (alpha, beta between nodes) with a few ping-pongs between "
@@ -458,6 +482,14 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
         cfg.link_cost_set[l] = hieragg_cost_set_bits(m->link_cost_index[l], &m->link_cost[l]);
     }
     cfg.ofi_cost_set = hieragg_cost_set_bits(m->ofi_cost_index, &m->ofi_cost);
+    {
+        mca_base_var_source_t source = MCA_BASE_VAR_SOURCE_DEFAULT;
+        cfg.network_exchange_us = m->network_exchange;
+        cfg.network_exchange_set = m->network_exchange_index >= 0 && m->network_exchange >= 0 &&
+                                   OPAL_SUCCESS == mca_base_var_get_value(m->network_exchange_index, NULL, &source,
+                                                                          NULL) &&
+                                   MCA_BASE_VAR_SOURCE_DEFAULT != source;
+    }
     if (m->autocalibrate != 0 && m->autocalibrate != 1) {
         if (0 == opal_proc_local_get()->proc_name.vpid)
             opal_output(0, "coll:hieragg: WARNING: coll_hieragg_cost_autocalibrate=%d is not 0 or 1; using 1",

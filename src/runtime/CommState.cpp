@@ -35,7 +35,7 @@ struct IdentityRecord {
     uint64_t inputs;
     char hostname[64];
     // The network link this process measured or agreed on before (LinkCalibrationStage.hpp).
-    double netAlphaUs, netBetaNsPerByte;
+    double netAlphaUs, netBetaNsPerByte, netExchangeUs;
     int32_t netValid, pad;
 };
 
@@ -186,6 +186,7 @@ void exchangeDone(void* ctx, int status) {
                 calib.carried[r].valid = rec.netValid != 0;
                 calib.carried[r].alpha_us = rec.netAlphaUs;
                 calib.carried[r].beta_ns_per_byte = rec.netBetaNsPerByte;
+                calib.carried[r].exchange_us = rec.netExchangeUs;
             }
             applyDecomposition(c, ids, consistent);
             std::vector<char>().swap(c.identityRecords);
@@ -234,6 +235,7 @@ void beginDecomposition(hieragg_comm& c, ReadyFn onReady) {
     mine.netValid = net.valid;
     mine.netAlphaUs = net.alpha_us;
     mine.netBetaNsPerByte = net.beta_ns_per_byte;
+    mine.netExchangeUs = net.exchange_us;
 
     auto sched = std::make_shared<const Schedule>(ringAllgather(c.rank, c.size, sizeof(IdentityRecord)));
     TaskBindings bind;

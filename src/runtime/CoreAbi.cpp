@@ -742,17 +742,19 @@ void hieragg_read_counters(void* comm, hieragg_comm_counters* out) {
     if (Runtime* rt = Runtime::instance()) rt->withComm(comm, [&](hieragg_comm& c) { c.counters->read(*out); });
 }
 
-void hieragg_read_network_cost(void* comm, double out[2]) {
-    out[0] = out[1] = 0;
+void hieragg_read_network_cost(void* comm, double out[3]) {
+    out[0] = out[1] = out[2] = 0;
     Runtime* rt = Runtime::instance();
     if (!rt) return;
     const hier::LinkCost* l = &rt->costs().link[hier::kLinkNetwork];
     out[0] = l->alpha_us;
     out[1] = l->beta_us_per_byte * 1000.0;
+    out[2] = hier::exchangeRoundUs(*l);
     rt->withComm(comm, [&](hieragg_comm& c) {
         std::lock_guard<std::recursive_mutex> lock(c.mutex);  // the calibration may be writing it
         out[0] = c.costs.link[hier::kLinkNetwork].alpha_us;
         out[1] = c.costs.link[hier::kLinkNetwork].beta_us_per_byte * 1000.0;
+        out[2] = hier::exchangeRoundUs(c.costs.link[hier::kLinkNetwork]);
     });
 }
 

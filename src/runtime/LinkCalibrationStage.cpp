@@ -22,10 +22,15 @@ constexpr int kSmallRounds = 8;
 constexpr int kLargeRounds = 3;
 constexpr size_t kSmallBytes = 8;
 constexpr size_t kLargeBytes = 128 * 1024;  // past the eager limits, like a segment
+// Then both ends send 8 B and receive 8 B at once, each round when the last one's message
+// arrived: what one dissemination / butterfly round costs when every leader sends and
+// receives across the network together (every pair measures at once). About 8 x 100-200 us.
+constexpr int kExchangeRounds = 8;
+constexpr int kPingPongRounds = kSmallRounds + kLargeRounds;
 
 // What every rank contributes to the agreement: its pair's measurement (initiators only).
 struct CalibrationRecord {
-    double alphaUs, betaNsPerByte;
+    double alphaUs, betaNsPerByte, exchangeUs;
     int32_t valid, pad;
 };
 
@@ -48,7 +53,7 @@ struct LinkCalibrationState {
     bool initiator = false;  // the lower index of the pair times the round trips
     int round = 0;
     std::vector<char> buf;  // kLargeBytes sent/received, then 8 bytes of reply
-    std::vector<double> smallRtt, largeRtt;
+    std::vector<double> smallRtt, largeRtt, exchangeRound;
     std::chrono::steady_clock::time_point t0;
     std::vector<CalibrationRecord> records;
 };
@@ -60,9 +65,12 @@ void roundDone(void* ctx, int status);
 int startRound(hieragg_comm& c, LinkCalibrationState& st) {
     Runtime& rt = *Runtime::instance();
     const size_t n = st.round < kSmallRounds ? kSmallBytes : kLargeBytes;
-    ScheduleBuilder b("calibration-pingpong");
+    ScheduleBuilder b(st.round < kPingPongRounds ? "calibration-pingpong" : "calibration-exchange");
     const BufRef data{kRecvBuf, 0}, reply{kRecvBuf, static_cast<ptrdiff_t>(kLargeBytes)};
-    if (st.initiator) {
+    if (st.round >= kPingPongRounds) {  // both send and receive at once
+        b.send(st.peer, data, {kPackedType, kSmallBytes});
+        b.recv(st.peer, reply, {kPackedType, kSmallBytes});
+    } else if (st.initiator) {
         b.send(st.peer, data, {kPackedType, n});
         b.recv(st.peer, reply, {kPackedType, kSmallBytes});  // posted at once: no wait for the send
     } else {
@@ -97,6 +105,7 @@ void agreementDone(void* ctx, int status) {
             m.valid = true;
             m.alpha_us = r.alphaUs;
             m.beta_ns_per_byte = r.betaNsPerByte;
+            m.exchange_us = r.exchangeUs;
             pairs.push_back(m);
         }
     const hier::MeasuredLink agreed = hier::agreeLink(pairs);
@@ -114,6 +123,9 @@ void agreementDone(void* ctx, int status) {
                                 (policy.alphaExplicit ? " (set by coll_hieragg_cost_network_alpha)" : "") +
                                 " beta=" + fixed(net.beta_us_per_byte * 1000, 2) + " ns/B" +
                                 (policy.betaExplicit ? " (set by coll_hieragg_cost_network_beta)" : "") +
+                                " exchange=" + fixed(hier::exchangeRoundUs(net), 1) + " us" +
+                                (policy.exchangeExplicit ? " (set by coll_hieragg_cost_network_exchange)"
+                                 : agreed.exchange_us > 0 ? "" : " (not measured: alpha+theta)") +
                                 " (measured at setup, " + std::to_string(2 * pairs.size()) + " leaders)"
                           : "hieragg: network: calibration measured nothing; the cost model keeps "
                             "coll_hieragg_cost_network_*");
@@ -136,26 +148,31 @@ void roundDone(void* ctx, int status) {
     if (st->initiator) {
         const double us =
             std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - st->t0).count();
-        (st->round < kSmallRounds ? st->smallRtt : st->largeRtt).push_back(us);
+        (st->round < kSmallRounds ? st->smallRtt : st->round < kPingPongRounds ? st->largeRtt : st->exchangeRound)
+            .push_back(us);
     }
-    if (++st->round < kSmallRounds + kLargeRounds) {
+    if (++st->round < kPingPongRounds + kExchangeRounds) {
         if (int rc = startRound(c, *st)) finishDecomposition(c, rc);
         return;
     }
     if (st->initiator) {
-        const hier::MeasuredLink m = hier::estimateLink(st->smallRtt, st->largeRtt, kLargeBytes, kSmallBytes);
+        hier::MeasuredLink m = hier::estimateLink(st->smallRtt, st->largeRtt, kLargeBytes, kSmallBytes);
+        if (m.valid) m.exchange_us = hier::estimateExchangeRound(st->exchangeRound, m.alpha_us);
         if (Runtime::instance()->config().verbose >= 3) {  // the raw samples, to judge the estimate
-            std::string small, large;
+            std::string small, large, exchange;
             for (double t : st->smallRtt) small += " " + fixed(t, 1);
             for (double t : st->largeRtt) large += " " + fixed(t, 1);
+            for (double t : st->exchangeRound) exchange += " " + fixed(t, 1);
             Runtime::instance()->verbose(3, "hieragg: network calibration, rank " + std::to_string(c.rank) + " with " +
                                                 std::to_string(st->peer) + ": round trips [us] of 8 B:" + small +
-                                                "; of " + std::to_string(kLargeBytes) + " B:" + large);
+                                                "; of " + std::to_string(kLargeBytes) + " B:" + large +
+                                                "; exchange rounds [us] of 8 B each way:" + exchange);
         }
         CalibrationRecord& mine = st->records[c.rank];
         mine.valid = m.valid;
         mine.alphaUs = m.alpha_us;
         mine.betaNsPerByte = m.beta_ns_per_byte;
+        mine.exchangeUs = m.exchange_us;
     }
     std::vector<char>().swap(st->buf);
     if (int rc = startAgreement(c, *st)) finishDecomposition(c, rc);
@@ -180,7 +197,8 @@ bool beginLinkCalibration(hieragg_comm& c, const CalibrationInputs& in) {
         if (c.rank == 0)
             rt.verbose(2, "hieragg: network: alpha=" + fixed(c.costs.link[hier::kLinkNetwork].alpha_us, 1) +
                               " us beta=" + fixed(c.costs.link[hier::kLinkNetwork].beta_us_per_byte * 1000, 2) +
-                              " ns/B (measured earlier, carried by the identity exchange)");
+                              " ns/B exchange=" + fixed(hier::exchangeRoundUs(c.costs.link[hier::kLinkNetwork]), 1) +
+                              " us (measured earlier, carried by the identity exchange)");
         return false;
     }
     if (!in.spansHosts && !oneHostAllowed()) return false;

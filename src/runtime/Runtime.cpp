@@ -27,6 +27,8 @@ Runtime::Runtime(const hieragg_transport& tr, const hieragg_config& cfg)
     hier::applyOffloadCost(costs_, cfg.ofi_cost);
     hier::applyNodeOversubscription(costs_, cfg.node_ranks, cfg.node_cores, cfg.link_cost_set);
     costs_.nodeCores = cfg.node_cores;
+    if (cfg.network_exchange_set && cfg.network_exchange_us >= 0)
+        costs_.link[hier::kLinkNetwork].exchange_us = cfg.network_exchange_us;
     config_.rules_file = nullptr;  // the shim's string need not outlive init
     if (cfg.rules_file && *cfg.rules_file) {
         rulesPath_ = cfg.rules_file;
@@ -39,6 +41,7 @@ Runtime::Runtime(const hieragg_transport& tr, const hieragg_config& cfg)
     networkPolicy_.alphaExplicit = (cfg.link_cost_set[hier::kLinkNetwork] & HIERAGG_COST_SET_ALPHA) != 0;
     networkPolicy_.betaExplicit = (cfg.link_cost_set[hier::kLinkNetwork] & HIERAGG_COST_SET_BETA) != 0;
     networkPolicy_.thetaExplicit = (cfg.link_cost_set[hier::kLinkNetwork] & HIERAGG_COST_SET_THETA) != 0;
+    networkPolicy_.exchangeExplicit = cfg.network_exchange_set && cfg.network_exchange_us >= 0;
     networkPolicy_.offloadAlphaExplicit = (cfg.ofi_cost_set & HIERAGG_COST_SET_ALPHA) != 0;
     networkPolicy_.offloadBetaExplicit = (cfg.ofi_cost_set & HIERAGG_COST_SET_BETA) != 0;
 }

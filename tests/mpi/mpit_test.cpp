@@ -406,7 +406,8 @@ TEST_F(MpiT, RulesFileCandidateRuns) {
     chk.truth(checked > 0, "the rules file has a single-candidate bcast, reduce or allreduce");
 }
 
-// coll_hieragg_network_cost: the network alpha/beta the model uses on the communicator.
+// coll_hieragg_network_cost and coll_hieragg_network_exchange_round: the network alpha/beta
+// and exchange round the model uses on the communicator.
 // HIERAGG_TEST_NETWORK_ALPHA names what the entry arranged (tests/mpi/CMakeLists.txt,
 // mpi.calibrate.*): a number = exactly that alpha (an explicit value, or the default
 // with coll_hieragg_cost_autocalibrate=0); "measured" = alpha and beta both differ from
@@ -420,8 +421,18 @@ TEST_F(MpiT, NetworkCostIsWhatTheModelUses) {
     chk.ok(MPI_T_pvar_session_create(&session), "session");
     if (chk.ok(MPI_T_pvar_get_index("coll_hieragg_network_cost", MPI_T_PVAR_CLASS_GENERIC, &idx), "index") &&
         chk.ok(MPI_T_pvar_handle_alloc(session, idx, &comm, &h, &count), "handle") && chk.eq(count, 2, "count")) {
-        double v[2] = {-1, -1};
+        double v[3] = {-1, -1, -1};
         chk.ok(MPI_T_pvar_read(session, h, v), "read");
+        // coll_hieragg_network_exchange_round: one value beside them.
+        int ei = -1, ecount = 0;
+        MPI_T_pvar_handle eh = MPI_T_PVAR_HANDLE_NULL;
+        if (chk.ok(MPI_T_pvar_get_index("coll_hieragg_network_exchange_round", MPI_T_PVAR_CLASS_GENERIC, &ei),
+                   "exchange index") &&
+            chk.ok(MPI_T_pvar_handle_alloc(session, ei, &comm, &eh, &ecount), "exchange handle") &&
+            chk.eq(ecount, 1, "exchange count")) {
+            chk.ok(MPI_T_pvar_read(session, eh, &v[2]), "exchange read");
+            MPI_T_pvar_handle_free(session, &eh);
+        }
         auto cvarDouble = [&](const char* name) {
             double d = -1;
             int ci = -1, cc = 0;
@@ -439,14 +450,21 @@ TEST_F(MpiT, NetworkCostIsWhatTheModelUses) {
             chk.eq(v[0], std::atof(expect), "alpha");
             chk.truth(v[1] > 0, "beta positive");
         }
+        // The exchange round: HIERAGG_TEST_NETWORK_EXCHANGE when the entry set it, else never
+        // under one one-way start-up (measured: clamped to alpha; off: alpha + theta).
+        const char* exchange = std::getenv("HIERAGG_TEST_NETWORK_EXCHANGE");
+        if (exchange && *exchange)
+            chk.eq(v[2], std::atof(exchange), "exchange round");
+        else
+            chk.truth(v[2] >= v[0], "exchange round >= alpha");
         // The same bits on every rank (point-to-point: collectives are under test).
-        double first[2] = {v[0], v[1]};
+        double first[3] = {v[0], v[1], v[2]};
         if (rank == 0) {
-            for (int r = 1; r < size; ++r) MPI_Send(first, 2, MPI_DOUBLE, r, 31020, comm);
+            for (int r = 1; r < size; ++r) MPI_Send(first, 3, MPI_DOUBLE, r, 31020, comm);
         } else {
-            MPI_Recv(first, 2, MPI_DOUBLE, 0, 31020, comm, MPI_STATUS_IGNORE);
+            MPI_Recv(first, 3, MPI_DOUBLE, 0, 31020, comm, MPI_STATUS_IGNORE);
         }
-        chk.truth(first[0] == v[0] && first[1] == v[1], "the same network cost on every rank");
+        chk.truth(first[0] == v[0] && first[1] == v[1] && first[2] == v[2], "the same network cost on every rank");
         MPI_T_pvar_handle_free(session, &h);
     }
     MPI_T_pvar_session_free(&session);

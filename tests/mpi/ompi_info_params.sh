@@ -12,7 +12,7 @@ ompi_info=$1 compdir=$2 defpath=$3
 colls="allgather allgatherv allreduce alltoall alltoallv alltoallw barrier bcast exscan gather
        gatherv reduce reduce_scatter reduce_scatter_block scan scatter scatterv
        neighbor_allgather neighbor_allgatherv neighbor_alltoall neighbor_alltoallv neighbor_alltoallw"
-required="priority verbose split segment_size hierarchy switch_entries switch_degree cost_autocalibrate"
+required="priority verbose split segment_size hierarchy switch_entries switch_degree cost_autocalibrate cost_network_exchange"
 for c in $colls; do required="$required ${c}_algorithm"; done
 
 out=$(OMPI_MCA_mca_base_component_path="$compdir:$defpath" "$ompi_info" --param coll hieragg --level 9 --parsable)

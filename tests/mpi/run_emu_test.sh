@@ -157,7 +157,7 @@ if ! grep -q '^\[       OK \] Nodes.SharedSplitMatchesPlacement' "$out"; then
 fi
 # The network link measured at setup (LinkCalibrationStage.cpp): once per job (MPI_COMM_WORLD
 # measures; later communicators take the agreed value from their identity records).
-calib=$(grep -E 'hieragg: network: alpha=[0-9.]+ us beta=[0-9.]+ ns/B \(measured at setup, [0-9]+ leaders\)' "$out")
+calib=$(grep -E 'hieragg: network: alpha=[0-9.]+ us beta=[0-9.]+ ns/B exchange=[0-9.]+ us \(measured at setup, [0-9]+ leaders\)' "$out")
 ncalib=$(grep -c . <<<"$calib")
 echo "run_emu_test.sh: calibration: ${calib:-none}"
 if [ "$ncalib" -ne 1 ]; then
@@ -165,8 +165,14 @@ if [ "$ncalib" -ne 1 ]; then
   status=1
 elif [ "${EMU_DELAY:-50us}" = 50us ] && [ "${EMU_RATE:-1gbit}" = 1gbit ]; then
   a=$(sed -E 's/.*alpha=([0-9.]+) us.*/\1/' <<<"$calib") b=$(sed -E 's/.*beta=([0-9.]+) ns.*/\1/' <<<"$calib")
+  e=$(sed -E 's/.*exchange=([0-9.]+) us.*/\1/' <<<"$calib")
   if ! awk -v a="$a" -v b="$b" 'BEGIN { exit !(a >= 30 && a <= 1000 && b >= 2 && b <= 50) }'; then
     echo "run_emu_test.sh: FAIL: measured alpha=$a us beta=$b ns/B, outside 30..1000 us / 2..50 ns/B for a 50 us, 1 Gbit/s link"
+    status=1
+  fi
+  # An exchange round carries a one-way message: never under alpha (LinkCalibration.hpp).
+  if ! awk -v a="$a" -v e="$e" 'BEGIN { exit !(e >= a) }'; then
+    echo "run_emu_test.sh: FAIL: measured exchange round $e us under alpha $a us"
     status=1
   fi
 fi

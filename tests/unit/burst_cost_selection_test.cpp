@@ -123,7 +123,7 @@ TEST(BurstCost, LargeBlocksKeepTheirRows) {
             EXPECT_EQ(pick(HIERAGG_GATHER, *h, bytes, *p), "whole:direct") << bytes;
             EXPECT_EQ(pick(HIERAGG_SCATTER, *h, bytes, *p), "whole:direct") << bytes;
             // On round robin nodes of 4 ranks on 2 cores the multi-leader forwards no longer hide
-            // behind the column rings (exchange_round_selection_test.cpp).
+            // behind the column rings (allgather_exchange_rows_selection_test.cpp).
             if (h == &blk) EXPECT_EQ(pick(HIERAGG_ALLGATHER, *h, bytes, *p), "whole:multileader") << bytes;
             EXPECT_EQ(pick(HIERAGG_ALLTOALL, *h, bytes, *p), "flat:pairwise") << bytes;
         }

@@ -1,13 +1,14 @@
-// Allgather(v)'s model for the exchange rows (Selection.cpp, exchangePlan): recursive
-// doubling and Bruck priced round by round, a round's bytes crossing a node's link only
-// where some rank's partner is on another node (closed forms from the layouts below), and
-// on crowded nodes (more ranks than cores) multileader's forwards added to its rings.
-// The choices this moves on the emulated cluster's measured links (2 x 4 round robin:
-// Bruck / recursive doubling, 170-230 ms at 4 MiB, against multileader's 245-290 ms) and
-// the ones it must leave alone (4 x 2 block: multileader, 241-246 ms against Bruck's 635-654).
+// Exchange rounds (LinkCost::exchange_us): a round in which every member sends and receives
+// across the network at once (dissemination, butterfly, recursive-doubling scan and
+// allgather rounds, ring steps) is priced from a measurement taken at setup, not one
+// start-up. Checked here: the estimate from raw round times, the agreement, what the
+// measurement may replace, the closed-form costs of the exchange rows, and the choices on
+// the emulated cluster's calibrated links (2 x 4 round robin: alpha 103.8 us, beta 9.94
+// ns/B; 4 x 2 block: 92.1 us, 10.58 ns/B, as in burst_cost_selection_test.cpp) with a round
+// of two start-ups, what the quiet-machine barrier measured (docs/performance.md).
 #include <gtest/gtest.h>
 
-#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -22,106 +23,209 @@ using namespace hieragg;
 using namespace hieragg::testing;
 
 namespace {
-
-constexpr int kRanks = 8;
-
-// An allgather(v) of `bytes` per rank (allgatherv: equal blocks in rank order), forced to
-// row `name` when it is not empty.
-hier::Plan plan(hieragg_coll_kind kind, const hier::Hierarchy* h, size_t bytes, const hier::CostParams& p,
-                const std::string& name = {}) {
-    static std::vector<int> counts, displs;
-    counts.assign(kRanks, static_cast<int>(bytes / 8));
-    displs.assign(kRanks, 0);
-    for (int i = 1; i < kRanks; ++i) displs[i] = displs[i - 1] + counts[i - 1];
-    CollCall c = baseCall(kind, 0, kRanks, h);
-    c.args.scount = c.args.rcount = bytes / 8;
-    if (kind == HIERAGG_ALLGATHERV) c.args.rcounts = counts.data(), c.args.rdispls = displs.data();
-    c.rtype = c.stype = hieragg_dtype_info{8, 0, 8, 0, 8};
-    if (!name.empty()) c.algorithm = hier::algorithmValue(*hier::algorithmByName(kind, name));
-    return hier::choosePlan(c, p);
-}
-
-std::string pick(hieragg_coll_kind kind, const hier::Hierarchy* h, size_t bytes, const hier::CostParams& p) {
-    const hier::Plan pl = plan(kind, h, bytes, p);
-    const std::string mode = pl.mode == hier::Plan::Mode::Whole ? "whole:" : "flat:";
-    return mode + (pl.stages[0].algo ? pl.stages[0].algo->name : "?");
-}
-
-// The component's parameters on an emulated layout: node oversubscription (ranks on 2
-// cores), then the network as measured at setup (the published benchmark's values).
-hier::CostParams emulated(double alphaUs, double betaNs, int nodeRanks, int cores) {
-    hier::CostParams p = hier::CostParams::defaults();
-    const int none[HIERAGG_LINK_CLASS_COUNT] = {0, 0, 0, 0};
-    hier::applyNodeOversubscription(p, nodeRanks, cores, none);
-    p.nodeCores = cores;
+hier::MeasuredLink measured(double alphaUs, double betaNs, double exchangeUs) {
     hier::MeasuredLink m;
     m.valid = true;
     m.alpha_us = alphaUs;
     m.beta_ns_per_byte = betaNs;
-    hier::applyMeasuredLink(p, hier::kLinkNetwork, m, {});
+    m.exchange_us = exchangeUs;
+    return m;
+}
+
+// The component's parameters on one layout: defaults, the node's oversubscription (ranks
+// on a 2-core machine), then the network as measured at setup (exchangeUs 0: not measured).
+hier::CostParams emulated(double alphaUs, double betaNs, int nodeRanks, double exchangeUs) {
+    hier::CostParams p = hier::CostParams::defaults();
+    const int none[HIERAGG_LINK_CLASS_COUNT] = {0, 0, 0, 0};
+    hier::applyNodeOversubscription(p, nodeRanks, 2, none);
+    p.nodeCores = 2;
+    hier::applyMeasuredLink(p, hier::kLinkNetwork, measured(alphaUs, betaNs, exchangeUs), {});
     return p;
 }
 
+// A call of `bytes` per rank (doubles), auto or forced to the row `forced`.
+CollCall call(hieragg_coll_kind kind, const hier::Hierarchy& h, size_t bytes, const char* forced = nullptr) {
+    CollCall c = baseCall(kind, 0, h.commSize(), &h);
+    c.args.scount = c.args.rcount = bytes / 8;
+    c.args.op_commutative = 1;
+    c.rtype = c.stype = hieragg_dtype_info{8, 0, 8, 0, 8};
+    c.segmentBytes = 65536;
+    if (forced) c.algorithm = hier::algorithmValue(*hier::algorithmByName(kind, forced));
+    return c;
+}
+
+// "whole:NAME", "flat:NAME" or "levels:INNER/LEADERS" of auto's plan.
+std::string pick(hieragg_coll_kind kind, const hier::Hierarchy& h, size_t bytes, const hier::CostParams& p) {
+    CollCall c = call(kind, h, bytes);
+    static std::vector<int> counts, displs;  // allgatherv: IMB's equal blocks in rank order
+    counts.assign(static_cast<size_t>(h.commSize()), static_cast<int>(bytes / 8));
+    displs.assign(counts.size(), 0);
+    for (size_t i = 1; i < displs.size(); ++i) displs[i] = displs[i - 1] + counts[i - 1];
+    if (kind == HIERAGG_ALLGATHERV) c.args.rcounts = counts.data(), c.args.rdispls = displs.data();
+    const hier::Plan plan = hier::choosePlan(c, p);
+    std::string s = plan.mode == hier::Plan::Mode::Whole  ? "whole:"
+                    : plan.mode == hier::Plan::Mode::Flat ? "flat:"
+                                                          : "levels:";
+    for (size_t i = 0; i < plan.stages.size(); ++i)
+        s += (i ? "/" : "") + std::string(plan.stages[i].algo ? plan.stages[i].algo->name : "?");
+    return s;
+}
+
+// The network link after emulated(): alpha and beta as measured, theta and gamma the defaults.
+constexpr double kTheta = 0.2, kGamma = 1.0 / 4000;
 }  // namespace
 
-// Round robin over 2 nodes (even ranks on one, odd on the other): the partner at distance 1
-// is on the other node for every rank (4 messages leave each node), at distance 2 and 4 on
-// the same node. 4 x 2 block: at distance 1 one rank per node crosses (Bruck; recursive
-// doubling's r xor 1 stays home), at 2 and 4 both ranks of each node.
-TEST(ExchangeRounds, PricedRoundByRoundFromThePartnersNodes) {
-    const hier::CostParams p = hier::CostParams::defaults();  // unmeasured: a burst costs theta
-    const hier::LinkCost& net = p.link[hier::kLinkNetwork];
-    const hier::LinkCost& in = p.link[hier::kLinkNode];
-    const double S = 1 << 20, bn = net.beta_us_per_byte, bi = in.beta_us_per_byte;
-    const double home = in.alpha_us + in.theta_us;
-    auto away = [&](int x) { return net.alpha_us + x * net.theta_us; };
-
-    const hier::Hierarchy rr = roundRobin(kRanks, 2);
-    const double rrUs = away(4) + 2 * home + std::max(4 * S * bn, S * bi) + 2 * S * bi + 4 * S * bi;
-    EXPECT_NEAR(plan(HIERAGG_ALLGATHERV, &rr, S, p, "bruck").predUs, rrUs, 1e-6 * rrUs);
-    EXPECT_NEAR(plan(HIERAGG_ALLGATHER, &rr, S, p, "recursive_doubling").predUs, rrUs, 1e-6 * rrUs);
-    // allgather's Bruck also rotates a scratch of every block (two local copies).
-    EXPECT_NEAR(plan(HIERAGG_ALLGATHER, &rr, S, p, "bruck").predUs, rrUs + 2.0 * kRanks * S * bi, 1e-6 * rrUs);
-
-    const hier::Hierarchy blk = virtualNodes(kRanks, 2);
-    const double bruckUs = away(1) + 2 * away(2) + (1 + 2 * 2 + 2 * 4) * S * bn;
-    EXPECT_NEAR(plan(HIERAGG_ALLGATHERV, &blk, S, p, "bruck").predUs, bruckUs, 1e-6 * bruckUs);
-    const double doublingUs = home + 2 * away(2) + S * bi + (2 * 2 + 2 * 4) * S * bn;
-    EXPECT_NEAR(plan(HIERAGG_ALLGATHER, &blk, S, p, "recursive_doubling").predUs, doublingUs, 1e-6 * doublingUs);
+TEST(ExchangeRound, EstimateAveragesNeighboursAndTakesTheSmallest) {
+    // Two sides skewed by d alternate L - d, L + d: every neighbour mean is L.
+    EXPECT_DOUBLE_EQ(hier::estimateExchangeRound({150, 250, 150, 250, 150, 250}, 90), 200.0);
+    // A slow pair (a busy machine) does not move the smallest mean: (180 + 220) / 2.
+    EXPECT_DOUBLE_EQ(hier::estimateExchangeRound({180, 220, 5000, 40, 9000}, 90), 200.0);
+    // Never under one one-way start-up.
+    EXPECT_DOUBLE_EQ(hier::estimateExchangeRound({10, 20, 10}, 90), 90.0);
+    // Unusable samples are skipped with their neighbours; fewer than two usable: not measured.
+    EXPECT_DOUBLE_EQ(hier::estimateExchangeRound({NAN, 100, 300, -1, 400}, 50), 200.0);
+    EXPECT_DOUBLE_EQ(hier::estimateExchangeRound({120}, 50), 0.0);
+    EXPECT_DOUBLE_EQ(hier::estimateExchangeRound({}, 50), 0.0);
+    EXPECT_DOUBLE_EQ(hier::estimateExchangeRound({100, INFINITY}, 50), 0.0);
 }
 
-// 2 x 4 round robin, 4 ranks on 2 cores: the exchange rows win where multileader's forwards
-// take the cores from its rings; with a core per rank the forwards hide again.
-TEST(ExchangeRounds, CrowdedRoundRobinNodesTakeTheExchangeRows) {
-    const hier::Hierarchy rr = roundRobin(kRanks, 2);
-    const hier::CostParams crowded = emulated(103.8, 9.94, 4, 2), roomy = emulated(103.8, 9.94, 4, 4);
-    for (size_t bytes : {size_t{65536}, size_t{4} << 20}) {
-        EXPECT_EQ(pick(HIERAGG_ALLGATHER, &rr, bytes, crowded), "flat:recursive_doubling") << bytes;
-        EXPECT_EQ(pick(HIERAGG_ALLGATHERV, &rr, bytes, crowded), "flat:bruck") << bytes;
-        EXPECT_EQ(pick(HIERAGG_ALLGATHER, &rr, bytes, roomy), "whole:multileader") << bytes;
-        EXPECT_EQ(pick(HIERAGG_ALLGATHERV, &rr, bytes, roomy), "whole:multileader") << bytes;
-    }
-    // Multileader's own price rises by at least its forwards' share of the cores.
-    const hier::Plan a = plan(HIERAGG_ALLGATHER, &rr, size_t{4} << 20, crowded, "multileader");
-    const hier::Plan b = plan(HIERAGG_ALLGATHER, &rr, size_t{4} << 20, roomy, "multileader");
-    EXPECT_GT(a.predUs, b.predUs);
+TEST(ExchangeRound, AgreementTakesTheMedianOfThePairsThatMeasuredIt) {
+    hier::MeasuredLink a = measured(90, 10, 200), b = measured(100, 11, 300), c = measured(110, 12, 0);
+    const hier::MeasuredLink two = hier::agreeLink({a, b, c});
+    EXPECT_DOUBLE_EQ(two.alpha_us, 100.0);
+    EXPECT_DOUBLE_EQ(two.exchange_us, 250.0);  // c measured none: the mean of 200 and 300
+    const hier::MeasuredLink none = hier::agreeLink({c});
+    EXPECT_TRUE(none.valid);
+    EXPECT_DOUBLE_EQ(none.exchange_us, 0.0);
 }
 
-// Where the exchange rows cross more (4 x 2 block: Bruck sends 13 blocks out of each node
-// against multileader's 6) or no node is crowded, the choices stay.
-TEST(ExchangeRounds, BlockNodesAndOneNodeKeepTheirRows) {
-    const hier::Hierarchy blk = virtualNodes(kRanks, 2);
-    const hier::CostParams p = emulated(92.1, 10.58, 2, 2);
-    for (size_t bytes : {size_t{65536}, size_t{4} << 20}) {
-        EXPECT_EQ(pick(HIERAGG_ALLGATHER, &blk, bytes, p), "whole:multileader") << bytes;
-        EXPECT_EQ(pick(HIERAGG_ALLGATHERV, &blk, bytes, p), "whole:multileader") << bytes;
+TEST(ExchangeRound, MeasurementReplacesOnlyWhatTheUserLeftOpen) {
+    const hier::CostParams d = hier::CostParams::defaults();
+    // Not measured: alpha + theta, today's one start-up, on every link.
+    for (int l = 0; l < hier::kLinkClassCount; ++l)
+        EXPECT_DOUBLE_EQ(hier::exchangeRoundUs(d.link[l]), d.link[l].alpha_us + d.link[l].theta_us);
+    hier::CostParams p = d;
+    hier::applyMeasuredLink(p, hier::kLinkNetwork, measured(92.1, 10.58, 0), {});
+    EXPECT_DOUBLE_EQ(hier::exchangeRoundUs(p.link[hier::kLinkNetwork]), 92.1 + kTheta);
+    // Measured: the round as measured; other links keep alpha + theta.
+    p = d;
+    hier::applyMeasuredLink(p, hier::kLinkNetwork, measured(92.1, 10.58, 184.2), {});
+    EXPECT_DOUBLE_EQ(hier::exchangeRoundUs(p.link[hier::kLinkNetwork]), 184.2);
+    EXPECT_DOUBLE_EQ(hier::exchangeStartUs(p.link[hier::kLinkNetwork]), 184.2 - kTheta);
+    EXPECT_DOUBLE_EQ(hier::exchangeRoundUs(p.link[hier::kLinkNode]), d.link[hier::kLinkNode].alpha_us + 0.1);
+    // An agreed round under the agreed alpha (medians of different pairs) is raised to it.
+    p = d;
+    hier::applyMeasuredLink(p, hier::kLinkNetwork, measured(92.1, 10.58, 80), {});
+    EXPECT_DOUBLE_EQ(hier::exchangeRoundUs(p.link[hier::kLinkNetwork]), 92.1);
+    // coll_hieragg_cost_network_exchange set: it stays.
+    hier::CalibrationPolicy set;
+    set.exchangeExplicit = true;
+    p = d;
+    ASSERT_TRUE(hier::setCostParam(p, "coll_hieragg_cost_network_exchange", 500));
+    hier::applyMeasuredLink(p, hier::kLinkNetwork, measured(92.1, 10.58, 184.2), set);
+    EXPECT_DOUBLE_EQ(hier::exchangeRoundUs(p.link[hier::kLinkNetwork]), 500.0);
+    // alpha set explicitly (50 us): the round keeps the measured ratio, 2 x 50.
+    hier::CalibrationPolicy alphaSet;
+    alphaSet.alphaExplicit = true;
+    p = d;
+    p.link[hier::kLinkNetwork].alpha_us = 50;
+    hier::applyMeasuredLink(p, hier::kLinkNetwork, measured(92.1, 10.58, 184.2), alphaSet);
+    EXPECT_NEAR(hier::exchangeRoundUs(p.link[hier::kLinkNetwork]), 100.0, 1e-9);
+    // A params file line for another link.
+    p = d;
+    ASSERT_TRUE(hier::setCostParam(p, "coll_hieragg_cost_node_exchange", 7));
+    EXPECT_DOUBLE_EQ(hier::exchangeRoundUs(p.link[hier::kLinkNode]), 7.0);
+    EXPECT_FALSE(hier::setCostParam(p, "coll_hieragg_cost_network_exchanges", 7));
+}
+
+// Closed forms of the exchange rows' costs on 4 x 2 block with a measured round E.
+TEST(ExchangeRound, ExchangeRowsCostTheirRounds) {
+    const double alpha = 92.1, beta = 10.58 / 1000, E = 250.0;
+    const hier::Hierarchy blk = virtualNodes(8, 2);
+    const hier::CostParams p = emulated(alpha, 10.58, 2, E);
+    // The leaders' dissemination: ceil(log2 4) = 2 rounds.
+    {
+        const hier::Plan plan = hier::choosePlan(call(HIERAGG_BARRIER, blk, 0, "dissemination"), p);
+        ASSERT_EQ(plan.stages.size(), 2u) << plan.describe();
+        EXPECT_STREQ(plan.stages[1].algo->name, "dissemination");
+        EXPECT_NEAR(plan.stages[1].predUs, 2 * E, 1e-9) << plan.describe();
     }
-    // One node (no decomposition): the flat rows' prices do not depend on the cores.
-    hier::CostParams one = hier::CostParams::defaults(), oneCrowded = one;
-    oneCrowded.nodeCores = 2;
-    for (const char* row : {"bruck", "recursive_doubling", "ring"})
-        for (size_t bytes : {size_t{8}, size_t{65536}, size_t{4} << 20})
-            EXPECT_DOUBLE_EQ(plan(HIERAGG_ALLGATHER, nullptr, bytes, one, row).predUs,
-                             plan(HIERAGG_ALLGATHER, nullptr, bytes, oneCrowded, row).predUs)
-                << row << " " << bytes;
+    // Recursive doubling allreduce of 8 B over 8 ranks, 2 of them per node link: 3 exchange
+    // rounds, each moving and reducing the vector.
+    {
+        const hier::Plan plan = hier::choosePlan(call(HIERAGG_ALLREDUCE, blk, 8, "recursive_doubling"), p);
+        EXPECT_NEAR(plan.predUs, 3 * E + 8 * (3 * 2 * beta + 3 * kGamma), 1e-9) << plan.describe();
+    }
+    // 6 ranks (3 nodes of 2): a fold to 4 (a message in, a message out: one start-up each,
+    // not exchanges) around 2 exchange rounds; moved lg + 2 = 4 times, reduced lg + 1 = 3.
+    {
+        const hier::Hierarchy six = virtualNodes(6, 2);
+        const hier::Plan plan = hier::choosePlan(call(HIERAGG_ALLREDUCE, six, 8, "recursive_doubling"), p);
+        EXPECT_NEAR(plan.predUs, 2 * E + 2 * (alpha + kTheta) + 8 * (4 * 2 * beta + 3 * kGamma), 1e-9)
+            << plan.describe();
+    }
+    // Ring allreduce of 8 B: 2 (n - 1) exchange steps of 1/n; one hop of each step leaves a
+    // node (rank 2i+1 to 2i+2).
+    {
+        const hier::Plan plan = hier::choosePlan(call(HIERAGG_ALLREDUCE, blk, 8, "ring"), p);
+        EXPECT_NEAR(plan.predUs, 14 * E + 7.0 / 8 * 8 * (2 * 1 * beta + kGamma), 1e-9) << plan.describe();
+    }
+}
+
+// Scan's recursive doubling as a lone call: ceil(log2 8) = 3 exchange steps of the whole
+// vector (2 x 4 round robin, 64 KiB: the lone call is under the stream price, so it is the price).
+TEST(ExchangeRound, ScanRecursiveDoublingLoneCall) {
+    const double alpha = 103.8, beta = 9.94 / 1000, E = 2 * alpha, S = 65536;
+    const hier::Hierarchy rr = roundRobin(8, 2);
+    const hier::CostParams p = emulated(alpha, 9.94, 4, E);
+    const hier::Plan plan = hier::choosePlan(call(HIERAGG_SCAN, rr, 65536, "recursive_doubling"), p);
+    const double lone = 3 * (E + S * (beta + kGamma));
+    const double stream = 3 * (2 * (kTheta + S * beta) + S * kGamma) + alpha;
+    ASSERT_LT(lone, stream);
+    EXPECT_NEAR(plan.predUs, lone, 1e-6) << plan.describe();
+    // The rank chain (every hop crosses on round robin) stays dearer: 7 hops of a 64 KiB
+    // pulse, so the exchange term alone does not bring it back (docs/performance.md).
+    EXPECT_EQ(pick(HIERAGG_SCAN, rr, 65536, p), "flat:recursive_doubling");
+}
+
+// The choices on both layouts with a measured round of 1.1 and of two start-ups against the
+// same links unmeasured (today's model): the 4 x 2 barrier leaves the leaders' dissemination (2 rounds
+// of 2 start-ups) for the k-nomial fan-in and release (measured 365 us against 483-504 us,
+// 2026-11-23 03:55); every other cell keeps its row.
+TEST(ExchangeRound, OnlyTheFourNodeBarrierChangesOnTheEmulatedLinks) {
+    const hier::Hierarchy rr = roundRobin(8, 2), blk = virtualNodes(8, 2);
+    struct Layout {
+        const hier::Hierarchy* h;
+        double alpha, beta;
+        int nodeRanks;
+    } layouts[] = {{&rr, 103.8, 9.94, 4}, {&blk, 92.1, 10.58, 2}};
+    const hieragg_coll_kind kinds[] = {HIERAGG_BARRIER,        HIERAGG_BCAST,    HIERAGG_REDUCE,  HIERAGG_ALLREDUCE,
+                                       HIERAGG_ALLGATHER,      HIERAGG_ALLGATHERV, HIERAGG_ALLTOALL, HIERAGG_GATHER,
+                                       HIERAGG_SCATTER,        HIERAGG_REDUCE_SCATTER, HIERAGG_REDUCE_SCATTER_BLOCK,
+                                       HIERAGG_SCAN,           HIERAGG_EXSCAN};
+    // 1.1: what the setup read on the emulated links in a calm spell (docs/performance.md).
+    for (double factor : {1.1, 2.0}) {
+        int changed = 0;
+        for (const Layout& l : layouts) {
+            const hier::CostParams before = emulated(l.alpha, l.beta, l.nodeRanks, 0);
+            const hier::CostParams after = emulated(l.alpha, l.beta, l.nodeRanks, factor * l.alpha);
+            for (hieragg_coll_kind k : kinds)
+                for (size_t bytes : {size_t{8}, size_t{65536}, size_t{4} << 20}) {
+                    if (k == HIERAGG_BARRIER && bytes > 8) continue;
+                    const std::string was = pick(k, *l.h, bytes, before), is = pick(k, *l.h, bytes, after);
+                    if (k == HIERAGG_BARRIER && l.h == &blk) {
+                        EXPECT_EQ(was, "levels:knomial/dissemination");
+                        EXPECT_EQ(is, "levels:knomial/knomial");
+                    } else {
+                        EXPECT_EQ(was, is) << hier::collectiveName(k) << " " << bytes << " B, " << l.nodeRanks
+                                           << " ranks per node, E = " << factor << " alpha";
+                    }
+                    changed += was != is;
+                }
+        }
+        EXPECT_EQ(changed, 1) << factor;
+    }
+    // 2 x 4: the two leaders' one round (207.6 us) against the k-nomial's two crossings: the
+    // dissemination stays.
+    EXPECT_EQ(pick(HIERAGG_BARRIER, rr, 8, emulated(103.8, 9.94, 4, 2 * 103.8)), "levels:knomial/dissemination");
 }

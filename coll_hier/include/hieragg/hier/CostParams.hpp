@@ -23,12 +23,27 @@ struct LinkCost {
     // node sending out together, a root's blocks to many peers) [µs]; < 0: theta_us. Not
     // an MCA parameter: the network's grows with its measured alpha (applyMeasuredLink).
     double burst_us = -1.0;
+    // One round in which every member both sends and receives across this link at once
+    // (a dissemination or butterfly round, a recursive-doubling scan step) [us]; < 0:
+    // alpha_us + theta_us, one start-up as for a lone message. The network's is measured at
+    // setup (LinkCalibration.hpp) or set by coll_hieragg_cost_network_exchange.
+    double exchange_us = -1.0;
 };
 
 // The per-message cost of a burst's further messages on link l (burst_us, else theta_us).
 inline double burstUs(const LinkCost& l) { return l.burst_us >= 0 ? l.burst_us : l.theta_us; }
 // x messages crossing link l at once: the first costs theta, each further one burstUs.
 inline double crossingUs(const LinkCost& l, double x) { return x <= 0 ? 0.0 : l.theta_us + (x - 1) * burstUs(l); }
+// The latency of one exchange round on link l (exchange_us, else alpha + theta).
+inline double exchangeRoundUs(const LinkCost& l) { return l.exchange_us >= 0 ? l.exchange_us : l.alpha_us + l.theta_us; }
+// Its start-up part (the round less the receiver's theta), for formulas that count theta
+// per message apart: alpha when not measured.
+inline double exchangeStartUs(const LinkCost& l) { return exchangeRoundUs(l) - l.theta_us; }
+// An exchange round in which x messages leave the busiest member's side of link l at once:
+// the round's latency, then each further message of the burst.
+inline double exchangeBurstUs(const LinkCost& l, double x) {
+    return exchangeRoundUs(l) + (x > 1 ? (x - 1) * burstUs(l) : 0.0);
+}
 
 struct CostParams {
     LinkCost link[kLinkClassCount];
@@ -52,8 +67,8 @@ hieragg_link_cost defaultOffloadCost();
 // The defaults in the component's units.
 hieragg_link_cost defaultLinkCost(int link);
 
-// Sets one parameter by its MCA name (coll_hieragg_cost_<link>_<alpha|beta|theta|gamma>,
-// MCA units); false if the name is not one of them.
+// Sets one parameter by its MCA name (coll_hieragg_cost_<link>_<alpha|beta|theta|gamma|exchange>,
+// MCA units; exchange: LinkCost::exchange_us); false if the name is not one of them.
 bool setCostParam(CostParams& p, const std::string& mcaName, double value);
 // Reads MCA lines ("name = value", as in openmpi-mca-params.conf and as hieragg-calibrate
 // prints them; '#' comments; other parameters ignored). Returns the problems found.
