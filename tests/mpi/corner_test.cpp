@@ -276,6 +276,92 @@ TEST_P(Corner, NonCommutativePermutedComm) {
     MPI_Comm_free(&c);
 }
 
+// The affine op on whatever the datatype holds: len elements of MPI_Type_size bytes
+// (none for a type of size 0: the op must not write there).
+void sizedAffineOp(void* in, void* inout, int* len, MPI_Datatype* dt) {
+    int bytes = 0;
+    MPI_Type_size(*dt, &bytes);
+    int n = int(long(*len) * bytes / long(sizeof(Affine)));
+    affineOp(in, inout, &n, dt);
+}
+
+// A committed type of size 0 (MPI_Type_contiguous(0, MPI_INT)) with count 5, and
+// MPI_INT with count 0 beside it: nothing moves, every call succeeds and no byte of the
+// buffers changes (a schedule must not divide by the type's size or stage anything).
+// (Not reduce_scatter_block: Open MPI 4.1's own recursive-halving one frees an invalid
+// pointer on a zero-size type, so the test could not pass on Open MPI's stack.)
+TEST_P(Corner, ZeroSizeType) {
+    const Mode m = GetParam();
+    MPI_Datatype z;
+    MPI_Type_contiguous(0, MPI_INT, &z);
+    MPI_Type_commit(&z);
+    MPI_Op op;
+    MPI_Op_create(sizedAffineOp, 1, &op);
+    std::vector<int> s(8, 5), r(8 * size, -1), cnt(size, 5), dis(size, 0);
+    std::vector<MPI_Datatype> zt(size, z);
+    auto prep = [&] { std::fill(r.begin(), r.end(), -1); };
+    auto untouched = [&](const char* what) {
+        return [&, what] {
+            for (size_t i = 0; i < r.size(); ++i) chk.eq(r[i], -1, what, long(i));
+        };
+    };
+    const int root = size / 2;
+    std::vector<std::pair<Coll, const char*>> calls = {
+        {{"Bcast(zero-size)", [&] { return MPI_Bcast(r.data(), 5, z, root, MPI_COMM_WORLD); },
+          [&](MPI_Request* q) { return MPI_Ibcast(r.data(), 5, z, root, MPI_COMM_WORLD, q); },
+          [&](MPI_Request* q) { return MPIX_Bcast_init(r.data(), 5, z, root, MPI_COMM_WORLD, MPI_INFO_NULL, q); }},
+         "bcast zero-size"},
+        {{"Allreduce(zero-size)", [&] { return MPI_Allreduce(s.data(), r.data(), 5, z, op, MPI_COMM_WORLD); },
+          [&](MPI_Request* q) { return MPI_Iallreduce(s.data(), r.data(), 5, z, op, MPI_COMM_WORLD, q); },
+          [&](MPI_Request* q) { return MPIX_Allreduce_init(s.data(), r.data(), 5, z, op, MPI_COMM_WORLD, MPI_INFO_NULL, q); }},
+         "allreduce zero-size"},
+        {{"Reduce(zero-size)", [&] { return MPI_Reduce(s.data(), r.data(), 5, z, op, root, MPI_COMM_WORLD); },
+          [&](MPI_Request* q) { return MPI_Ireduce(s.data(), r.data(), 5, z, op, root, MPI_COMM_WORLD, q); },
+          [&](MPI_Request* q) { return MPIX_Reduce_init(s.data(), r.data(), 5, z, op, root, MPI_COMM_WORLD, MPI_INFO_NULL, q); }},
+         "reduce zero-size"},
+        {{"Allgather(zero-size)", [&] { return MPI_Allgather(s.data(), 5, z, r.data(), 5, z, MPI_COMM_WORLD); },
+          [&](MPI_Request* q) { return MPI_Iallgather(s.data(), 5, z, r.data(), 5, z, MPI_COMM_WORLD, q); },
+          [&](MPI_Request* q) { return MPIX_Allgather_init(s.data(), 5, z, r.data(), 5, z, MPI_COMM_WORLD, MPI_INFO_NULL, q); }},
+         "allgather zero-size"},
+        {{"Gatherv(zero-size)",
+          [&] { return MPI_Gatherv(s.data(), 5, z, r.data(), cnt.data(), dis.data(), z, root, MPI_COMM_WORLD); },
+          [&](MPI_Request* q) { return MPI_Igatherv(s.data(), 5, z, r.data(), cnt.data(), dis.data(), z, root, MPI_COMM_WORLD, q); },
+          [&](MPI_Request* q) {
+              return MPIX_Gatherv_init(s.data(), 5, z, r.data(), cnt.data(), dis.data(), z, root, MPI_COMM_WORLD, MPI_INFO_NULL, q);
+          }},
+         "gatherv zero-size"},
+        {{"Scatter(zero-size)", [&] { return MPI_Scatter(s.data(), 5, z, r.data(), 5, z, root, MPI_COMM_WORLD); },
+          [&](MPI_Request* q) { return MPI_Iscatter(s.data(), 5, z, r.data(), 5, z, root, MPI_COMM_WORLD, q); },
+          [&](MPI_Request* q) { return MPIX_Scatter_init(s.data(), 5, z, r.data(), 5, z, root, MPI_COMM_WORLD, MPI_INFO_NULL, q); }},
+         "scatter zero-size"},
+        {{"Alltoall(zero-size)", [&] { return MPI_Alltoall(s.data(), 5, z, r.data(), 5, z, MPI_COMM_WORLD); },
+          [&](MPI_Request* q) { return MPI_Ialltoall(s.data(), 5, z, r.data(), 5, z, MPI_COMM_WORLD, q); },
+          [&](MPI_Request* q) { return MPIX_Alltoall_init(s.data(), 5, z, r.data(), 5, z, MPI_COMM_WORLD, MPI_INFO_NULL, q); }},
+         "alltoall zero-size"},
+        {{"Alltoallw(zero-size)",
+          [&] { return MPI_Alltoallw(s.data(), cnt.data(), dis.data(), zt.data(), r.data(), cnt.data(), dis.data(), zt.data(), MPI_COMM_WORLD); },
+          [&](MPI_Request* q) {
+              return MPI_Ialltoallw(s.data(), cnt.data(), dis.data(), zt.data(), r.data(), cnt.data(), dis.data(), zt.data(), MPI_COMM_WORLD, q);
+          },
+          [&](MPI_Request* q) {
+              return MPIX_Alltoallw_init(s.data(), cnt.data(), dis.data(), zt.data(), r.data(), cnt.data(), dis.data(), zt.data(),
+                                         MPI_COMM_WORLD, MPI_INFO_NULL, q);
+          }},
+         "alltoallw zero-size"},
+        {{"Scan(zero-size)", [&] { return MPI_Scan(s.data(), r.data(), 5, z, op, MPI_COMM_WORLD); },
+          [&](MPI_Request* q) { return MPI_Iscan(s.data(), r.data(), 5, z, op, MPI_COMM_WORLD, q); },
+          [&](MPI_Request* q) { return MPIX_Scan_init(s.data(), r.data(), 5, z, op, MPI_COMM_WORLD, MPI_INFO_NULL, q); }},
+         "scan zero-size"},
+        {{"Exscan(zero-size)", [&] { return MPI_Exscan(s.data(), r.data(), 5, z, op, MPI_COMM_WORLD); },
+          [&](MPI_Request* q) { return MPI_Iexscan(s.data(), r.data(), 5, z, op, MPI_COMM_WORLD, q); },
+          [&](MPI_Request* q) { return MPIX_Exscan_init(s.data(), r.data(), 5, z, op, MPI_COMM_WORLD, MPI_INFO_NULL, q); }},
+         "exscan zero-size"},
+    };
+    for (auto& [c, what] : calls) run(chk, m, c, prep, untouched(what));
+    MPI_Op_free(&op);
+    MPI_Type_free(&z);
+}
+
 INSTANTIATE_TEST_SUITE_P(M, Corner, ::testing::Values(Mode::Blocking, Mode::Nonblocking, Mode::Persistent),
                          modeParamName);
 
@@ -345,8 +431,8 @@ TEST_F(CornerF, OverlappingAcrossComms) {
     for (auto& x : c) MPI_Comm_free(&x);
 }
 
-// Dup + collective + free, 160 times: the heap in use after the last 80 cycles must not
-// exceed that after the first 80 by more than 128 KiB (per-communicator state released
+// Dup + collective + free, 80 times: the heap in use after the last 40 cycles must not
+// exceed that after the first 40 by more than 128 KiB (per-communicator state released
 // at free, plan caches bounded).
 TEST_F(CornerF, DupFreeHeapBounded) {
     auto cycle = [&](int it) {
@@ -366,14 +452,14 @@ TEST_F(CornerF, DupFreeHeapBounded) {
         chk.ok(MPI_Wait(&q, MPI_STATUS_IGNORE), "wait");
         MPI_Comm_free(&d);
     };
-    for (int it = 0; it < 80; ++it) cycle(it);
+    for (int it = 0; it < 40; ++it) cycle(it);
     const size_t before = mallinfo2().uordblks;
-    for (int it = 80; it < 160; ++it) cycle(it);
+    for (int it = 40; it < 80; ++it) cycle(it);
     const size_t after = mallinfo2().uordblks;
     chk.truth(after <= before + 128 * 1024,
-              "heap grew by " + std::to_string(long(after) - long(before)) + " bytes over 80 dup/free cycles");
+              "heap grew by " + std::to_string(long(after) - long(before)) + " bytes over 40 dup/free cycles");
     if (getenv("HIERAGG_TEST_SHOW_HEAP"))
-        printf("rank %d: heap %+ld bytes over 80 dup/free cycles\n", rank, long(after) - long(before));
+        printf("rank %d: heap %+ld bytes over 40 dup/free cycles\n", rank, long(after) - long(before));
 }
 
 // Bad arguments under MPI_ERRORS_RETURN: an error code comes back (no abort), and the
