@@ -67,4 +67,11 @@ inline CollCall reductionCall(hieragg_coll_kind kind, int rank, int size, const 
     return c;
 }
 
+// A reduction call's buffers: in place, MPI passes no sbuf and the input sits in rbuf.
+inline void setBuffers(CollCall& c, std::vector<int64_t>& in, std::vector<int64_t>& out, bool inPlace) {
+    c.args.sbuf = inPlace ? nullptr : in.data();
+    c.args.in_place = inPlace;
+    c.args.rbuf = out.data();
+}
+
 }  // namespace hieragg::testing

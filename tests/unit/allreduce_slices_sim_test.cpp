@@ -59,9 +59,7 @@ RowRun runRow(const char* row, int p, const hier::Hierarchy& h, const std::strin
     std::vector<CollCall> calls;
     for (int r = 0; r < p; ++r) {
         CollCall c = reductionCall(HIERAGG_ALLREDUCE, r, p, &h, sumOp(), count, segmentBytes, valueOf(row));
-        c.args.sbuf = inPlace ? nullptr : in[r].data();
-        c.args.in_place = inPlace;
-        c.args.rbuf = res[r].data();
+        setBuffers(c, in[r], res[r], inPlace);
         calls.push_back(c);
     }
     const std::string what = std::string(row) + " p=" + std::to_string(p) + " " + layout + " count=" +

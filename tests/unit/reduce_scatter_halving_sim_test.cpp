@@ -37,9 +37,7 @@ uint64_t check(int p, bool block, const std::vector<int>& rcounts, bool inPlace,
     for (int r = 0; r < p; ++r) {
         CollCall c = reductionCall(kind, r, p, &h, sumOp(), rcounts[0], 1 << 16, halvingValue(kind));
         if (!block) c.args.rcounts = rcounts.data(), c.args.rcount = c.args.scount = 0;
-        c.args.sbuf = inPlace ? nullptr : in[r].data();
-        c.args.in_place = inPlace;
-        c.args.rbuf = out[r].data();
+        setBuffers(c, in[r], out[r], inPlace);
         calls.push_back(c);
     }
     auto res = sim::runOne(net, calls, recipeBuilder());

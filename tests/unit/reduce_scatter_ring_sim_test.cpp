@@ -43,9 +43,7 @@ uint64_t check(int p, const hier::Hierarchy& h, const Case& k, const std::string
     for (int r = 0; r < p; ++r) {
         CollCall c = reductionCall(kind, r, p, &h, sumOp(), k.rcounts[0], k.segmentBytes, ringValue(kind));
         if (!k.block) c.args.rcounts = k.rcounts.data(), c.args.rcount = c.args.scount = 0;
-        c.args.sbuf = k.inPlace ? nullptr : in[r].data();
-        c.args.in_place = k.inPlace;
-        c.args.rbuf = out[r].data();
+        setBuffers(c, in[r], out[r], k.inPlace);
         calls.push_back(c);
     }
     auto res = sim::runOne(net, calls, recipeBuilder());

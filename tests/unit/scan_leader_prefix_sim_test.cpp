@@ -31,9 +31,7 @@ uint64_t check(int p, const hier::Hierarchy& h, sim::SimOp& op, bool exclusive, 
     std::vector<CollCall> calls;
     for (int r = 0; r < p; ++r) {
         CollCall c = reductionCall(kind, r, p, &h, op, count, seg, leaderPrefixValue(kind));
-        c.args.sbuf = inPlace ? nullptr : in[r].data();
-        c.args.in_place = inPlace;
-        c.args.rbuf = out[r].data();
+        setBuffers(c, in[r], out[r], inPlace);
         calls.push_back(c);
     }
     auto res = sim::runOne(net, calls, recipeBuilder());
