@@ -9,6 +9,7 @@
 
 #include "hieragg/aggtree/CostModel.hpp"
 #include "hieragg/aggtree/HierarchicalKnomialTree.hpp"
+#include "hieragg/algorithms/ButterflyAllreduce.hpp"
 #include "hieragg/algorithms/TreeBcast.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
 #include "hieragg/hier/HierarchyAdapter.hpp"
@@ -543,12 +544,6 @@ bool slices(const AlgorithmInfo& a) {
     }
 }
 
-int floorPow2(int n) {
-    int p = 1;
-    while (p * 2 <= n) p *= 2;
-    return p;
-}
-
 // Allreduce of `bytes` over n members whose messages cross link l, x of them at once on
 // the busiest link (members of a node sharing its interface). Pulses of `pulseBytes`
 // overlap kPulseWindow at a time: their start-ups overlap, their bytes queue.
@@ -562,7 +557,7 @@ double ringAllreduceUs(const LinkCost& l, int n, double bytes, double pulseBytes
 }
 double butterflyAllreduceUs(const LinkCost& l, int n, double bytes, double pulseBytes, double x, bool halving) {
     if (n <= 1) return 0;
-    const int p2 = floorPow2(n);
+    const int p2 = butterflyCore(n);
     const double lg = std::log2(static_cast<double>(p2)), fold = p2 == n ? 0.0 : 1.0;
     const double windows = std::ceil(std::max(1.0, std::ceil(bytes / std::max(pulseBytes, 1.0))) /
                                      static_cast<double>(recipes::kPulseWindow));
@@ -584,7 +579,7 @@ double butterflyAllreduceUs(const LinkCost& l, int n, double bytes, double pulse
 // two) the whole vector in first and one block back out. Returns {start-ups, bytes}.
 std::pair<double, double> halvingReduceScatterUs(const LinkCost& l, int n, double bytes) {
     if (n <= 1) return {0, 0};
-    const int p2 = floorPow2(n);
+    const int p2 = butterflyCore(n);
     const double rounds = std::log2(static_cast<double>(p2)), fold = p2 == n ? 0.0 : 1.0;
     const double perByte = l.beta_us_per_byte + l.gamma_us_per_byte;
     return {(rounds + 2 * fold) * (l.alpha_us + l.theta_us),
@@ -682,7 +677,7 @@ StageChoice predictSlices(const AlgorithmInfo& a, const CollCall& c, const CostP
         s.why = "2(n-1) steps of 1/n, " + std::to_string(cross) + " ring hops leave the busiest node";
         break;
     case Emitter::Rabenseifner:
-        s.predUs = butterflyAllreduceUs(net, n, bytes, seg * floorPow2(n), hier ? M : 1, true);
+        s.predUs = butterflyAllreduceUs(net, n, bytes, seg * butterflyCore(n), hier ? M : 1, true);
         s.why = "2 log2 p steps, " + std::to_string(hier ? M : 1) + " ranks share a link";
         break;
     case Emitter::RecursiveDoubling:

@@ -2,18 +2,10 @@
 
 namespace hieragg {
 
-namespace {
-int floorPow2(int n) {
-    int p = 1;
-    while (p * 2 <= n) p *= 2;
-    return p;
-}
-}  // namespace
-
 size_t ButterflyAllreduce::scratchElements(int n, size_t count) const {
     if (n <= 1) return 0;
     // The fold receives a whole vector; recursive halving at most half of it (rounded up).
-    if (floorPow2(n) != n || kind == Kind::RecursiveDoubling) return count;
+    if (butterflyCore(n) != n || kind == Kind::RecursiveDoubling) return count;
     return VectorBlocks{count, static_cast<size_t>(n)}.first(static_cast<size_t>(n / 2));  // the lower half
 }
 
@@ -21,7 +13,7 @@ Emitted ButterflyAllreduce::emit(ScheduleBuilder& b, const Group& g, BufRef acc,
                                  ptrdiff_t extent, BufRef scratch, StepId after, uint32_t channel) const {
     const int n = g.size();
     if (n <= 1 || g.me < 0 || count == 0) return {after, after};
-    const int p2 = floorPow2(n), r = n - p2, me = g.me;
+    const int p2 = butterflyCore(n), r = n - p2, me = g.me;
     const TypeRef whole{elemType, count};
     const uint32_t foldCh = channel, xchCh = channel + 1, gatherCh = channel + 2;
     Deps all;

@@ -8,6 +8,7 @@
 #include "ReduceScatterPulses.hpp"
 #include "ReductionPulses.hpp"
 #include "hieragg/Group.hpp"
+#include "hieragg/algorithms/ButterflyAllreduce.hpp"
 #include "hieragg/algorithms/RingReduceScatter.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
 #include "hieragg/hier/Recipes.hpp"
@@ -92,9 +93,7 @@ Schedule halvingReduceScatter(const CollCall& c, const std::vector<size_t>& coun
     ScheduleBuilder b("recursive-halving-reduce-scatter");
     const int n = c.size, me = c.rank;
     if (total == 0) return b.finish();
-    int p2 = 1;
-    while (p2 * 2 <= n) p2 *= 2;
-    const int r = n - p2;
+    const int p2 = butterflyCore(n), r = n - p2;
     const ptrdiff_t ext = c.rtype.extent;
     const uint32_t foldCh = stageChannel(1), xchCh = foldCh + 1, backCh = foldCh + 2;
     const TypeRef whole{kRecvType, total};
@@ -104,10 +103,10 @@ Schedule halvingReduceScatter(const CollCall& c, const std::vector<size_t>& coun
         if (counts[me] > 0) b.recv(me - 1, out, {kRecvType, counts[me]}, sent, backCh);
         return b.finish();
     }
-    // Virtual rank v owns real ranks [realFirst(v), realFirst(v + 1)): consecutive blocks.
-    auto realFirst = [r](int v) { return v < r ? 2 * v : v + r; };
+    // Virtual rank v is real rank realOf(v) and owns real ranks [realOf(v), realOf(v + 1)):
+    // consecutive blocks.
     auto realOf = [r](int v) { return v < r ? 2 * v : v + r; };
-    auto firstElem = [&](int v) { return v >= p2 ? total : displs[realFirst(v)]; };
+    auto firstElem = [&](int v) { return v >= p2 ? total : displs[realOf(v)]; };
     auto typed = [&](int lo, int hi) { return TypeRef{kRecvType, firstElem(hi) - firstElem(lo)}; };
     auto region = [&](BufRef at, int lo) { return at.at(static_cast<ptrdiff_t>(firstElem(lo)) * ext); };
     const BufRef acc = b.temp(CollCall::span(c.rtype, total), CollCall::bias(c.rtype));

@@ -98,9 +98,7 @@ Shape shapeOf(const CollCall& c, Emitter e) {
     } else if (e == Emitter::Ring) {
         s.factor = static_cast<size_t>(c.size);
     } else if (e == Emitter::Rabenseifner) {
-        size_t p2 = 1;
-        while (p2 * 2 <= static_cast<size_t>(c.size)) p2 *= 2;
-        s.factor = p2;
+        s.factor = static_cast<size_t>(butterflyCore(c.size));
     }
     return s;
 }

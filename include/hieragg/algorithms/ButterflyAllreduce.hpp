@@ -20,6 +20,14 @@
 
 namespace hieragg {
 
+// The power-of-two core a butterfly folds n members to: the largest power of two <= n
+// (1 for n <= 1). Recursive halving reduce_scatter folds the same way.
+inline int butterflyCore(int n) {
+    int p = 1;
+    while (p * 2 <= n) p *= 2;
+    return p;
+}
+
 struct ButterflyAllreduce {
     enum class Kind { RecursiveDoubling, Rabenseifner };
     Kind kind = Kind::Rabenseifner;
