@@ -47,6 +47,12 @@ std::string fmt(const char* f, double x) {
 
 bool decomposed(const CollCall& c) { return !c.inter && c.hierarchy && !c.hierarchy->isTrivial(); }
 
+// One node (no decomposition) with more ranks than cores (CostParams::nodeCores): the ranks
+// take turns on the cores, which the one-node terms below price.
+bool crowdedOneNode(const CollCall& c, const CostParams& p) {
+    return !decomposed(c) && p.nodeCores > 0 && c.size > p.nodeCores;
+}
+
 // What one stage's model needs to know about the call.
 struct Load {
     Shape shape;
@@ -663,7 +669,7 @@ StageChoice predictSlices(const AlgorithmInfo& a, const CollCall& c, const CostP
         // (received, combined, sent), so it costs n / cores hand-offs in sequence, not one.
         // Measured (64 KiB, 2 cores, interleaved): ring 6.0-6.7x tuned on 8 ranks against
         // 0.8-1.9x for reduce + scatter; 1.4-2.7x on 4 ranks, where the trees were 2.5-3.3x.
-        const double turns = !hier && p.nodeCores > 0 && n > p.nodeCores ? static_cast<double>(n) / p.nodeCores : 1.0;
+        const double turns = crowdedOneNode(c, p) ? static_cast<double>(n) / p.nodeCores : 1.0;
         s.predUs = n <= 1 ? 0.0
                           : (n - 1) * (turns * net.alpha_us + net.theta_us) * windows +
                                 (n - 1.0) / n * bytes * (cross * net.beta_us_per_byte + net.gamma_us_per_byte);
@@ -975,7 +981,7 @@ namespace {
 // receptions that each combine `bytes`, cannot finish faster than the cores can do it.
 // Only for a flat plan inside one node (no decomposition); 0 elsewhere.
 double coresBoundUs(const CollCall& c, const CostParams& p, double msgs, double bytes, const LinkCost& l) {
-    if (decomposed(c) || p.nodeCores <= 0 || c.size <= p.nodeCores) return 0;
+    if (!crowdedOneNode(c, p)) return 0;
     return msgs * (l.theta_us + bytes * (l.beta_us_per_byte + l.gamma_us_per_byte)) / p.nodeCores;
 }
 
@@ -1069,7 +1075,7 @@ Plan scanPlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* force
             // ranks on 2 cores, 6 interleaved runs, 2026-11-23): the chain 2.6-2.8 us per
             // call, recursive doubling 4.2-6.3 us, though the chain's lone call (7 hand-offs)
             // is over twice recursive doubling's 3.
-            r.alwaysStreams = !hier && p.nodeCores > 0 && c.size > p.nodeCores;
+            r.alwaysStreams = crowdedOneNode(c, p);
             r.s.why = std::to_string(c.size - 1) + " hops, " + fmt("%.0f", pulses) + " pulses";
         } else {
             // Step d: ranks d..n-1 receive and combine the whole vector.
@@ -1133,7 +1139,7 @@ Plan choosePlan(const CollCall& c, const CostParams& p) {
         // phase takes n / cores start-ups, as a ring step does, and the next call cannot
         // overlap it. Measured (8 B, 2 cores, interleaved): reduce + scatter 10.8 / 43 us
         // against recursive halving's 7.8 / 24 us on 4 / 8 ranks.
-        if (!hier && p.nodeCores > 0 && c.size > p.nodeCores)
+        if (crowdedOneNode(c, p))
             best.predUs = std::max(best.predUs, 2.0 * c.size / p.nodeCores * l.alpha_us);
     }
     const double treeUs = best.predUs;  // reduce_scatter: with the scatter
@@ -1174,8 +1180,7 @@ Plan treePlan(const CollCall& c, const CostParams& p) {
     ld.pulses = ld.bytes > 0 ? std::ceil(ld.bytes / std::max(ld.pulseBytes, 1.0)) : 1;
 
     const bool hier = decomposed(c);
-    if ((c.args.kind == HIERAGG_BCAST || c.args.kind == HIERAGG_REDUCE) && !hier && !c.inter && p.nodeCores > 0 &&
-        c.size > p.nodeCores)
+    if ((c.args.kind == HIERAGG_BCAST || c.args.kind == HIERAGG_REDUCE) && !c.inter && crowdedOneNode(c, p))
         ld.sharedCores = p.nodeCores;
     const std::vector<int> links =
         hier ? (c.stageLinks && static_cast<int>(c.stageLinks->size()) == c.hierarchy->levels() + 1
