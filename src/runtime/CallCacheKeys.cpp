@@ -21,11 +21,17 @@ void writeScheduleKey(const CollCall& c, CallKey& k) {
     if (vectorsInScheduleKey(c)) {
         // The recipes turn these into byte offsets at build time (CallBinding drops the
         // pointers), so equal values mean an equal schedule.
-        k.add(c.args.rcounts != nullptr).add(c.args.rdispls != nullptr);
-        for (int i = 0; c.args.rcounts && i < c.size; ++i) k.add(c.args.rcounts[i]);
-        if (c.args.kind == HIERAGG_ALLGATHERV)
-            for (int i = 0; c.args.rdispls && i < c.size; ++i) k.add(c.args.rdispls[i]);
+        const KeyedVectors v = keyedVectors(c.args);
+        k.add(v.counts != nullptr).add(v.displs != nullptr);
+        for (int i = 0; v.counts && i < c.size; ++i) k.add(v.counts[i]);
+        for (int i = 0; v.displs && i < c.size; ++i) k.add(v.displs[i]);
     }
+}
+
+KeyedVectors keyedVectors(const hieragg_coll_args& a) {
+    if (a.kind == HIERAGG_REDUCE_SCATTER) return {true, a.rcounts, nullptr};
+    if (a.kind == HIERAGG_ALLGATHERV) return {true, a.rcounts, a.rdispls};
+    return {};
 }
 
 bool vectorsInScheduleKey(const CollCall& c) {

@@ -52,6 +52,15 @@ void writeScheduleKey(const CollCall& c, CallKey& k);
 // displacements on an intra-communicator, a call of one stage. Other vector collectives
 // (v-variants through two stages, neighbor lists, alltoallw's types) build every call.
 bool vectorsInScheduleKey(const CollCall& c);
+// Those vectors of a call's arguments, by kind: reduce_scatter's counts, allgatherv's counts
+// and displacements (kept: the kind is one of the two; null where the call gave none). The
+// key holds them by value, and so does the last-call shortcut (CoreAbi.cpp).
+struct KeyedVectors {
+    bool kept = false;
+    const int* counts = nullptr;
+    const int* displs = nullptr;
+};
+KeyedVectors keyedVectors(const hieragg_coll_args& a);
 std::string scheduleCacheKey(const CollCall& c);
 
 // What a plan depends on besides the communicator: the collective, the size class of its

@@ -206,26 +206,26 @@ bool sameRawCall(const hieragg_coll_args& a, const hieragg_coll_args& b) {
 // Reduce_scatter's counts and allgatherv's counts and displacements, laid out as
 // hieragg_comm::lastRawVectors keeps them, against that copy; true for other kinds.
 bool sameRawVectors(const hieragg_comm& c, const hieragg_coll_args& a) {
-    if (a.kind != HIERAGG_REDUCE_SCATTER && a.kind != HIERAGG_ALLGATHERV) return true;
+    const KeyedVectors k = keyedVectors(a);
+    if (!k.kept) return true;
     const std::vector<int>& v = c.lastRawVectors;
-    const int* displs = a.kind == HIERAGG_ALLGATHERV ? a.rdispls : nullptr;
     const size_t n = static_cast<size_t>(c.size);
-    if (v.size() != 2 + (a.rcounts ? n : 0) + (displs ? n : 0) || v[0] != (a.rcounts != nullptr) ||
-        v[1] != (displs != nullptr))
+    if (v.size() != 2 + (k.counts ? n : 0) + (k.displs ? n : 0) || v[0] != (k.counts != nullptr) ||
+        v[1] != (k.displs != nullptr))
         return false;
-    return (!a.rcounts || std::memcmp(v.data() + 2, a.rcounts, n * sizeof(int)) == 0) &&
-           (!displs || std::memcmp(v.data() + 2 + (a.rcounts ? n : 0), displs, n * sizeof(int)) == 0);
+    return (!k.counts || std::memcmp(v.data() + 2, k.counts, n * sizeof(int)) == 0) &&
+           (!k.displs || std::memcmp(v.data() + 2 + (k.counts ? n : 0), k.displs, n * sizeof(int)) == 0);
 }
 
 void rememberRawVectors(hieragg_comm& c, const hieragg_coll_args& a) {
     std::vector<int>& v = c.lastRawVectors;
     v.clear();
-    if (a.kind != HIERAGG_REDUCE_SCATTER && a.kind != HIERAGG_ALLGATHERV) return;
-    const int* displs = a.kind == HIERAGG_ALLGATHERV ? a.rdispls : nullptr;
-    v.push_back(a.rcounts != nullptr);
-    v.push_back(displs != nullptr);
-    if (a.rcounts) v.insert(v.end(), a.rcounts, a.rcounts + c.size);
-    if (displs) v.insert(v.end(), displs, displs + c.size);
+    const KeyedVectors k = keyedVectors(a);
+    if (!k.kept) return;
+    v.push_back(k.counts != nullptr);
+    v.push_back(k.displs != nullptr);
+    if (k.counts) v.insert(v.end(), k.counts, k.counts + c.size);
+    if (k.displs) v.insert(v.end(), k.displs, k.displs + c.size);
 }
 
 // After a call whose signature became (or was) the last one: keeps its raw arguments for
