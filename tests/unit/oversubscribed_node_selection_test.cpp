@@ -249,6 +249,17 @@ TEST(OversubscribedNode, ReduceSpreadsTheCombiningForBackToBackCalls) {
     }
 }
 
+// A commutative reduce_scatter on one node of counts.size() ranks (rank 0's call),
+// `elemBytes`-byte elements, 64 KiB segments.
+CollCall oneNodeReduceScatter(std::vector<int>& counts, ptrdiff_t elemBytes) {
+    CollCall c = baseCall(HIERAGG_REDUCE_SCATTER, 0, static_cast<int>(counts.size()), nullptr);
+    c.args.rcounts = counts.data();
+    c.args.op_commutative = 1;
+    c.rtype = {static_cast<size_t>(elemBytes), 0, elemBytes, 0, elemBytes};
+    c.segmentBytes = 65536;
+    return c;
+}
+
 // Reduce_scatter of 64 KiB on 2 cores: a ring step waits for every rank to run once, n/cores
 // start-ups per step. 8 ranks: (n - 1)(4 alpha + theta) + (n - 1)/n S (beta + gamma) is above
 // the tree plan (reduce + scatter), so the trees; 4 ranks (2 alphas per step): the ring.
@@ -257,11 +268,7 @@ TEST(OversubscribedNode, ReduceScatterRingStepsWaitForEveryRank) {
         const hier::CostParams params = sharedNode(n, 2);
         const double S = 65536;
         std::vector<int> counts(n, static_cast<int>(S / 8 / n));
-        CollCall c = baseCall(HIERAGG_REDUCE_SCATTER, 0, n, nullptr);
-        c.args.rcounts = counts.data();
-        c.args.op_commutative = 1;
-        c.rtype = {8, 0, 8, 0, 8};
-        c.segmentBytes = 65536;
+        const CollCall c = oneNodeReduceScatter(counts, 8);
         const hier::Plan plan = hier::choosePlan(c, params);
         ASSERT_TRUE(plan.stages.at(0).algo);
         const hier::LinkCost& l = params.link[hier::kLinkNode];
@@ -289,11 +296,7 @@ TEST(OversubscribedNode, ShortReduceScatterTakesRecursiveHalving) {
         const hier::LinkCost& l = params.link[hier::kLinkNode];
         std::vector<int> counts(n, 0);
         counts[0] = counts[1] = 1;
-        CollCall c = baseCall(HIERAGG_REDUCE_SCATTER, 0, n, nullptr);
-        c.args.rcounts = counts.data();
-        c.args.op_commutative = 1;
-        c.rtype = {4, 0, 4, 0, 4};
-        c.segmentBytes = 65536;
+        CollCall c = oneNodeReduceScatter(counts, 4);
         const hier::Plan plan = hier::choosePlan(c, params);
         ASSERT_TRUE(plan.stages.at(0).algo);
         EXPECT_STREQ(plan.stages[0].algo->name, "recursive_halving") << plan.describe();
