@@ -11,6 +11,7 @@
 #include "ReproducibleCall.hpp"
 #include "Runtime.hpp"
 #include "TwoStageCall.hpp"
+#include "hieragg/hier/CollectiveFacts.hpp"
 #include "hieragg/CallBinding.hpp"
 #include "hieragg/hier/AlgorithmRegistry.hpp"
 #include "hieragg/hier/Recipes.hpp"
@@ -575,8 +576,7 @@ int launch(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId,
            void* ctx) {
     Runtime* rt = Runtime::instance();
     if (strongReproducible(*rt, c, args)) return launchReproducible(c, args, persistentId, done, ctx);
-    const hieragg_coll_kind k = args.kind;
-    if (!c.inter && (k == HIERAGG_GATHERV || k == HIERAGG_SCATTERV || k == HIERAGG_ALLTOALLV || k == HIERAGG_ALLTOALLW)) {
+    if (!c.inter && hier::factsOf(args.kind).sizeStage != hier::SizeStage::None) {
         CollCall probe;
         try {
             prepareCall(c, args, probe, false);
