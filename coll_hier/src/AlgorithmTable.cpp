@@ -5,8 +5,8 @@
 #include <map>
 #include <mutex>
 
-#include "hieragg/hier/CollectiveFacts.hpp"
 #include "hieragg/hier/AlgorithmRegistry.hpp"
+#include "hieragg/hier/CollectiveFacts.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
 #include "hieragg/hier/SwitchTree.hpp"
 

@@ -1,4 +1,3 @@
-#include "hieragg/hier/CollectiveFacts.hpp"
 #include "hieragg/hier/Selection.hpp"
 
 #include <algorithm>
@@ -12,6 +11,7 @@
 #include "hieragg/aggtree/HierarchicalKnomialTree.hpp"
 #include "hieragg/algorithms/ButterflyAllreduce.hpp"
 #include "hieragg/algorithms/TreeBcast.hpp"
+#include "hieragg/hier/CollectiveFacts.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
 #include "hieragg/hier/HierarchyAdapter.hpp"
 #include "hieragg/hier/SwitchTree.hpp"

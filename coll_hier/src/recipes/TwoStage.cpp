@@ -1,6 +1,5 @@
 // The two-stage plan of the v-variants (TwoStage.hpp): which calls take it, the
 // block size up to which blocks go through the leaders, and the size stage.
-#include "hieragg/hier/CollectiveFacts.hpp"
 #include "hieragg/hier/TwoStage.hpp"
 
 #include <algorithm>
@@ -9,6 +8,7 @@
 #include "PeerBlocks.hpp"
 #include "hieragg/ScheduleBuilder.hpp"
 #include "hieragg/hier/AlgorithmRegistry.hpp"
+#include "hieragg/hier/CollectiveFacts.hpp"
 #include "hieragg/hier/CostParams.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
 #include "hieragg/hier/WholeTree.hpp"
