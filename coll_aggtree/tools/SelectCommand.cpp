@@ -17,12 +17,8 @@ namespace hieragg::tools {
 
 namespace {
 hieragg_coll_kind kindOf(const std::string& name) {
-    for (const hier::AlgorithmInfo& a : hier::allAlgorithms()) {
-        static const char* names[] = {"allgather", "allgatherv", "allreduce", "alltoall", "alltoallv", "alltoallw",
-                                      "barrier", "bcast", "exscan", "gather", "gatherv", "reduce",
-                                      "reduce_scatter", "reduce_scatter_block", "scan", "scatter", "scatterv"};
-        if (a.coll < static_cast<int>(sizeof names / sizeof *names) && name == names[a.coll]) return a.coll;
-    }
+    for (int k = 0; k < HIERAGG_COLL_KIND_COUNT; ++k)
+        if (name == hier::collectiveName(static_cast<hieragg_coll_kind>(k))) return static_cast<hieragg_coll_kind>(k);
     throw std::invalid_argument("unknown collective '" + name + "'");
 }
 }  // namespace

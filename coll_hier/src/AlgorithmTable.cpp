@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "hieragg/hier/AlgorithmRegistry.hpp"
+#include "hieragg/hier/CollectiveFacts.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
 #include "hieragg/hier/SwitchTree.hpp"
 
@@ -210,17 +211,7 @@ bool equalGroups(const Hierarchy& h) {
             if (h.groupMembers(l, g).size() != h.groupMembers(l, 0).size()) return false;
     return true;
 }
-bool decomposed(const CollCall& c) { return c.hierarchy != nullptr && !c.hierarchy->isTrivial(); }
 }  // namespace
-
-const char* collectiveName(hieragg_coll_kind kind) {
-    static const char* names[HIERAGG_COLL_KIND_COUNT] = {
-        "allgather", "allgatherv", "allreduce", "alltoall", "alltoallv", "alltoallw", "barrier",
-        "bcast", "exscan", "gather", "gatherv", "reduce", "reduce_scatter", "reduce_scatter_block",
-        "scan", "scatter", "scatterv", "neighbor_allgather", "neighbor_allgatherv",
-        "neighbor_alltoall", "neighbor_alltoallv", "neighbor_alltoallw"};
-    return kind >= 0 && kind < HIERAGG_COLL_KIND_COUNT ? names[kind] : "unknown";
-}
 
 const std::vector<AlgorithmInfo>& allAlgorithms() { return kTable; }
 
@@ -269,17 +260,17 @@ int algorithmValue(const AlgorithmInfo& a) {
 }
 
 bool offloadServes(const CollCall& c) {
-    if (!c.offload || c.inter || !decomposed(c)) return false;
+    if (!c.offload || !isDecomposed(c)) return false;
     const OffloadCaps& o = *c.offload;
-    switch (c.args.kind) {
-    case HIERAGG_BARRIER: return o.barrier;
-    case HIERAGG_BCAST: {
+    switch (factsOf(c.args.kind).offload) {
+    case OffloadOp::Barrier: return o.barrier;
+    case OffloadOp::Bcast: {
         // Bytes padded to a multiple of the members (the provider's scatter+allgather).
         const size_t bytes = c.args.rcount * c.rtype.size;
         return o.bcast && bytes > 0 && o.members > 0 && o.maxBytes >= static_cast<size_t>(o.members) &&
                bytes + static_cast<size_t>(o.members) <= o.maxCount;
     }
-    case HIERAGG_ALLREDUCE: {
+    case OffloadOp::Allreduce: {
         if (!c.args.op_commutative || c.elemKind <= 0 || c.elemKind >= HIERAGG_ELEM_COUNT || c.opKind <= 0 ||
             c.opKind >= HIERAGG_OPK_COUNT || c.args.rcount == 0)
             return false;
@@ -293,29 +284,30 @@ bool offloadServes(const CollCall& c) {
         const bool orderMatters = floating && (c.opKind == HIERAGG_OPK_SUM || c.opKind == HIERAGG_OPK_PROD);
         return !(c.fixedOrderRequired && orderMatters && !o.fixedOrder);
     }
-    default: return false;
+    case OffloadOp::None: break;
     }
+    return false;
 }
 
 bool triggeredServes(const CollCall& c) {
-    if (!c.offload || !c.offload->triggered || c.inter || !decomposed(c)) return false;
+    if (!c.offload || !c.offload->triggered || !isDecomposed(c)) return false;
     return c.args.kind == HIERAGG_BCAST && c.args.rcount * c.rtype.size > 0;
 }
 
 std::string unmetNeed(const AlgorithmInfo& a, const CollCall& c) {
     if ((a.needs & kNeedsIntracomm) && c.inter) return "needs an intracommunicator";
     if ((a.needs & kNeedsCommutativeOp) && !c.args.op_commutative) return "needs a commutative operation";
-    if ((a.needs & kNeedsDecomposition) && !decomposed(c))
+    if ((a.needs & kNeedsDecomposition) && !isDecomposed(c))
         return "needs a decomposition that splits the communicator";
-    if ((a.needs & kNeedsContiguousGroups) && decomposed(c) && !c.args.op_commutative &&
+    if ((a.needs & kNeedsContiguousGroups) && isDecomposed(c) && !c.args.op_commutative &&
         !contiguousGroups(*c.hierarchy))
         return "needs contiguous groups (or a commutative operation)";
-    if ((a.needs & kNeedsContiguousRanks) && decomposed(c) && !contiguousGroups(*c.hierarchy))
+    if ((a.needs & kNeedsContiguousRanks) && isDecomposed(c) && !contiguousGroups(*c.hierarchy))
         return "needs contiguous groups";
-    if ((a.needs & kNeedsEqualGroups) && decomposed(c) && !equalGroups(*c.hierarchy))
+    if ((a.needs & kNeedsEqualGroups) && isDecomposed(c) && !equalGroups(*c.hierarchy))
         return "needs groups of equal size";
     if ((a.needs & kNeedsPowerOfTwo) && (c.size & (c.size - 1)) != 0) return "needs a power-of-two size";
-    if ((a.needs & kNeedsSwitchLevels) && decomposed(c) &&
+    if ((a.needs & kNeedsSwitchLevels) && isDecomposed(c) &&
         (!c.stageLinks || leafSwitchLevel(*c.hierarchy, *c.stageLinks) < 0))
         return "needs switch levels (coll_hieragg_split=topology:PATH)";
     if ((a.needs & kNeedsOffload) && !offloadServes(c))

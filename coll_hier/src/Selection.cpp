@@ -11,6 +11,7 @@
 #include "hieragg/aggtree/HierarchicalKnomialTree.hpp"
 #include "hieragg/algorithms/ButterflyAllreduce.hpp"
 #include "hieragg/algorithms/TreeBcast.hpp"
+#include "hieragg/hier/CollectiveFacts.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
 #include "hieragg/hier/HierarchyAdapter.hpp"
 #include "hieragg/hier/SwitchTree.hpp"
@@ -27,17 +28,7 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr int kMaxRadix = 64;  // radices scanned for k-ary and the hierarchical tree
 
-enum class Shape { Bcast, Reduce, Allreduce, Barrier, Gather };
-
-Shape shapeOf(hieragg_coll_kind k) {
-    switch (k) {
-    case HIERAGG_REDUCE: case HIERAGG_REDUCE_SCATTER: case HIERAGG_REDUCE_SCATTER_BLOCK: return Shape::Reduce;
-    case HIERAGG_ALLREDUCE: return Shape::Allreduce;
-    case HIERAGG_BARRIER: return Shape::Barrier;
-    case HIERAGG_GATHER: case HIERAGG_SCATTER: return Shape::Gather;
-    default: return Shape::Bcast;
-    }
-}
+using Shape = ModelShape;  // the collective's row says it (CollectiveFacts.hpp)
 
 std::string fmt(const char* f, double x) {
     char buf[64];
@@ -45,12 +36,10 @@ std::string fmt(const char* f, double x) {
     return buf;
 }
 
-bool decomposed(const CollCall& c) { return !c.inter && c.hierarchy && !c.hierarchy->isTrivial(); }
-
 // One node (no decomposition) with more ranks than cores (CostParams::nodeCores): the ranks
 // take turns on the cores, which the one-node terms below price.
 bool crowdedOneNode(const CollCall& c, const CostParams& p) {
-    return !decomposed(c) && p.nodeCores > 0 && c.size > p.nodeCores;
+    return !isDecomposed(c) && p.nodeCores > 0 && c.size > p.nodeCores;
 }
 
 // What one stage's model needs to know about the call.
@@ -625,7 +614,7 @@ StageChoice predictSlices(const AlgorithmInfo& a, const CollCall& c, const CostP
     s.algo = &a;
     s.members = c.size;
     const double seg = static_cast<double>(std::max<size_t>(c.segmentBytes, 1));
-    const bool hier = decomposed(c);
+    const bool hier = isDecomposed(c);
     const int n = c.size;
     // Outermost groups: G of them, sizes between S and M; x: ring hops leaving the busiest one.
     int G = 1, S = n, M = n, cross = 1;
@@ -740,43 +729,10 @@ StageChoice bestFor(const CollCall& c, const AlgorithmInfo* forced, unsigned whe
 
 }  // namespace
 
-bool modelDriven(hieragg_coll_kind kind) {
-    switch (kind) {
-    case HIERAGG_BCAST: case HIERAGG_BARRIER: case HIERAGG_REDUCE: case HIERAGG_ALLREDUCE:
-    case HIERAGG_REDUCE_SCATTER: case HIERAGG_REDUCE_SCATTER_BLOCK: case HIERAGG_GATHER: case HIERAGG_SCATTER:
-    case HIERAGG_ALLGATHER: case HIERAGG_ALLGATHERV: case HIERAGG_ALLTOALL:
-        return true;
-    default:
-        return false;
-    }
-}
-
 int sizeClass(size_t bytes) {
     int c = 0;
     while (bytes > 1) bytes >>= 1, ++c;
     return c;
-}
-
-size_t modelBytes(const CollCall& c) {
-    const auto& a = c.args;
-    switch (a.kind) {
-    case HIERAGG_BARRIER: return 0;
-    case HIERAGG_GATHER: return (c.rank == a.root && a.in_place) ? a.rcount * c.rtype.size : a.scount * c.stype.size;
-    case HIERAGG_SCATTER: return c.rank == a.root ? a.scount * c.stype.size : a.rcount * c.rtype.size;
-    case HIERAGG_REDUCE_SCATTER_BLOCK: return a.rcount * c.rtype.size * static_cast<size_t>(c.size);
-    case HIERAGG_REDUCE_SCATTER: {
-        size_t total = 0;
-        for (int i = 0; a.rcounts && i < c.size; ++i) total += static_cast<size_t>(a.rcounts[i]);
-        return total * c.rtype.size;
-    }
-    case HIERAGG_ALLGATHERV: {
-        // The mean block: every rank knows every count, so every rank prices the same call.
-        size_t total = 0;
-        for (int i = 0; a.rcounts && i < c.size; ++i) total += static_cast<size_t>(a.rcounts[i]);
-        return c.size > 0 ? total / static_cast<size_t>(c.size) * c.rtype.size : 0;
-    }
-    default: return a.rcount * c.rtype.size;
-    }
 }
 
 namespace {
@@ -798,7 +754,7 @@ Plan exchangePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
     const bool a2a = c.args.kind == HIERAGG_ALLTOALL;
     const double S = static_cast<double>(modelBytes(c));
     const int n = c.size;
-    const bool hier = decomposed(c);
+    const bool hier = isDecomposed(c);
     const Hierarchy* h = hier ? c.hierarchy : nullptr;
     const std::vector<int> links = hier ? (c.stageLinks && static_cast<int>(c.stageLinks->size()) == h->levels() + 1
                                                ? *c.stageLinks
@@ -1000,7 +956,7 @@ double coresBoundUs(const CollCall& c, const CostParams& p, double msgs, double 
 // a lone call of it takes at most twice the lowest lone-call latency (a chain over many
 // groups makes G - 1 crossings where the exscan makes ceil(log2 G)); else by its latency.
 Plan scanPlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* forced) {
-    const bool hier = decomposed(c);
+    const bool hier = isDecomposed(c);
     const double S = static_cast<double>(modelBytes(c));
     const double lg = std::ceil(std::log2(std::max(1, c.size)));
     const std::vector<int> links =
@@ -1119,7 +1075,7 @@ Plan choosePlan(const CollCall& c, const CostParams& p) {
     // coll_hieragg_offload=ofi: the offloaded leader stage wins wherever it serves (as in treePlan).
     const StageChoice* top = tree.mode == Plan::Mode::Levels && !tree.stages.empty() ? &tree.stages.back() : nullptr;
     if (top && top->algo && top->algo->emitter == Emitter::Fabric && c.offload && c.offload->preferred) return tree;
-    const bool hier = decomposed(c);
+    const bool hier = isDecomposed(c);
     const std::vector<int> links =
         hier ? (c.stageLinks && static_cast<int>(c.stageLinks->size()) == c.hierarchy->levels() + 1
                     ? *c.stageLinks
@@ -1170,7 +1126,7 @@ Plan treePlan(const CollCall& c, const CostParams& p) {
         return exchangePlan(c, p, forcedAlgorithm(c));
     const AlgorithmInfo* forced = forcedAlgorithm(c);
     Load ld;
-    ld.shape = shapeOf(c.args.kind);
+    ld.shape = factsOf(c.args.kind).shape;
     // Bcast segments are cut from the packed stream (ranks' datatypes may differ): bytes.
     ld.elemBytes = ld.shape == Shape::Bcast ? 1 : std::max<size_t>(1, c.rtype.size);
     ld.bytes = static_cast<double>(modelBytes(c));
@@ -1179,7 +1135,7 @@ Plan treePlan(const CollCall& c, const CostParams& p) {
     ld.pulseBytes = std::min<double>(ld.bytes, std::max<size_t>(c.segmentBytes, 1));
     ld.pulses = ld.bytes > 0 ? std::ceil(ld.bytes / std::max(ld.pulseBytes, 1.0)) : 1;
 
-    const bool hier = decomposed(c);
+    const bool hier = isDecomposed(c);
     if ((c.args.kind == HIERAGG_BCAST || c.args.kind == HIERAGG_REDUCE) && !c.inter && crowdedOneNode(c, p))
         ld.sharedCores = p.nodeCores;
     const std::vector<int> links =

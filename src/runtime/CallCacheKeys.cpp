@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "CallVectors.hpp"
 #include "hieragg/hier/AlgorithmRegistry.hpp"
 #include "hieragg/hier/Selection.hpp"
 
@@ -18,25 +19,11 @@ void writeScheduleKey(const CollCall& c, CallKey& k) {
     k.add(static_cast<uint64_t>(c.segmentBytes));
     k.add(c.stype).add(c.rtype);
     k.add(c.args.sbuf == nullptr).add(c.args.rbuf == nullptr);
-    if (vectorsInScheduleKey(c)) {
-        // The recipes turn these into byte offsets at build time (CallBinding drops the
-        // pointers), so equal values mean an equal schedule.
-        const KeyedVectors v = keyedVectors(c.args);
-        k.add(v.counts != nullptr).add(v.displs != nullptr);
-        for (int i = 0; v.counts && i < c.size; ++i) k.add(v.counts[i]);
-        for (int i = 0; v.displs && i < c.size; ++i) k.add(v.displs[i]);
-    }
-}
-
-KeyedVectors keyedVectors(const hieragg_coll_args& a) {
-    if (a.kind == HIERAGG_REDUCE_SCATTER) return {true, a.rcounts, nullptr};
-    if (a.kind == HIERAGG_ALLGATHERV) return {true, a.rcounts, a.rdispls};
-    return {};
-}
-
-bool vectorsInScheduleKey(const CollCall& c) {
-    return (c.args.kind == HIERAGG_REDUCE_SCATTER || c.args.kind == HIERAGG_ALLGATHERV) && !c.inter &&
-           c.varStage == 0;
+    k.add(c.args.topology).add(c.args.indegree).add(c.args.outdegree);
+    // The recipes turn the vectors into byte offsets at build time (CallBinding drops the
+    // pointers), so equal values mean an equal schedule.
+    const VectorDigest v = digestVectors(c);
+    k.add(v.hash).add(v.bytes);
 }
 
 std::string scheduleCacheKey(const CollCall& c) {

@@ -36,31 +36,17 @@ public:
     std::string prefix(size_t n) const { return std::string(bytes_, fits() && n <= n_ ? n : 0); }
 
 private:
-    // Room for a reduce_scatter's counts on about 200 ranks (allgatherv's counts and
-    // displacements on about 100); a longer key overflows and its call is built anew.
-    char bytes_[1024];
+    // A signature is scalars only (per-rank vectors enter as a digest, CallVectors.hpp):
+    // about 200 bytes whatever the communicator's size.
+    char bytes_[512];
     size_t n_ = 0;
 };
 
 // What a cached schedule depends on: kind, root, counts, layouts, op kind, in-place,
-// segment size, the algorithm override and the offload path. Buffers and handles are
-// bound per call.
+// segment size, the algorithm override, the offload path, neighbor degrees and the digest
+// of the per-rank vectors (their hash and length; the schedule cache compares the vectors
+// themselves, ScheduleCache.hpp). Buffers and handles are bound per call.
 void writeScheduleKey(const CollCall& c, CallKey& k);
-
-// Collectives whose schedule depends on per-rank vectors that can be written into the key
-// (their values, not their addresses): reduce_scatter's counts and allgatherv's counts and
-// displacements on an intra-communicator, a call of one stage. Other vector collectives
-// (v-variants through two stages, neighbor lists, alltoallw's types) build every call.
-bool vectorsInScheduleKey(const CollCall& c);
-// Those vectors of a call's arguments, by kind: reduce_scatter's counts, allgatherv's counts
-// and displacements (kept: the kind is one of the two; null where the call gave none). The
-// key holds them by value, and so does the last-call shortcut (CoreAbi.cpp).
-struct KeyedVectors {
-    bool kept = false;
-    const int* counts = nullptr;
-    const int* displs = nullptr;
-};
-KeyedVectors keyedVectors(const hieragg_coll_args& a);
 std::string scheduleCacheKey(const CollCall& c);
 
 // What a plan depends on besides the communicator: the collective, the size class of its

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "CommCounters.hpp"
+#include "ScheduleCache.hpp"
 #include "hieragg/CollCall.hpp"
 #include "hieragg/LruCache.hpp"
 #include "hieragg/Schedule.hpp"
@@ -23,6 +24,9 @@
 
 namespace hieragg {
 constexpr size_t kCacheLimit = 128;  // schedules (and plans) kept per communicator
+// Memory the cached schedules (with their keys and per-rank vectors) of one communicator may
+// hold; the most recent one stays whatever its size (ScheduleCache.hpp).
+constexpr size_t kCacheBytes = size_t{64} << 20;
 // A call started before the decomposition exists; it runs, in start order, once it does.
 struct PendingStart {
     hieragg_coll_args args;
@@ -58,8 +62,9 @@ struct hieragg_comm {
     std::vector<char> identityRecords;  // the exchange's receive buffer while it runs
     void (*onReady)(hieragg_comm&, int) = nullptr;  // what beginDecomposition was given
     std::unique_ptr<hieragg::hier::Hierarchy> hierarchy;  // null: run flat
-    // Schedules and plans per signature, least recently used evicted first (kCacheLimit each).
-    hieragg::LruCache<std::shared_ptr<const hieragg::Schedule>> cache{hieragg::kCacheLimit};
+    // Schedules and plans per signature, least recently used evicted first (kCacheLimit each;
+    // schedules within kCacheBytes too, their per-rank vectors compared by value on a hit).
+    hieragg::ScheduleCache cache{hieragg::kCacheLimit, hieragg::kCacheBytes};
     // Selection: link class of each stage of the hierarchy, and the plans chosen so far
     // (per call signature class, hier::sizeClass), so the model runs once per class.
     std::vector<int> stageLinks;
@@ -74,17 +79,15 @@ struct hieragg_comm {
     std::string lastSignature;
     std::shared_ptr<const hieragg::hier::Plan> lastPlan;
     std::shared_ptr<const hieragg::Schedule> lastSchedule;
-    // The last call's raw arguments, kept when its datatypes are predefined and its kind
-    // has no per-rank vectors (CoreAbi.cpp, scheduleFor): a call with the same raw arguments
-    // has the last signature, so it skips describing its types and writing its keys.
+    std::shared_ptr<const std::vector<char>> lastVectors;  // its per-rank vectors (CallVectors.hpp)
+    // The last call's raw arguments, kept when its datatypes are predefined and its kind has
+    // no per-peer datatypes (CoreAbi.cpp, scheduleFor): a call with the same raw arguments
+    // and per-rank vectors equal to lastVectors has the last signature, so it skips
+    // describing its types and writing its keys.
     bool lastRawValid = false;
     hieragg_coll_args lastRaw{};
     hieragg_dtype_info lastRawStype{}, lastRawRtype{};
     int lastRawAlgorithm = 0;
-    // Reduce_scatter's counts and allgatherv's counts and displacements of that call, by
-    // value (their arrays may be rewritten in place between calls): whether each is
-    // given, then the counts, then the displacements (CoreAbi.cpp, sameRawVectors).
-    std::vector<int> lastRawVectors;
     // MPI_T: the registry rows that served the last signature (countServed), valid once
     // counted; callIsLast says the call being launched has that signature.
     static constexpr size_t kMaxServed = 16;

@@ -7,12 +7,14 @@
 #include <stdexcept>
 
 #include "CallCacheKeys.hpp"
+#include "CallVectors.hpp"
 #include "CommState.hpp"
 #include "ReproducibleCall.hpp"
 #include "Runtime.hpp"
 #include "TwoStageCall.hpp"
 #include "hieragg/CallBinding.hpp"
 #include "hieragg/hier/AlgorithmRegistry.hpp"
+#include "hieragg/hier/CollectiveFacts.hpp"
 #include "hieragg/hier/Recipes.hpp"
 #include "hieragg/hier/RulesFile.hpp"
 #include "hieragg/hier/Selection.hpp"
@@ -170,73 +172,23 @@ const hier::RuleCandidate* prepareCall(hieragg_comm& c, const hieragg_coll_args&
     return ruleFor(call, c, *rt);
 }
 
-// Kinds whose schedule key is all in the scalar arguments (no per-rank vectors, no
-// neighbor lists): a repeat of the same raw arguments may take the last call's schedule.
-bool rawRepeatable(hieragg_coll_kind k) {
-    switch (k) {
-    case HIERAGG_ALLGATHER:
-    case HIERAGG_ALLREDUCE:
-    case HIERAGG_ALLTOALL:
-    case HIERAGG_BARRIER:
-    case HIERAGG_BCAST:
-    case HIERAGG_EXSCAN:
-    case HIERAGG_GATHER:
-    case HIERAGG_REDUCE:
-    case HIERAGG_REDUCE_SCATTER_BLOCK:
-    case HIERAGG_SCAN:
-    case HIERAGG_SCATTER:
-    // Their vectors are compared by value besides (sameRawVectors).
-    case HIERAGG_REDUCE_SCATTER:
-    case HIERAGG_ALLGATHERV:
-        return true;
-    default:
-        return false;
-    }
-}
-
-// Everything of the arguments the schedule and plan keys read, field by field (buffers
-// only by whether they are null: they are bound per call).
+// Everything of the arguments the schedule and plan keys read besides the per-rank vectors,
+// field by field (buffers only by whether they are null: they are bound per call).
 bool sameRawCall(const hieragg_coll_args& a, const hieragg_coll_args& b) {
     return a.kind == b.kind && a.root == b.root && a.in_place == b.in_place && a.scount == b.scount &&
            a.rcount == b.rcount && a.stype == b.stype && a.rtype == b.rtype && a.op == b.op &&
            a.op_commutative == b.op_commutative && a.float_sum == b.float_sum &&
-           (a.sbuf == nullptr) == (b.sbuf == nullptr) && (a.rbuf == nullptr) == (b.rbuf == nullptr);
-}
-
-// Reduce_scatter's counts and allgatherv's counts and displacements, laid out as
-// hieragg_comm::lastRawVectors keeps them, against that copy; true for other kinds.
-bool sameRawVectors(const hieragg_comm& c, const hieragg_coll_args& a) {
-    const KeyedVectors k = keyedVectors(a);
-    if (!k.kept) return true;
-    const std::vector<int>& v = c.lastRawVectors;
-    const size_t n = static_cast<size_t>(c.size);
-    if (v.size() != 2 + (k.counts ? n : 0) + (k.displs ? n : 0) || v[0] != (k.counts != nullptr) ||
-        v[1] != (k.displs != nullptr))
-        return false;
-    return (!k.counts || std::memcmp(v.data() + 2, k.counts, n * sizeof(int)) == 0) &&
-           (!k.displs || std::memcmp(v.data() + 2 + (k.counts ? n : 0), k.displs, n * sizeof(int)) == 0);
-}
-
-void rememberRawVectors(hieragg_comm& c, const hieragg_coll_args& a) {
-    std::vector<int>& v = c.lastRawVectors;
-    v.clear();
-    const KeyedVectors k = keyedVectors(a);
-    if (!k.kept) return;
-    v.push_back(k.counts != nullptr);
-    v.push_back(k.displs != nullptr);
-    if (k.counts) v.insert(v.end(), k.counts, k.counts + c.size);
-    if (k.displs) v.insert(v.end(), k.displs, k.displs + c.size);
+           (a.sbuf == nullptr) == (b.sbuf == nullptr) && (a.rbuf == nullptr) == (b.rbuf == nullptr) &&
+           a.topology == b.topology && a.indegree == b.indegree && a.outdegree == b.outdegree;
 }
 
 // After a call whose signature became (or was) the last one: keeps its raw arguments for
 // scheduleFor's first check when nothing but them can change its signature. Only on
 // predefined datatypes: a derived type's handle may be freed and reused by another layout.
+// The per-rank vectors are compared by value against the last signature's (lastVectors).
 void rememberRaw(hieragg_comm& c, const hieragg_coll_args& args, const CollCall& call, VarStage stage) {
     const bool predefined = (!args.stype || call.stype.predefined) && (!args.rtype || call.rtype.predefined);
-    if (stage.stage != 0 || c.inter || c.offloadOn || !predefined || !rawRepeatable(args.kind)) return;
-    // A vector collective whose vectors were not in its key (CallCacheKeys.hpp) never repeats.
-    if (recipes::dependsOnPerRankVectors(args.kind) && !vectorsInScheduleKey(call)) return;
-    rememberRawVectors(c, args);
+    if (stage.stage != 0 || c.inter || c.offloadOn || !predefined || !hier::rawRepeatable(args.kind)) return;
     c.lastRaw = args;
     c.lastRawStype = call.stype;
     c.lastRawRtype = call.rtype;
@@ -252,15 +204,18 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
     // The last call again, with the same raw arguments on predefined datatypes (an 8-byte
     // loop): its signature is the last one, so the fields that building, the keys and the
     // launch read are the last call's. Offload and intercommunicators take the full path.
-    if (c.lastRawValid && stage.stage == 0 && sameRawCall(args, c.lastRaw) && sameRawVectors(c, args)) {
+    if (c.lastRawValid && stage.stage == 0 && sameRawCall(args, c.lastRaw)) {
         fillFromCommunicator(c, args, *rt, call);
-        call.stype = c.lastRawStype;
-        call.rtype = c.lastRawRtype;
-        call.algorithm = c.lastRawAlgorithm;
-        call.plan = c.lastPlan;
-        sched = c.lastSchedule;
-        c.callIsLast = true;
-        return 0;
+        // Its per-rank vectors by value: the application may rewrite the same arrays.
+        if (sameVectors(call, *c.lastVectors)) {
+            call.stype = c.lastRawStype;
+            call.rtype = c.lastRawRtype;
+            call.algorithm = c.lastRawAlgorithm;
+            call.plan = c.lastPlan;
+            sched = c.lastSchedule;
+            c.callIsLast = true;
+            return 0;
+        }
     }
     c.lastRawValid = false;
     const hier::RuleCandidate* rule = prepareCall(c, args, call, offloadAllowed);
@@ -275,26 +230,21 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
     // Back-to-back calls of one signature (a loop of 8-byte bcasts) take the last call's
     // plan and schedule without building key strings or looking up either cache: at 8 B
     // the call's own cost is what limits a stream of calls (docs/performance.md).
-    // A size stage depends only on the communicator, the collective and the root.
-    // Reduce_scatter's and allgatherv's vectors are written into the key (CallCacheKeys.hpp).
-    const bool cacheable =
-        !recipes::dependsOnPerRankVectors(args.kind) || call.varStage == 1 || vectorsInScheduleKey(call);
+    // Per-rank vectors enter the key as a digest; the last call's and each cached
+    // schedule's vectors are compared by value (CallVectors.hpp, ScheduleCache.hpp).
     // The signature: the schedule key (with the stage and the fallback mark), then the plan key.
     CallKey sig;
-    size_t scheduleKeyBytes = 0;
     c.callIsLast = false;
-    if (cacheable) {
-        writeScheduleKey(call, sig);
-        sig.add(call.varStage).add(offloadFellBack);
-        scheduleKeyBytes = sig.size();
-        if (hier::modelDriven(args.kind)) writePlanKey(call, rule, sig);
-        if (c.lastSchedule && sig.equals(c.lastSignature)) {
-            call.plan = c.lastPlan;
-            sched = c.lastSchedule;
-            c.callIsLast = true;
-            rememberRaw(c, args, call, stage);
-            return 0;
-        }
+    writeScheduleKey(call, sig);
+    sig.add(call.varStage).add(offloadFellBack);
+    const size_t scheduleKeyBytes = sig.size();
+    if (hier::modelDriven(args.kind)) writePlanKey(call, rule, sig);
+    if (c.lastSchedule && sig.equals(c.lastSignature) && sameVectors(call, *c.lastVectors)) {
+        call.plan = c.lastPlan;
+        sched = c.lastSchedule;
+        c.callIsLast = true;
+        rememberRaw(c, args, call, stage);
+        return 0;
     }
     bool newPlan = false;
     if (hier::modelDriven(args.kind)) {
@@ -311,11 +261,9 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
         call.plan = *found;
     }
 
-    std::string key;
-    if (cacheable) {
-        key = sig.prefix(scheduleKeyBytes);
-        if (auto* hit = c.cache.find(key)) sched = *hit;
-    }
+    const std::string key = sig.prefix(scheduleKeyBytes);
+    const CachedSchedule* entry = c.cache.find(key, call);
+    if (entry) sched = entry->schedule;
     if (!sched) {
         recipes::TempLimitChoice built = recipes::chooseUnderTempLimit(call, rt->config().max_temp_bytes);
         if (!built.fits && (c.rank == 0 || !recipes::tempNeedIsGlobal(call)))
@@ -346,17 +294,15 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
             if (offloadFellBack) markOffloadFellBack(msg);
             if (newPlan || !hier::modelDriven(args.kind)) rt->verbose(2, msg);
         }
-        if (!key.empty()) c.cache.insert(key, sched);
+        entry = &c.cache.insert(key, call, sched);
     }
-    if (cacheable) {
-        c.lastSignature = sig.str();
-        c.lastPlan = call.plan;
-        c.lastSchedule = sched;
-        c.lastServedValid = false;  // countServed finds this signature's rows
-        c.callIsLast = sig.fits();  // an overflowed key never matches: nothing to remember
-        if (c.callIsLast) rememberRaw(c, args, call, stage);
-
-    }
+    c.lastSignature = sig.str();
+    c.lastPlan = call.plan;
+    c.lastSchedule = sched;
+    c.lastVectors = entry->vectors;
+    c.lastServedValid = false;  // countServed finds this signature's rows
+    c.callIsLast = sig.fits();  // an overflowed key never matches: nothing to remember
+    if (c.callIsLast) rememberRaw(c, args, call, stage);
     return 0;
 }
 
@@ -575,8 +521,7 @@ int launch(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId,
            void* ctx) {
     Runtime* rt = Runtime::instance();
     if (strongReproducible(*rt, c, args)) return launchReproducible(c, args, persistentId, done, ctx);
-    const hieragg_coll_kind k = args.kind;
-    if (!c.inter && (k == HIERAGG_GATHERV || k == HIERAGG_SCATTERV || k == HIERAGG_ALLTOALLV || k == HIERAGG_ALLTOALLW)) {
+    if (!c.inter && hier::factsOf(args.kind).sizeStage != hier::SizeStage::None) {
         CollCall probe;
         try {
             prepareCall(c, args, probe, false);

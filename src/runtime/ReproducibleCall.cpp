@@ -3,13 +3,11 @@
 #include <algorithm>
 #include <new>
 
+#include "hieragg/hier/CollectiveFacts.hpp"
+
 namespace hieragg {
 
 namespace {
-bool isReduction(hieragg_coll_kind k) {
-    return k == HIERAGG_REDUCE || k == HIERAGG_ALLREDUCE || k == HIERAGG_REDUCE_SCATTER ||
-           k == HIERAGG_REDUCE_SCATTER_BLOCK || k == HIERAGG_SCAN || k == HIERAGG_EXSCAN;
-}
 
 std::unique_ptr<repro::Accumulator[]> allocate(size_t n) {
     return std::unique_ptr<repro::Accumulator[]>(new (std::nothrow) repro::Accumulator[n ? n : 1]);
@@ -24,7 +22,7 @@ int AccumulatorTransport::reduce(void* op, const void* src, void* dst, size_t co
 }
 
 bool ReproducibleCall::applies(const hieragg_coll_args& a, bool inter) {
-    return !inter && isReduction(a.kind) &&
+    return !inter && hier::isReduction(a.kind) &&
            (a.float_sum == HIERAGG_FLOAT_SUM_DOUBLE || a.float_sum == HIERAGG_FLOAT_SUM_FLOAT);
 }
 

@@ -254,4 +254,73 @@ TEST_F(TaskReuse, VectorCollectivesKeyTheirCounts) {
     MPI_Comm_free(&comm);
 }
 
+// Every vector collective caches its schedule under a digest of its vectors and compares
+// the vectors themselves on a hit (ScheduleCache.hpp): the same arrays rewritten in place
+// between back-to-back calls (rounds 0-2 change them, round 3 repeats round 2) must each
+// place their own blocks. Alltoallv, gatherv and scatterv, blocks of (a + b + s) % 3 ints
+// with gaps of s ints.
+TEST_F(TaskReuse, RewrittenVectorsOfEveryVectorCollective) {
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    const int n = size;
+    std::vector<int> scounts(n), sdispls(n), rcounts(n), rdispls(n);
+    for (int round = 0; round < 4; ++round) {
+        const int s = std::min(round, 2), root = s % n;
+        const std::string at = "round " + std::to_string(round) + ": ";
+        auto cnt = [s](int from, int to) { return (from + to + s) % 3; };
+        int sEnd = 0, rEnd = 0;
+        for (int d = 0; d < n; ++d) {
+            scounts[d] = cnt(rank, d);
+            sdispls[d] = sEnd;
+            sEnd += scounts[d] + s;
+            rcounts[d] = cnt(d, rank);
+            rdispls[d] = rEnd;
+            rEnd += rcounts[d] + s;
+        }
+        std::vector<int> sbuf(sEnd + 1), rbuf(rEnd + 1, -1);
+        for (int d = 0; d < n; ++d)
+            for (int i = 0; i < scounts[d]; ++i) sbuf[sdispls[d] + i] = val(rank, d * 3 + i) + round;
+        chk.ok(MPI_Alltoallv(sbuf.data(), scounts.data(), sdispls.data(), MPI_INT, rbuf.data(), rcounts.data(),
+                             rdispls.data(), MPI_INT, comm),
+               "alltoallv");
+        bool ok = true;
+        for (int f = 0; f < n && ok; ++f)
+            for (int i = 0; i < rcounts[f] && ok; ++i)
+                ok = chk.eq(rbuf[rdispls[f] + i], val(f, rank * 3 + i) + round, at + "alltoallv", rdispls[f] + i);
+
+        // gatherv to `root`: rank r's block is cnt(r, 0) ints; at the root, the same arrays
+        // rewritten as its receive vectors.
+        int gEnd = 0;
+        for (int r = 0; r < n; ++r) {
+            rcounts[r] = cnt(r, 0);
+            rdispls[r] = gEnd;
+            gEnd += rcounts[r] + s;
+        }
+        std::vector<int> mine(3), all(gEnd + 1, -1);
+        for (int i = 0; i < cnt(rank, 0); ++i) mine[i] = val(rank, i) - round;
+        chk.ok(MPI_Gatherv(mine.data(), cnt(rank, 0), MPI_INT, all.data(), rcounts.data(), rdispls.data(), MPI_INT,
+                           root, comm),
+               "gatherv");
+        ok = true;
+        for (int r = 0; r < n && ok && rank == root; ++r)
+            for (int i = 0; i < rcounts[r] && ok; ++i)
+                ok = chk.eq(all[rdispls[r] + i], val(r, i) - round, at + "gatherv", rdispls[r] + i);
+
+        // scatterv from `root`, the gathered layout back.
+        for (int r = 0; r < n; ++r) {
+            scounts[r] = rcounts[r];
+            sdispls[r] = rdispls[r];
+        }
+        std::vector<int> src(gEnd + 1), got(3, -1);
+        for (int r = 0; r < n; ++r)
+            for (int i = 0; i < scounts[r]; ++i) src[sdispls[r] + i] = val(r, i) * (round + 2);
+        chk.ok(MPI_Scatterv(src.data(), scounts.data(), sdispls.data(), MPI_INT, got.data(), cnt(rank, 0), MPI_INT,
+                            root, comm),
+               "scatterv");
+        for (int i = 0; i < cnt(rank, 0); ++i)
+            if (!chk.eq(got[i], val(rank, i) * (round + 2), at + "scatterv", i)) break;
+    }
+    MPI_Comm_free(&comm);
+}
+
 }  // namespace

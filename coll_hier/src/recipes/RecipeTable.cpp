@@ -47,20 +47,4 @@ Schedule buildSchedule(const CollCall& call) {
     return r.build(call);
 }
 
-bool useHierarchy(const CollCall& call) {
-    return !call.inter && call.hierarchy != nullptr && !call.hierarchy->isTrivial();
-}
-
-bool dependsOnPerRankVectors(hieragg_coll_kind kind) {
-    switch (kind) {
-    case HIERAGG_ALLGATHERV: case HIERAGG_ALLTOALLV: case HIERAGG_ALLTOALLW: case HIERAGG_GATHERV:
-    case HIERAGG_SCATTERV: case HIERAGG_REDUCE_SCATTER: case HIERAGG_NEIGHBOR_ALLGATHER:
-    case HIERAGG_NEIGHBOR_ALLGATHERV: case HIERAGG_NEIGHBOR_ALLTOALL: case HIERAGG_NEIGHBOR_ALLTOALLV:
-    case HIERAGG_NEIGHBOR_ALLTOALLW:
-        return true;
-    default:
-        return false;
-    }
-}
-
 }  // namespace hieragg::recipes

@@ -222,7 +222,7 @@ Schedule reduceThenScatter(const CollCall& c, const std::vector<size_t>& counts,
     const std::shared_ptr<const hier::Plan> sel = hier::planOf(c);
     if (!a.in_place && ringPlan(*sel)) return ringReduceScatter(c, counts, displs);
     if (halvingPlan(*sel)) return halvingReduceScatter(c, counts, displs, recvTotal);
-    if (leaderRingPlan(*sel) && c.hierarchy && !c.hierarchy->isTrivial()) return leaderRingReduceScatter(c, counts, displs);
+    if (leaderRingPlan(*sel) && useHierarchy(c)) return leaderRingReduceScatter(c, counts, displs);
     const PulsePlan plan = PulsePlan::of(c, recvTotal);
     const bool hierarchical = reduceHierarchically(*sel);
     PulsedReduce red(b, c, 0, hierarchical, 0, plan, sel.get());

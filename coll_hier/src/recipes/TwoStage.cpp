@@ -8,6 +8,7 @@
 #include "PeerBlocks.hpp"
 #include "hieragg/ScheduleBuilder.hpp"
 #include "hieragg/hier/AlgorithmRegistry.hpp"
+#include "hieragg/hier/CollectiveFacts.hpp"
 #include "hieragg/hier/CostParams.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
 #include "hieragg/hier/WholeTree.hpp"
@@ -18,8 +19,11 @@ namespace {
 // Stage 1 talks on its own channel: a persistent request's two stages share their tags.
 constexpr uint32_t kSizeChannel = stageChannel(5);
 
-bool rooted(const CollCall& c) { return c.args.kind == HIERAGG_GATHERV || c.args.kind == HIERAGG_SCATTERV; }
-bool exchange(const CollCall& c) { return c.args.kind == HIERAGG_ALLTOALLV || c.args.kind == HIERAGG_ALLTOALLW; }
+hier::SizeStage sizeStageOf(const CollCall& c) { return hier::factsOf(c.args.kind).sizeStage; }
+bool rooted(const CollCall& c) {
+    return sizeStageOf(c) == hier::SizeStage::SendBlock || sizeStageOf(c) == hier::SizeStage::RecvBlock;
+}
+bool exchange(const CollCall& c) { return sizeStageOf(c) == hier::SizeStage::PeerRows; }
 
 // uint64 words each member hands its leader in stage 1.
 size_t wordsPerMember(const CollCall& c) { return exchange(c) ? 2 * static_cast<size_t>(c.size) : 1; }
@@ -37,7 +41,7 @@ const std::vector<int>* aggregatingGroup(const CollCall& c, int rank) {
 }  // namespace
 
 int aggregationLevel(const CollCall& c) {
-    if (c.inter || !c.hierarchy || c.hierarchy->isTrivial()) return -1;
+    if (!hier::isDecomposed(c)) return -1;
     const hier::Hierarchy& h = *c.hierarchy;
     for (int l = h.levels() - 1; l >= 0; --l)
         if (h.groupCount(l) > 1) return l;
@@ -115,11 +119,10 @@ RootRoutes rootRoutes(const hier::Hierarchy& h, int level, int root, const std::
 
 std::vector<uint64_t> sizeStageInput(const CollCall& c) {
     const auto& a = c.args;
-    switch (a.kind) {
-    case HIERAGG_GATHERV: return {c.rank == a.root && a.in_place ? 0 : a.scount * c.stype.size};
-    case HIERAGG_SCATTERV: return {a.rbuf ? a.rcount * c.rtype.size : 0};
-    case HIERAGG_ALLTOALLV:
-    case HIERAGG_ALLTOALLW: {
+    switch (sizeStageOf(c)) {
+    case hier::SizeStage::SendBlock: return {c.rank == a.root && a.in_place ? 0 : a.scount * c.stype.size};
+    case hier::SizeStage::RecvBlock: return {a.rbuf ? a.rcount * c.rtype.size : 0};
+    case hier::SizeStage::PeerRows: {
         const PeerBlocks pb = a.kind == HIERAGG_ALLTOALLV ? alltoallvBlocks(c) : alltoallwBlocks(c);
         std::vector<uint64_t> row(2 * static_cast<size_t>(c.size));
         for (int r = 0; r < c.size; ++r) {
@@ -128,8 +131,9 @@ std::vector<uint64_t> sizeStageInput(const CollCall& c) {
         }
         return row;
     }
-    default: return {};
+    case hier::SizeStage::None: break;
     }
+    return {};
 }
 
 size_t sizeStageLearned(const CollCall& c) {
