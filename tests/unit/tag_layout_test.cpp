@@ -1,0 +1,94 @@
+// TagLayout (src/runtime/TagLayout.hpp): hieragg's tags fit the PML's tag space.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "../../src/runtime/TagLayout.hpp"
+
+using hieragg::TagLayout;
+using hieragg::TagSpace;
+
+namespace {
+
+// Every tag of a layout: calls and persistent requests (both groups) at every call number
+// of the window and every channel, and the setup blocks' channels.
+std::vector<long long> allTags(const TagLayout& t) {
+    std::vector<long long> tags;
+    for (uint32_t seq = 0; seq < t.window(); ++seq)
+        for (TagSpace sp : {TagSpace::Call, TagSpace::Persistent})
+            for (bool local : {false, true})
+                for (uint32_t ch = 0; ch < TagLayout::kChannels; ++ch)
+                    tags.push_back(static_cast<long long>(t.callBase(seq, sp, local)) - ch);
+    for (uint32_t b = 0; b < TagLayout::kSetupBlocks; ++b)
+        for (uint32_t ch = 0; ch < TagLayout::kChannels; ++ch)
+            tags.push_back(static_cast<long long>(t.setupBase(b)) - ch);
+    return tags;
+}
+
+// What a PML with `bits` tag bits (two's complement; MPI_TAG_UB 2^(bits-1) - 1) delivers
+// for `tag`: its low bits, read back as a signed number (pml ucx shifts the tag into the
+// top 24 bits of its 64-bit match word; mtl ofi masks it).
+long long truncated(long long tag, int bits) {
+    const long long m = 1LL << bits;
+    long long v = ((tag % m) + m) % m;
+    return v >= m / 2 ? v - m : v;
+}
+
+void expectFits(long long maxTag, int bits, uint32_t window) {
+    std::string why;
+    const TagLayout t = TagLayout::forMaxTag(maxTag, why);
+    ASSERT_EQ(t.window(), window) << why;
+    const auto tags = allTags(t);
+    std::set<long long> seen;
+    for (long long tag : tags) {
+        ASSERT_LE(tag, -28);
+        ASSERT_GE(tag, -(maxTag + 1));
+        // The PML's bits keep it apart from every other tag and negative (MPI_ANY_TAG
+        // receives, which ignore the sign bit's complement, never match it).
+        const long long seenAs = truncated(tag, bits);
+        ASSERT_EQ(seenAs, tag);
+        ASSERT_TRUE(seen.insert(seenAs).second) << "tag " << tag << " twice";
+    }
+    EXPECT_EQ(*seen.begin(), t.lowest());
+    EXPECT_EQ(*seen.rbegin(), -28);
+}
+
+}  // namespace
+
+TEST(TagLayout, ThirtyTwoBitTagsKeepTheFullWindow) {
+    std::string why;
+    const TagLayout t = TagLayout::forMaxTag(2147483647LL, why);
+    EXPECT_EQ(t.window(), 65536u);
+    // The layout of a 32-bit PML (ob1, mtl ofi's default modes) is the one hieragg always had.
+    EXPECT_EQ(t.callBase(0, TagSpace::Call, false), -28);
+    EXPECT_EQ(t.callBase(3, TagSpace::Call, false), -28 - 3 * 4096);
+    EXPECT_EQ(t.callBase(65536 + 3, TagSpace::Call, false), -28 - 3 * 4096);
+    EXPECT_EQ(t.callBase(0, TagSpace::Call, true), -28 - (1 << 28));
+    EXPECT_EQ(t.callBase(0, TagSpace::Persistent, false), -28 - (1 << 29));
+    EXPECT_EQ(t.setupBase(0), -28 - (1 << 30));
+    EXPECT_EQ(t.setupBase(7), -28 - (1 << 30) - 7 * 4096);
+    EXPECT_GE(t.lowest(), -2147483648LL);
+    // A default layout is the same.
+    EXPECT_EQ(TagLayout().window(), 65536u);
+}
+
+TEST(TagLayout, PmlUcx24BitTags) { expectFits(8388607, 24, 256); }
+
+TEST(TagLayout, MtlOfiTag2Mode20BitTags) { expectFits(524287, 20, 16); }
+
+TEST(TagLayout, WindowIsThePowerOfTwoThatFits) {
+    // Just enough for 32 (4*32 + 8 blocks of 4096 below -28), and one tag less.
+    const long long need32 = (4LL * 32 + 8) * 4096 + 28 - 2;
+    std::string why;
+    EXPECT_EQ(TagLayout::forMaxTag(need32, why).window(), 32u);
+    EXPECT_EQ(TagLayout::forMaxTag(need32 - 1, why).window(), 16u);
+    expectFits(need32, 31, 32);  // (bits only bound the wrap check here: 2^30 > need32)
+}
+
+TEST(TagLayout, TooSmallATagSpaceIsRefusedWithTheReason) {
+    std::string why;
+    const TagLayout t = TagLayout::forMaxTag(32767, why);  // MPI's guaranteed minimum
+    EXPECT_EQ(t.window(), 0u);
+    EXPECT_NE(why.find("MPI_TAG_UB 32767"), std::string::npos) << why;
+    EXPECT_NE(why.find("too small"), std::string::npos) << why;
+}
