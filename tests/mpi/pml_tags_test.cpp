@@ -71,7 +71,9 @@ TEST_F(PmlTags, AnyTagReceiveNeverMatchesCollectiveMessages) {
         }
     }
     if (going) {
-        // Only now the user's message: each rank to its right-hand neighbour, tag 7.
+        // Only now the user's message, once every rank has left the loop (its arrival at a
+        // rank still watching would look like theft): each rank to its right-hand neighbour.
+        chk.ok(MPI_Barrier(d), "MPI_Barrier");
         const int right = (rank + 1) % size, left = (rank - 1 + size) % size;
         const int msg = 7000 + rank;
         chk.ok(MPI_Send(&msg, 1, MPI_INT, right, 7, d), "MPI_Send");

@@ -122,7 +122,9 @@ echo "+ emu-mpirun ${args[*]} $*"
 tr=$SECONDS
 # In the background and waited for, so that a TERM/INT (CTest's timeout, Ctrl-C)
 # runs the teardown at once instead of after mpirun.
-"$emu/emu-mpirun" "${args[@]}" "$@" {lockfd}>&- > "$out" 2>&1 &
+# Another PML: emu-mpirun's own pml/btl choice (ob1 over tcp on the nodes' links) stays out.
+EMU_TRANSPORT=$([ -n "$pml" ] && [ "$pml" != ob1 ] && echo 0 || echo 1) \
+  "$emu/emu-mpirun" "${args[@]}" "$@" {lockfd}>&- > "$out" 2>&1 &
 wait $!
 rc=$?
 # The verbose decomposition lines are many (one per communicator): show the rest.
