@@ -1,7 +1,8 @@
 # Sourced by run_mpi_test.sh and run_emu_test.sh (-T PML): the mpirun arguments that put
 # a job on one of the production PMLs instead of ob1 (docs/testing.md, "The fabrics' PMLs").
 #   pml_args NAME [IFACE]  appends to the array `pml_mpirun_args`; IFACE: the network
-#                          interface the transport must use (emulated nodes: emu0), or none;
+#                          interface the transport must use (one host: lo; emulated nodes:
+#                          emu0; UCX would otherwise open every interface it finds), or none;
 #                          with one, btl tcp (unused by these PMLs) stays closed.
 #   ob1     nothing (Open MPI's default here)
 #   cm-ofi  pml cm + mtl ofi over libfabric's tcp;ofi_rxm provider (the fabrics' tag-matching

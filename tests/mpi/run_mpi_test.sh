@@ -73,7 +73,7 @@ args+=("${extra[@]}")
 [ -n "$verbose" ] && args+=(--mca coll_hieragg_verbose "$verbose")
 pml_mpirun_args=()
 . "$(dirname "$0")/pml_args.sh"
-pml_args "$pml" || exit 2
+pml_args "$pml" lo || exit 2  # one host: loopback only (and shared memory)
 args+=("${pml_mpirun_args[@]}")
 
 # Open MPI 5's PMIx reads mca_base_component_path too and complains about every
