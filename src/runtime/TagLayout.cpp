@@ -15,8 +15,9 @@ TagLayout TagLayout::forMaxTag(long long maxTag, std::string& why) {
     uint32_t w = kMaxWindow;
     while (w >= kMinWindow && span(w) > room) w /= 2;
     if (w < kMinWindow) {
+        // The smallest layout's lowest tag is kTop - span + 1 = -(MPI_TAG_UB + 1).
         why = "the PML's tag space (MPI_TAG_UB " + std::to_string(maxTag) + ") is too small for hieragg's tags (" +
-              std::to_string(span(kMinWindow) - kTop - 1) + " needed below 0)";
+              "they need MPI_TAG_UB >= " + std::to_string(span(kMinWindow) - kTop - 2) + ")";
         return TagLayout(0);
     }
     return TagLayout(w);

@@ -92,4 +92,8 @@ TEST(TagLayout, TooSmallATagSpaceIsRefusedWithTheReason) {
     EXPECT_EQ(t.window(), 0u);
     EXPECT_NE(why.find("MPI_TAG_UB 32767"), std::string::npos) << why;
     EXPECT_NE(why.find("too small"), std::string::npos) << why;
+    EXPECT_NE(why.find("MPI_TAG_UB >= 294938"), std::string::npos) << why;
+    // The bound is exact: 294938 takes the smallest window, one less does not.
+    EXPECT_EQ(TagLayout::forMaxTag(294938, why).window(), TagLayout::kMinWindow);
+    EXPECT_EQ(TagLayout::forMaxTag(294937, why).window(), 0u);
 }
