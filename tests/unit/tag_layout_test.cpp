@@ -75,15 +75,20 @@ TEST(TagLayout, ThirtyTwoBitTagsKeepTheFullWindow) {
 
 TEST(TagLayout, PmlUcx24BitTags) { expectFits(8388607, 24, 256); }
 
-TEST(TagLayout, MtlOfiTag2Mode20BitTags) { expectFits(524287, 20, 16); }
+TEST(TagLayout, MtlOfiTag2Mode20BitTagsAreRefused) {
+    // 20 bits would give a window of 16: too few for the calls programs keep in flight.
+    std::string why;
+    EXPECT_EQ(TagLayout::forMaxTag(524287, why).window(), 0u);
+    EXPECT_NE(why.find("MPI_TAG_UB 524287"), std::string::npos) << why;
+}
 
 TEST(TagLayout, WindowIsThePowerOfTwoThatFits) {
-    // Just enough for 32 (4*32 + 8 blocks of 4096 below -28), and one tag less.
-    const long long need32 = (4LL * 32 + 8) * 4096 + 28 - 2;
+    // Just enough for 512 (4*512 + 8 blocks of 4096 below -28), and one tag less.
+    const long long need512 = (4LL * 512 + 8) * 4096 + 28 - 2;
     std::string why;
-    EXPECT_EQ(TagLayout::forMaxTag(need32, why).window(), 32u);
-    EXPECT_EQ(TagLayout::forMaxTag(need32 - 1, why).window(), 16u);
-    expectFits(need32, 31, 32);  // (bits only bound the wrap check here: 2^30 > need32)
+    EXPECT_EQ(TagLayout::forMaxTag(need512, why).window(), 512u);
+    EXPECT_EQ(TagLayout::forMaxTag(need512 - 1, why).window(), 256u);
+    expectFits(need512, 25, 512);  // 2^24 > need512: 25 bits hold every tag
 }
 
 TEST(TagLayout, TooSmallATagSpaceIsRefusedWithTheReason) {
@@ -92,8 +97,8 @@ TEST(TagLayout, TooSmallATagSpaceIsRefusedWithTheReason) {
     EXPECT_EQ(t.window(), 0u);
     EXPECT_NE(why.find("MPI_TAG_UB 32767"), std::string::npos) << why;
     EXPECT_NE(why.find("too small"), std::string::npos) << why;
-    EXPECT_NE(why.find("MPI_TAG_UB >= 294938"), std::string::npos) << why;
-    // The bound is exact: 294938 takes the smallest window, one less does not.
-    EXPECT_EQ(TagLayout::forMaxTag(294938, why).window(), TagLayout::kMinWindow);
-    EXPECT_EQ(TagLayout::forMaxTag(294937, why).window(), 0u);
+    EXPECT_NE(why.find("MPI_TAG_UB >= 4227098"), std::string::npos) << why;
+    // The bound is exact: 4227098 takes the smallest window, one less does not.
+    EXPECT_EQ(TagLayout::forMaxTag(4227098, why).window(), TagLayout::kMinWindow);
+    EXPECT_EQ(TagLayout::forMaxTag(4227097, why).window(), 0u);
 }
