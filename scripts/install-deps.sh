@@ -5,6 +5,7 @@ pkgs=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libhwloc-dev
       libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
       graphviz valgrind python3   # python3: bench/perf_report.py and the docs.links test
       libfabric-dev libfabric1 libfabric-bin  # offload backend (docs/offload.md); fi_info for the tests
+      libucx0 ucx-utils               # pml ucx entries (docs/testing.md, "The fabrics' PMLs"); ucx_info
       iproute2 iptables util-linux)   # the emulated cluster (bench/emucluster) of the emu tests
 missing=()
 for p in "${pkgs[@]}"; do

@@ -191,6 +191,9 @@ typedef struct hieragg_config {
      * else measured at setup or alpha + theta (docs/selection.md). */
     double network_exchange_us;
     int network_exchange_set;
+    /* The selected PML's MPI_TAG_UB (mca_pml.pml_max_tag; 0 = unknown, taken as 2^31 - 1):
+     * hieragg's tags stay within [-(pml_max_tag + 1), -28] (src/runtime/TagLayout.hpp). */
+    long long pml_max_tag;
 } hieragg_config;
 #define HIERAGG_COST_SET_ALPHA 1
 #define HIERAGG_COST_SET_BETA 2
@@ -200,6 +203,11 @@ typedef struct hieragg_config {
 typedef struct hieragg_comm hieragg_comm;
 typedef struct hieragg_task hieragg_task;
 typedef void (*hieragg_complete_fn)(void* ctx, int status);
+
+/* The call-number window hieragg's tags get under a PML whose MPI_TAG_UB is max_tag
+ * (docs/architecture.md, "Messages and tags"); 0 when they do not fit, with the reason
+ * in why (NUL-terminated, at most why_size bytes). */
+unsigned hieragg_tag_window(long long max_tag, char* why, size_t why_size);
 
 /* Process-wide setup. Returns 0 on success. */
 int hieragg_core_init(const hieragg_transport* transport, const hieragg_config* config);

@@ -15,6 +15,7 @@
 #include "opal/runtime/opal_progress.h"
 #include "opal/util/output.h"
 #include "opal/util/proc.h"
+#include "ompi/mca/pml/pml.h"
 #include "ompi/datatype/ompi_datatype.h"
 
 static int hieragg_register(void);
@@ -444,9 +445,21 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
                            "this Open MPI's headers)", mismatch);
         return OMPI_ERR_NOT_SUPPORTED;
     }
+    /* The PML carries only so many tag bits (pml ucx 24, mtl ofi's ofi_tag_2 mode 20):
+     * hieragg's tags are laid out within its MPI_TAG_UB, or it stays out of the job. */
+    {
+        char why[256];
+        if (0 == hieragg_tag_window(mca_pml.pml_max_tag, why, sizeof why)) {
+            if (0 == opal_proc_local_get()->proc_name.vpid)
+                opal_output(0, "coll:hieragg: WARNING: %s; hieragg disables itself (the other coll "
+                               "components serve every communicator)", why);
+            return OMPI_ERR_NOT_SUPPORTED;
+        }
+    }
     hieragg_transport t;
     hieragg_config cfg;
     memset(&cfg, 0, sizeof cfg);
+    cfg.pml_max_tag = mca_pml.pml_max_tag;
     mca_coll_hieragg_transport(&t);
     /* An empty value reaches the core as "" so that it warns and falls back like any bad value. */
     cfg.split = m->split ? m->split : "";

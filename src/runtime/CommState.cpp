@@ -19,14 +19,6 @@
 namespace hieragg {
 
 namespace {
-// Open MPI reserves tags below MCA_COLL_BASE_TAG_NONBLOCKING_BASE (-27) for
-// nonblocking collectives; a communicator served by hieragg sends no others there.
-constexpr int kTagTop = -28;
-constexpr uint32_t kSeqWindow = 1u << 16;  // collectives in flight per communicator, at most
-constexpr int kLocalGroupOffset = 1 << 28;
-constexpr int kPersistentOffset = 1 << 29;
-constexpr int kExchangeOffset = 1 << 30;  // below every other region: -28 - 2^30 - channel
-
 // What every rank sends in the identity exchange. `inputs` fingerprints the split
 // value and the files it names, so ranks that read different files notice it.
 struct IdentityRecord {
@@ -86,14 +78,13 @@ Schedule ringAllgather(int rank, int size, size_t recordBytes) {
 }  // namespace
 
 int tagBase(uint32_t seq, TagSpace space, bool localGroup) {
-    return kTagTop - static_cast<int>((seq % kSeqWindow) * kMaxChannels) -
-           (space == TagSpace::Persistent ? kPersistentOffset : 0) - (localGroup ? kLocalGroupOffset : 0);
+    return Runtime::instance()->tags().callBase(seq, space, localGroup);
 }
 
-int identityExchangeTagBase() { return kTagTop - kExchangeOffset; }
+int identityExchangeTagBase() { return Runtime::instance()->tags().setupBase(0); }
 
 int offloadExchangeTagBase(int stage) {
-    return identityExchangeTagBase() - (stage + 1) * static_cast<int>(kMaxChannels);
+    return Runtime::instance()->tags().setupBase(static_cast<uint32_t>(stage) + 1);
 }
 
 int calibrationTagBase(int stage) { return offloadExchangeTagBase(5 + stage); }

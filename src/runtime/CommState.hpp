@@ -12,6 +12,7 @@
 
 #include "CommCounters.hpp"
 #include "ScheduleCache.hpp"
+#include "TagLayout.hpp"
 #include "hieragg/CollCall.hpp"
 #include "hieragg/LruCache.hpp"
 #include "hieragg/Schedule.hpp"
@@ -123,9 +124,8 @@ struct hieragg_comm {
 
 namespace hieragg {
 
-// Tag regions (Open MPI leaves tags below -27 to collectives): per-pair call numbers,
+// Tag regions (TagLayout.hpp, sized from the PML's MPI_TAG_UB): per-pair call numbers,
 // persistent requests' own numbers, and the identity exchange's fixed channel block.
-enum class TagSpace { Call, Persistent };
 int tagBase(uint32_t seq, TagSpace space, bool localGroup);
 int identityExchangeTagBase();
 // The offload setup's fixed blocks below the identity exchange's, like it not tied to a
@@ -143,7 +143,7 @@ void continueSetupAfterCalibration(hieragg_comm& c);
 int startRecordExchange(hieragg_comm& c, void* recs, size_t recordBytes, int tagBase, hieragg_complete_fn done);
 // Ends the decomposition stage (Exchanging -> Ready) and releases the waiting calls.
 void finishDecomposition(hieragg_comm& c, int status);
-constexpr uint32_t kMaxChannels = 4096;
+constexpr uint32_t kMaxChannels = TagLayout::kChannels;
 
 // Starts whatever the decomposition needs (c.decomp None -> Exchanging or Ready). Never
 // waits for another rank: the exchange is a Task progressed with the others, and

@@ -564,6 +564,17 @@ int startCall(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistent
 
 extern "C" {
 
+unsigned hieragg_tag_window(long long max_tag, char* why, size_t why_size) {
+    try {
+        std::string reason;
+        const TagLayout layout = TagLayout::forMaxTag(max_tag, reason);
+        if (why && why_size > 0) std::snprintf(why, why_size, "%s", reason.c_str());
+        return layout.window();
+    } catch (...) {
+        return 0;
+    }
+}
+
 int hieragg_core_init(const hieragg_transport* transport, const hieragg_config* config) {
     try {
         return Runtime::init(*transport, *config);

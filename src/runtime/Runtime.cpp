@@ -18,6 +18,15 @@ Runtime::Runtime(const hieragg_transport& tr, const hieragg_config& cfg)
     config_.split = split_.c_str();
     ofiProvider_ = cfg.ofi_provider ? cfg.ofi_provider : "";
     config_.ofi_provider = ofiProvider_.c_str();
+    {
+        std::string why;
+        if (config_.pml_max_tag <= 0) config_.pml_max_tag = INT32_MAX;
+        tags_ = TagLayout::forMaxTag(config_.pml_max_tag, why);
+        if (tags_.window() < TagLayout::kMaxWindow)
+            verbose(2, "hieragg: tags: the PML's MPI_TAG_UB is " + std::to_string(config_.pml_max_tag) +
+                           ": call numbers wrap after " + std::to_string(tags_.window()) +
+                           " (at most that many calls in flight between two ranks)");
+    }
     ofiInject_ = cfg.ofi_inject_error ? cfg.ofi_inject_error : "";
     config_.ofi_inject_error = ofiInject_.c_str();
     // Zero (a configuration that never set them): the MCA defaults.
@@ -48,6 +57,10 @@ Runtime::Runtime(const hieragg_transport& tr, const hieragg_config& cfg)
 
 int Runtime::init(const hieragg_transport& tr, const hieragg_config& cfg) {
     if (gRuntime) return 0;
+    std::string why;
+    // The shim asked hieragg_tag_window first and stays out when it is 0.
+    if (TagLayout::forMaxTag(cfg.pml_max_tag > 0 ? cfg.pml_max_tag : INT32_MAX, why).window() == 0)
+        return HIERAGG_ERR_UNSUPPORTED;
     gRuntime = new Runtime(tr, cfg);
     return 0;
 }

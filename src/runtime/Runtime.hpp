@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "PmlTransport.hpp"
+#include "TagLayout.hpp"
 #include "hieragg/Task.hpp"
 #include "hieragg/abi.h"
 #include "hieragg/hier/CostParams.hpp"
@@ -31,6 +32,8 @@ public:
 
     PmlTransport& transport() { return transport_; }
     const hieragg_config& config() const { return config_; }
+    // Where this process's tags sit, sized from the PML's MPI_TAG_UB (TagLayout.hpp).
+    const TagLayout& tags() const { return tags_; }
     const std::string& split() const { return split_; }
     // The selection's cost model parameters (coll_hieragg_cost_*, defaults filled in).
     const hier::CostParams& costs() const { return costs_; }
@@ -110,6 +113,7 @@ private:
     void recycleLocked(std::unique_ptr<Task>& task);
     PmlTransport transport_;
     hieragg_config config_;
+    TagLayout tags_;
     std::string split_;
     std::string ofiProvider_, ofiInject_;
     std::vector<Transport*> pollers_;

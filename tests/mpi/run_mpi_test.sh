@@ -5,8 +5,9 @@
 # usage: run_mpi_test.sh -n NP -m exclusive|beside -c COMPONENT_DIR -d DEFAULT_COMPONENT_PATH
 #                        [-s SPLIT] [-g SEGMENT_SIZE] [-w EXPECTED_WARNINGS] [-r WARNING_REGEX]
 #                        [-p NAME=VALUE]... [-f FIFO_PATH] [-M MIB] [-v VERBOSE] [-e 'REGEX=N']...
-#                        [-o OUTPUT_REGEX]... -- PROGRAM [ARGS...]
+#                        [-o OUTPUT_REGEX]... [-T PML] -- PROGRAM [ARGS...]
 #
+# -T runs the job on another PML: cm-ofi or ucx (pml_args.sh).
 # -p passes one more MCA parameter (--mca NAME VALUE; the value may be empty; it may
 # be repeated); -f creates a FIFO at FIFO_PATH for the run (bad-input tests name it in
 # the split); -M MIB skips (exit 77, loudly) unless MemAvailable is at least MIB mebibytes.
@@ -23,7 +24,7 @@
 # tree) makes leaks that hieragg's code made fail the entry, and Open MPI's not.
 set -u
 np=1 mode=exclusive compdir= defpath= split= seg= want=0 regex= fifo= verbose=
-extra=() expects=() outputs=() minmem=
+extra=() expects=() outputs=() minmem= pml=
 while [ $# -gt 0 ]; do
   case "$1" in
     -n) np=$2; shift 2 ;;
@@ -40,6 +41,7 @@ while [ $# -gt 0 ]; do
     -f) fifo=$2; shift 2 ;;
     -v) verbose=$2; shift 2 ;;
     -e) expects+=("$2"); shift 2 ;;
+    -T) pml=$2; shift 2 ;;
     --) shift; break ;;
     *) echo "run_mpi_test.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -69,6 +71,10 @@ fi
 [ -n "$seg" ] && args+=(--mca coll_hieragg_segment_size "$seg")
 args+=("${extra[@]}")
 [ -n "$verbose" ] && args+=(--mca coll_hieragg_verbose "$verbose")
+pml_mpirun_args=()
+. "$(dirname "$0")/pml_args.sh"
+pml_args "$pml" lo || exit 2  # one host: loopback only (and shared memory)
+args+=("${pml_mpirun_args[@]}")
 
 # Open MPI 5's PMIx reads mca_base_component_path too and complains about every
 # file in our directory that is not a PMIx plugin; it has no plugin of ours to load.
@@ -136,5 +142,5 @@ for o in "${outputs[@]}"; do
     status=1
   fi
 done
-[ "$status" -eq 0 ] && echo "run_mpi_test.sh: OK (np=$np mode=$mode split=${split:-default} segment=${seg:-default}${extra[*]:+ ${extra[*]}}, $got warning(s))"
+[ "$status" -eq 0 ] && echo "run_mpi_test.sh: OK (np=$np mode=$mode${pml:+ pml=$pml} split=${split:-default} segment=${seg:-default}${extra[*]:+ ${extra[*]}}, $got warning(s))"
 exit $status

@@ -1,0 +1,40 @@
+#include "TagLayout.hpp"
+
+namespace hieragg {
+
+namespace {
+// Tags below kTop the layout of window w spans: 4w call blocks plus the setup blocks.
+long long span(uint32_t w) {
+    return (4LL * w + TagLayout::kSetupBlocks) * static_cast<long long>(TagLayout::kChannels);
+}
+}  // namespace
+
+TagLayout TagLayout::forMaxTag(long long maxTag, std::string& why) {
+    // Tags from -(maxTag + 1) to kTop, i.e. -kTop + maxTag + 2 of them below kTop (kTop included).
+    const long long room = maxTag + 1 + kTop + 1;
+    uint32_t w = kMaxWindow;
+    while (w >= kMinWindow && span(w) > room) w /= 2;
+    if (w < kMinWindow) {
+        // The smallest layout's lowest tag is kTop - span + 1 = -(MPI_TAG_UB + 1).
+        why = "the PML's tag space (MPI_TAG_UB " + std::to_string(maxTag) + ") is too small for hieragg's tags (" +
+              "they need MPI_TAG_UB >= " + std::to_string(span(kMinWindow) - kTop - 2) + ")";
+        return TagLayout(0);
+    }
+    return TagLayout(w);
+}
+
+int TagLayout::callBase(uint32_t seq, TagSpace space, bool localGroup) const {
+    const long long block = static_cast<long long>(window_) * kChannels;
+    long long t = kTop - static_cast<long long>(seq % window_) * kChannels;
+    if (space == TagSpace::Persistent) t -= 2 * block;
+    if (localGroup) t -= block;
+    return static_cast<int>(t);
+}
+
+int TagLayout::setupBase(uint32_t block) const {
+    return static_cast<int>(kTop - 4LL * window_ * kChannels - static_cast<long long>(block) * kChannels);
+}
+
+long long TagLayout::lowest() const { return kTop - span(window_) + 1; }
+
+}  // namespace hieragg

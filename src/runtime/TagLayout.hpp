@@ -1,0 +1,52 @@
+#pragma once
+// Where hieragg's messages sit in the PML's tag space (docs/architecture.md, "Messages
+// and tags"). Open MPI leaves tags below MCA_COLL_BASE_TAG_NONBLOCKING_BASE (-27) to
+// collectives, but a PML carries only as many tag bits as its matching hardware or
+// library has: ob1 and mtl ofi's default modes 32 (MPI_TAG_UB 2^31 - 1), pml ucx 24
+// (2^23 - 1), mtl ofi's ofi_tag_2 mode 20 (2^19 - 1). The PML keeps the low bits of a
+// tag; a negative tag below -(MPI_TAG_UB + 1) would wrap onto another hieragg tag, and
+// onto a user tag MPI_ANY_TAG matches. So the layout is sized from the PML's
+// MPI_TAG_UB: every tag lies in [-(MPI_TAG_UB + 1), -28].
+//
+// A tag is `-28 - region - (n mod W) * kChannels - channel`, W the call-number window
+// (a power of two), region one of: calls 0, an intercommunicator's local group W*kChannels,
+// persistent requests 2W*kChannels (and their local group 3W*kChannels), the fixed setup
+// blocks from 4W*kChannels on (identity exchange, offload setup, calibration).
+#include <cstdint>
+#include <string>
+
+namespace hieragg {
+
+enum class TagSpace { Call, Persistent };
+
+class TagLayout {
+public:
+    static constexpr int kTop = -28;                      // the first tag below Open MPI's own
+    static constexpr uint32_t kChannels = 4096;           // channels of one call at most
+    static constexpr uint32_t kSetupBlocks = 8;           // identity, 5 offload, 2 calibration
+    static constexpr uint32_t kMaxWindow = 1u << 16;      // the window with 32-bit tags
+    // Below it hieragg stays out. Nothing holds back a call whose number is W past the
+    // oldest one still in flight on its pair, so W must exceed what programs keep in
+    // flight: at 16 (mtl ofi's ofi_tag_2) the suite's 40 nonblocking calls on one
+    // communicator mixed up their messages; 256 is what pml ucx's 24 bits give.
+    static constexpr uint32_t kMinWindow = 256;
+
+    // The layout for a PML whose MPI_TAG_UB is `maxTag`; window() == 0 when not even
+    // kMinWindow fits, and `why` then says so.
+    static TagLayout forMaxTag(long long maxTag, std::string& why);
+    TagLayout() = default;  // the 32-bit layout
+
+    uint32_t window() const { return window_; }
+    // Call number `seq` (per pair, or a persistent request's init number).
+    int callBase(uint32_t seq, TagSpace space, bool localGroup) const;
+    // Fixed setup block `block` (0: identity exchange, 1..5 offload setup, 6..7 calibration).
+    int setupBase(uint32_t block) const;
+    // The lowest tag the layout produces (channel kChannels - 1 of the last setup block).
+    long long lowest() const;
+
+private:
+    explicit TagLayout(uint32_t window) : window_(window) {}
+    uint32_t window_ = kMaxWindow;
+};
+
+}  // namespace hieragg
