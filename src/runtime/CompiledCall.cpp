@@ -130,12 +130,7 @@ int CompiledCall::fire(size_t i) {
                            : tr_->irecv(bind_.comm, false, dst(a), a.dstCount, type(a.dstType), a.peer, tag, &req);
         if (rc != 0) return rc;
         if (bind_.observer && a.kind == StepKind::Send) bind_.observer->sent(a.peer, false, a.bytes);
-        bool done = false;
-        if (const int trc = tr_->test(req, done)) return trc;  // the test released the request
-        if (done)
-            done_ |= bit;
-        else
-            req_[i] = req;
+        req_[i] = req;  // tested by advance() right after this pass of firing
         return 0;
     }
     case StepKind::Copy:
@@ -161,18 +156,24 @@ int CompiledCall::fire(size_t i) {
 
 void CompiledCall::advance() {
     for (;;) {
-        bool moved = false;
-        for (uint64_t waiting = all_ & ~fired_; waiting; waiting &= waiting - 1) {
-            const size_t i = static_cast<size_t>(__builtin_ctzll(waiting));
-            const Action& a = actions_[i];
-            if ((a.deps & ~done_) || (a.after & ~fired_)) continue;
-            fired_ |= uint64_t{1} << i;
-            if (const int rc = fire(i)) {
-                finish(rc);
-                return;
+        // Fire everything ready; a fired message may let a later one of its pair and
+        // channel go (Action::after), so pass again until nothing fires.
+        for (bool fired = true; fired;) {
+            fired = false;
+            for (uint64_t waiting = all_ & ~fired_; waiting; waiting &= waiting - 1) {
+                const size_t i = static_cast<size_t>(__builtin_ctzll(waiting));
+                const Action& a = actions_[i];
+                if ((a.deps & ~done_) || (a.after & ~fired_)) continue;
+                fired_ |= uint64_t{1} << i;
+                if (const int rc = fire(i)) {
+                    finish(rc);
+                    return;
+                }
+                fired = true;
             }
-            moved = true;
         }
+        // Test every posted message once; only a completion can unblock more.
+        const uint64_t before = done_;
         for (uint64_t posted = fired_ & ~done_; posted; posted &= posted - 1) {
             const size_t i = static_cast<size_t>(__builtin_ctzll(posted));
             bool done = false;
@@ -180,7 +181,6 @@ void CompiledCall::advance() {
             if (rc != 0 || done) {
                 req_[i] = nullptr;  // released by the test
                 done_ |= uint64_t{1} << i;
-                moved = true;
             }
             if (rc != 0) {
                 finish(rc);
@@ -191,7 +191,7 @@ void CompiledCall::advance() {
             finish(0);
             return;
         }
-        if (!moved) return;
+        if (done_ == before) return;
     }
 }
 

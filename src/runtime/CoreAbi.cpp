@@ -421,8 +421,6 @@ int launchTask(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, co
                hieragg_complete_fn done, void* ctx, VarStage stage = {}) {
     Runtime* rt = Runtime::instance();
     try {
-        CollCall call;
-        std::shared_ptr<const Schedule> sched;
         // A strong chain's links run on their own transport: never offloaded.
         const bool plainTransport = &tr == &rt->transport();
         // A blocking repeat of the last call's raw arguments runs the last schedule compiled
@@ -432,6 +430,8 @@ int launchTask(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, co
             !numbers.reserved && c.lastServedValid && repeatsLastRaw(c, args))
             if (CompiledCall* f = c.callCache.compiledFor(c.lastSchedule, c.lastRawStype, c.lastRawRtype))
                 return runCompiled(c, args, tr, *f, numbers.countCall, *static_cast<BlockingWait*>(ctx));
+        CollCall call;
+        std::shared_ptr<const Schedule> sched;
         if (int rc = scheduleFor(c, args, call, sched, plainTransport, stage)) return rc;
         Transport* taskTr = &tr;
         size_t fabricSteps = 0;
