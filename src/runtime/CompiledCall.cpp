@@ -99,6 +99,10 @@ bool CompiledCall::compile(std::shared_ptr<const Schedule> s, const hieragg_dtyp
 int CompiledCall::start(Transport& tr, const Binding& b) {
     tr_ = &tr;
     bind_ = b;
+    // The caller's tag bases may live on its stack: actions fired later (from poll) read
+    // this call's own copy.
+    for (size_t i = 0; i < sched_->peers.size(); ++i) tags_[i] = b.peerTagBase[i];
+    bind_.peerTagBase = tags_;
     fired_ = done_ = 0;
     status_ = 0;
     finished_ = false;

@@ -27,7 +27,7 @@ public:
     static constexpr size_t kArenaBytes = 4096; // temporaries of the compiled call, all of them
 
     // What one call binds: buffers, handles and the per-peer tag bases (aligned with the
-    // schedule's peers, as TaskBindings::peerTagBase).
+    // schedule's peers, as TaskBindings::peerTagBase; start() copies them).
     struct Binding {
         const void* sbuf = nullptr;
         void* rbuf = nullptr;
@@ -103,6 +103,7 @@ private:
     // One call's state.
     Transport* tr_ = nullptr;
     Binding bind_;
+    int tags_[kMaxActions] = {};  // the call's per-peer tag bases (copied from the Binding)
     void* req_[kMaxActions] = {};
     uint64_t fired_ = 0, done_ = 0;
     bool finished_ = true, running_ = false;

@@ -146,12 +146,17 @@ void runCase(const Case& k, int calls, bool (*taskRank)(int)) {
                 ASSERT_TRUE(compiled[r]->compile(scheds[r], cs[r].stype, cs[r].rtype, &why)) << what << ": " << why;
             }
         }
+        // The runtime passes tag bases from its stack: a compiled call keeps its own copy,
+        // so clobbering the caller's array after the start changes nothing.
+        std::vector<std::vector<int>> callerTags = tags;
         for (int r = 0; r < p; ++r) {
             if (tasks[r])
                 ASSERT_EQ(tasks[r]->start(), 0) << what;
             else
-                ASSERT_EQ(compiled[r]->start(net.transport(r), bindingFor(cs[r], net, comm, tags[r].data())), 0) << what;
+                ASSERT_EQ(compiled[r]->start(net.transport(r), bindingFor(cs[r], net, comm, callerTags[r].data())), 0)
+                    << what;
         }
+        for (std::vector<int>& t : callerTags) std::fill(t.begin(), t.end(), 12345);
         for (int round = 0; round < 10000; ++round) {
             bool all = true;
             for (int r = 0; r < p; ++r) all &= tasks[r] ? tasks[r]->progress() : compiled[r]->poll();
