@@ -230,6 +230,11 @@ void hieragg_comm_freeing(void* comm);
 int hieragg_start(hieragg_comm* comm, const hieragg_coll_args* args, hieragg_complete_fn done,
                   void* ctx);
 
+/* A blocking collective: starts it and waits for it (driving the transport's progress).
+ * A repeat of the last call's signature runs its compiled schedule inside this wait
+ * (docs/architecture.md, "The compiled fast path"). Returns 0 or an error code. */
+int hieragg_run(hieragg_comm* comm, const hieragg_coll_args* args);
+
 /* Persistent collectives (MPI-4) are matched in the order of their init calls: the
  * init takes an id (local, no communication) and every start of the request runs in
  * that id's own tag space. Free releases what the init kept. */

@@ -69,17 +69,6 @@ static void nonblocking_done(void* ctx, int status) {
     ompi_request_complete(&h->super.super, true);
 }
 
-typedef struct blocking_wait {
-    volatile int done;
-    int status;
-} blocking_wait;
-
-static void blocking_done(void* ctx, int status) {
-    blocking_wait* w = (blocking_wait*)ctx;
-    w->status = status;
-    w->done = 1;
-}
-
 static mca_coll_hieragg_request_t* new_request(ompi_communicator_t* comm, bool persistent) {
     mca_coll_hieragg_request_t* h = OBJ_NEW(mca_coll_hieragg_request_t);
     if (NULL == h) return NULL;
@@ -125,14 +114,11 @@ static int run(hieragg_coll_args* a, ompi_communicator_t* comm, mca_coll_base_mo
                ompi_request_t** request, int* neighbors, run_mode mode) {
     mca_coll_hieragg_module_t* m = (mca_coll_hieragg_module_t*)module;
     if (RUN_BLOCKING == mode) {
-        blocking_wait w = {0, 0};
-        int rc = hieragg_start(m->state, a, blocking_done, &w);
-        /* The call may wait for the communicator's decomposition: `a` (and the neighbor
-         * lists it points to) must stay valid until it completes. */
-        if (rc == 0)
-            while (!w.done) opal_progress();
+        /* Start and wait in one crossing (the core drives opal_progress through the
+         * transport); `a` and the neighbor lists stay valid until it returns. */
+        int rc = hieragg_run(m->state, a);
         free(neighbors);
-        return map_status(rc != 0 ? rc : w.status);
+        return map_status(rc);
     }
     mca_coll_hieragg_request_t* h = new_request(comm, RUN_PERSISTENT == mode);
     if (NULL == h) {

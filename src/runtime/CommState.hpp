@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "CallCache.hpp"
 #include "CommCounters.hpp"
 #include "ScheduleCache.hpp"
 #include "TagLayout.hpp"
@@ -100,6 +101,8 @@ struct hieragg_comm {
     // a call that completes during its start (an eager send, a message already here) hands
     // its task straight to the next one, without the runtime's lock. Starts hold `mutex`.
     std::unique_ptr<hieragg::Task> spareTask;
+    // The compiled fast path of blocking repeats of the last call (CallCache.hpp).
+    hieragg::CallCache callCache;
     // Offload (docs/offload.md): this leader's transport (null on non-leaders and when
     // offload is off), what the group can run (the same on every rank; offloadOn says
     // whether there is a group at all), and the tickets that order its operations.

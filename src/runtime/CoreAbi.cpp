@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "CallCache.hpp"
 #include "CallCacheKeys.hpp"
 #include "CallVectors.hpp"
 #include "CommState.hpp"
@@ -84,11 +85,15 @@ void refuseUnfit(CollCall& call, const hieragg_comm& c, Runtime& rt) {
 // MPI_T: each registry algorithm that serves this call counts it once. A call whose
 // signature is the last call's (c.callIsLast, set by scheduleFor) counts the rows found
 // for that signature without looking them up again.
+void countLastServed(hieragg_comm& c) {
+    for (size_t i = 0; i < c.lastServedCount; ++i) c.counters->served(c.lastServed[i]);
+}
+
 void countServed(const CollCall& call, const Schedule& sched, hieragg_comm& c) {
     const std::vector<hier::AlgorithmInfo>& rows = hier::allAlgorithms();
     CommCounters& counters = *c.counters;
     if (c.callIsLast && c.lastServedValid) {
-        for (size_t i = 0; i < c.lastServedCount; ++i) counters.served(c.lastServed[i]);
+        countLastServed(c);
         return;
     }
     // A handful of rows at most (one per stage): no allocation on every call.
@@ -196,6 +201,12 @@ void rememberRaw(hieragg_comm& c, const hieragg_coll_args& args, const CollCall&
     c.lastRawValid = true;
 }
 
+// The last call again, with the same raw arguments (rememberRaw kept them). Its per-rank
+// vectors, for a kind that has any, are still to be compared by value (lastVectors).
+bool repeatsLastRaw(const hieragg_comm& c, const hieragg_coll_args& args) {
+    return c.lastRawValid && sameRawCall(args, c.lastRaw);
+}
+
 // Builds (or finds in the cache) the schedule of `args` on `c`; fills `call`. Returns an
 // error code (and no schedule) when none can run. Throws what building throws.
 int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
@@ -204,7 +215,7 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
     // The last call again, with the same raw arguments on predefined datatypes (an 8-byte
     // loop): its signature is the last one, so the fields that building, the keys and the
     // launch read are the last call's. Offload and intercommunicators take the full path.
-    if (c.lastRawValid && stage.stage == 0 && sameRawCall(args, c.lastRaw)) {
+    if (stage.stage == 0 && repeatsLastRaw(c, args)) {
         fillFromCommunicator(c, args, *rt, call);
         // Its per-rank vectors by value: the application may rewrite the same arrays.
         if (sameVectors(call, *c.lastVectors)) {
@@ -315,6 +326,32 @@ void takePersistentTags(hieragg_comm& c, const Schedule& sched, PersistentTags& 
         tags.local.push_back(tagBase(c.localPersistPairSeq.at(p)++, TagSpace::Persistent, true));
 }
 
+// The tag bases of the next call on each of the schedule's peers (aligned with s.peers).
+void takeCallTags(hieragg_comm& c, const Schedule& s, int* out) {
+    if (c.pairSeq.empty()) c.pairSeq.assign(static_cast<size_t>(c.inter ? c.remoteSize : c.size), 0);
+    for (size_t i = 0; i < s.peers.size(); ++i) out[i] = tagBase(c.pairSeq.at(s.peers[i])++, TagSpace::Call, false);
+}
+
+// Runs the compiled last call for the blocking caller waiting on `w` (CallCache.hpp).
+int runCompiled(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, CompiledCall& f, bool countCall,
+                BlockingWait& w) {
+    c.callIsLast = true;
+    int tags[CompiledCall::kMaxActions];
+    takeCallTags(c, *f.schedule(), tags);
+    if (countCall) countLastServed(c);
+    CompiledCall::Binding b;
+    b.sbuf = args.sbuf;
+    b.rbuf = args.rbuf;
+    b.stype = args.stype;
+    b.rtype = args.rtype;
+    b.packed = tr.packedType();
+    b.op = args.op;
+    b.comm = c.comm;
+    b.peerTagBase = tags;
+    b.observer = c.counters.get();
+    return c.callCache.start(f, tr, b, w);
+}
+
 // Which tags a Task takes: the next per-pair call numbers, a persistent request's tags
 // of its init, or numbers a chain reserved earlier (one per link, on every pair).
 struct CallNumbers {
@@ -330,10 +367,18 @@ int launchTask(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, co
                hieragg_complete_fn done, void* ctx, VarStage stage = {}) {
     Runtime* rt = Runtime::instance();
     try {
-        CollCall call;
-        std::shared_ptr<const Schedule> sched;
         // A strong chain's links run on their own transport: never offloaded.
         const bool plainTransport = &tr == &rt->transport();
+        // A blocking repeat of the last call's raw arguments runs the last schedule compiled
+        // into a flat action array, inside the caller's wait (CallCache.hpp). Last-raw
+        // state exists only for one-stage calls on intracommunicators without offload.
+        if (done == BlockingWait::complete && plainTransport && stage.stage == 0 && numbers.persistentId < 0 &&
+            !numbers.reserved && c.lastServedValid && repeatsLastRaw(c, args) &&
+            hier::factsOf(args.kind).vectors == hier::kNoVectors)  // vectors: compared in scheduleFor
+            if (CompiledCall* f = c.callCache.compiledFor(c.lastSchedule, c.lastRawStype, c.lastRawRtype))
+                return runCompiled(c, args, tr, *f, numbers.countCall, *static_cast<BlockingWait*>(ctx));
+        CollCall call;
+        std::shared_ptr<const Schedule> sched;
         if (int rc = scheduleFor(c, args, call, sched, plainTransport, stage)) return rc;
         Transport* taskTr = &tr;
         size_t fabricSteps = 0;
@@ -389,9 +434,9 @@ int launchTask(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, co
             for (int p : s.peers)
                 bind.peerTagBase.push_back(tagBase(numbers.reserved->at(p) + numbers.link, TagSpace::Call, false));
         } else {
-            if (c.pairSeq.empty()) c.pairSeq.assign(static_cast<size_t>(c.inter ? c.remoteSize : c.size), 0);
+            bind.peerTagBase.resize(s.peers.size());
+            takeCallTags(c, s, bind.peerTagBase.data());
             if (c.inter && c.localPairSeq.empty()) c.localPairSeq.assign(static_cast<size_t>(c.size), 0);
-            for (int p : s.peers) bind.peerTagBase.push_back(tagBase(c.pairSeq.at(p)++, TagSpace::Call, false));
             for (int p : s.localPeers)
                 bind.localPeerTagBase.push_back(tagBase(c.localPairSeq.at(p)++, TagSpace::Call, true));
         }
@@ -646,6 +691,13 @@ void hieragg_comm_freeing(void* comm) {
 
 int hieragg_start(hieragg_comm* c, const hieragg_coll_args* args, hieragg_complete_fn done, void* ctx) {
     return startCall(*c, *args, -1, done, ctx);
+}
+
+int hieragg_run(hieragg_comm* c, const hieragg_coll_args* args) {
+    BlockingWait w;
+    if (const int rc = startCall(*c, *args, -1, BlockingWait::complete, &w)) return rc;
+    c->callCache.wait(w, Runtime::instance()->transport());
+    return w.status;
 }
 
 int hieragg_persistent_init(hieragg_comm* c, const hieragg_coll_args* args, uint32_t* id) {

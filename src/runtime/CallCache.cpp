@@ -1,0 +1,70 @@
+#include "CallCache.hpp"
+
+namespace hieragg {
+
+namespace {
+bool sameLayout(const hieragg_dtype_info& a, const hieragg_dtype_info& b) {
+    return a.size == b.size && a.lb == b.lb && a.extent == b.extent && a.true_lb == b.true_lb &&
+           a.true_extent == b.true_extent;
+}
+}  // namespace
+
+void BlockingWait::complete(void* ctx, int status) {
+    auto* w = static_cast<BlockingWait*>(ctx);
+    w->status = status;
+    w->done = true;
+}
+
+CallCache::CallCache() = default;
+CallCache::~CallCache() = default;
+
+CompiledCall* CallCache::compiledFor(const std::shared_ptr<const Schedule>& sched, const hieragg_dtype_info& stype,
+                                     const hieragg_dtype_info& rtype) {
+    if (!sched || inFlight_) return nullptr;
+    if (compiled_ && compiled_->schedule() == sched.get() && sameLayout(stype_, stype) && sameLayout(rtype_, rtype))
+        return compiled_.get();
+    if (refused_ == sched) return nullptr;
+    if (!compiled_) compiled_ = std::make_unique<CompiledCall>();
+    ++compilations_;
+    declined_ = "";
+    if (!compiled_->compile(sched, stype, rtype, &declined_)) {
+        refused_ = sched;
+        return nullptr;
+    }
+    refused_.reset();
+    stype_ = stype;
+    rtype_ = rtype;
+    return compiled_.get();
+}
+
+int CallCache::start(CompiledCall& f, Transport& tr, const CompiledCall::Binding& b, BlockingWait& w) {
+    if (const int rc = f.start(tr, b)) return rc;
+    if (f.done()) {
+        BlockingWait::complete(&w, f.status());
+        return 0;
+    }
+    inFlight_ = &f;
+    waiter_ = &w;
+    return 0;
+}
+
+void CallCache::wait(BlockingWait& w, Transport& tr) {
+    while (!w.done) {
+        if (inFlight_ && waiter_ == &w && inFlight_->poll()) {
+            const int status = inFlight_->status();
+            inFlight_ = nullptr;
+            waiter_ = nullptr;
+            BlockingWait::complete(&w, status);
+            return;
+        }
+        tr.progress();
+    }
+}
+
+void CallCache::clear() {
+    if (inFlight_) return;  // its caller is waiting on it
+    compiled_.reset();
+    refused_.reset();
+}
+
+}  // namespace hieragg

@@ -1,0 +1,66 @@
+// The compiled fast path of one communicator (docs/architecture.md, "The compiled fast
+// path"): a blocking call that repeats the last call's signature runs the last schedule
+// compiled into a CompiledCall, inside the caller's wait, with no Task, no progress
+// callback and no completion callback.
+//
+// When it may run. The launch asks compiledFor() only for a blocking call (its
+// completion is BlockingWait::complete) whose raw arguments repeat the last call's
+// (hieragg_comm::lastRaw*: same kind, counts, root, type and op handles, in-place and
+// buffer nullness, on predefined types, one stage, no offload, an intracommunicator), so
+// its schedule is the communicator's last one; that is the last-call shortcut of
+// scheduleFor, whose state every other call resets. The compiled call is bound to that
+// schedule object and to the layouts of the send and receive types: another schedule (a
+// new signature, a plan rebuilt after a fabric failure) or layout compiles anew, and a
+// schedule the compiler declined stays on the Task path. Buffers, type and op handles and
+// the communicator are bound per call, never compiled.
+#pragma once
+#include <memory>
+
+#include "CompiledCall.hpp"
+#include "hieragg/CollCall.hpp"
+
+namespace hieragg {
+
+// A blocking call's completion: the caller waits on it (CallCache::wait).
+struct BlockingWait {
+    volatile bool done = false;
+    int status = 0;
+    static void complete(void* ctx, int status);
+};
+
+class CallCache {
+public:
+    CallCache();
+    ~CallCache();
+    CallCache(const CallCache&) = delete;
+    CallCache& operator=(const CallCache&) = delete;
+
+    // The compiled form of `sched` for send and receive types of layouts `stype` and
+    // `rtype`, compiled now if it is not yet; null when the compiler declines it (then
+    // never asked again for that schedule) or while a compiled call is still running.
+    CompiledCall* compiledFor(const std::shared_ptr<const Schedule>& sched, const hieragg_dtype_info& stype,
+                              const hieragg_dtype_info& rtype);
+    // Starts `f` (from compiledFor) for the waiting caller `w`: completes `w` now if the
+    // call is over at once, else leaves it in flight for wait(). Returns an error code
+    // (nothing in flight, `w` untouched) when it could not start.
+    int start(CompiledCall& f, Transport& tr, const CompiledCall::Binding& b, BlockingWait& w);
+    // Waits for `w`: drives the transport's progress (the PML, and the Task calls through
+    // the runtime's progress callback) and the compiled call in flight, if any.
+    void wait(BlockingWait& w, Transport& tr);
+    // Drops the compiled call (its schedule and layouts); the next repeat compiles anew.
+    void clear();
+    // Tests: compilations so far, and why the last one declined ("" if it did not).
+    size_t compilations() const { return compilations_; }
+    const char* declined() const { return declined_; }
+
+private:
+    std::unique_ptr<CompiledCall> compiled_;
+    hieragg_dtype_info stype_{}, rtype_{};                // the layouts compiled_ is bound to
+    std::shared_ptr<const Schedule> refused_;             // the schedule the compiler declined
+    CompiledCall* inFlight_ = nullptr;
+    BlockingWait* waiter_ = nullptr;
+    size_t compilations_ = 0;
+    const char* declined_ = "";
+};
+
+}  // namespace hieragg

@@ -1,0 +1,215 @@
+#include "CompiledCall.hpp"
+
+#include <cstring>
+
+namespace hieragg {
+
+namespace {
+constexpr size_t kTempAlign = 64;  // as the Task's arena aligns its temporaries
+size_t alignedTemp(size_t bytes) { return ((bytes ? bytes : 1) + kTempAlign - 1) / kTempAlign * kTempAlign; }
+
+// One element of the layout lies in [0, size) without holes: count elements are
+// count * size contiguous bytes.
+bool contiguous(const hieragg_dtype_info& t) {
+    return t.lb == 0 && t.true_lb == 0 && t.extent == static_cast<ptrdiff_t>(t.size) &&
+           t.true_extent == static_cast<ptrdiff_t>(t.size);
+}
+}  // namespace
+
+bool CompiledCall::compile(std::shared_ptr<const Schedule> s, const hieragg_dtype_info& stype,
+                           const hieragg_dtype_info& rtype, const char** why) {
+    sched_.reset();
+    count_ = 0;
+    all_ = 0;
+    tempBytes_ = 0;
+    auto decline = [&](const char* reason) {
+        if (why) *why = reason;
+        return false;
+    };
+    if (!s) return decline("no schedule");
+    if (s->pipeline.active()) return decline("a fragment template");
+    if (s->steps.size() > kMaxActions) return decline("more steps than a compiled call holds");
+    if (s->peers.size() > kMaxActions || !s->localPeers.empty()) return decline("too many peers or a local group");
+    size_t at = 0;
+    ptrdiff_t tempOrigin[kMaxActions];
+    for (size_t i = 0; i < s->temps.size(); ++i) {
+        const size_t need = alignedTemp(s->temps[i].bytes);
+        if (i >= kMaxActions || at + need > kArenaBytes) return decline("temporaries over the compiled call's arena");
+        tempOrigin[i] = static_cast<ptrdiff_t>(at) + s->temps[i].bias;
+        at += need;
+    }
+    hieragg_dtype_info packed{};
+    packed.size = 1;
+    packed.extent = packed.true_extent = 1;
+    const hieragg_dtype_info* layout[3] = {&stype, &rtype, &packed};  // by type slot
+    for (size_t i = 0; i < s->steps.size(); ++i) {
+        const Step& st = s->steps[i];
+        Action& a = actions_[i];
+        a = Action{};
+        if (st.kind == StepKind::Collective) return decline("an offloaded collective");
+        if (st.localComm) return decline("a message inside a local group");
+        if (st.srcType.type > kPackedType || st.dstType.type > kPackedType) return decline("per-peer datatypes");
+        if ((st.kind == StepKind::Send || st.kind == StepKind::Recv) && st.peerSlot >= s->peers.size())
+            return decline("a message to a peer the schedule does not list");
+        a.kind = st.kind;
+        a.peer = st.peer;
+        a.peerSlot = st.peerSlot;
+        a.channel = st.channel;
+        auto place = [&](const BufRef& b, uint32_t& slot, char*& fixed, ptrdiff_t& offset) {
+            slot = b.slot;
+            offset = b.offset;
+            if (b.slot < kFirstTemp) return true;
+            const size_t t = b.slot - kFirstTemp;
+            if (t >= s->temps.size()) return false;
+            fixed = arena_ + tempOrigin[t] + b.offset;
+            return true;
+        };
+        if (!place(st.src, a.srcSlot, a.srcFixed, a.srcOffset) || !place(st.dst, a.dstSlot, a.dstFixed, a.dstOffset))
+            return decline("a buffer slot the schedule does not hold");
+        a.srcCount = st.srcType.count;
+        a.dstCount = st.dstType.count;
+        a.srcType = st.srcType.type;
+        a.dstType = st.dstType.type;
+        const hieragg_dtype_info& sl = *layout[a.srcType];
+        const hieragg_dtype_info& dl = *layout[a.dstType];
+        if (st.kind == StepKind::Send) a.bytes = a.srcCount * sl.size;
+        if (st.kind == StepKind::Copy && contiguous(sl) && contiguous(dl) && a.srcCount * sl.size == a.dstCount * dl.size) {
+            a.memcpyCopy = true;
+            a.bytes = a.srcCount * sl.size;
+        }
+        for (uint32_t d = 0; d < st.depCount; ++d) {
+            const StepId dep = s->deps[st.depBegin + d];
+            if (dep < 0 || static_cast<size_t>(dep) >= s->steps.size()) return decline("a dependency outside the schedule");
+            a.deps |= uint64_t{1} << dep;
+        }
+        // Messages of one pair, kind and channel keep the schedule's order of posting
+        // (MPI matches them in that order), whatever completes first.
+        if (st.kind == StepKind::Send || st.kind == StepKind::Recv)
+            for (size_t j = 0; j < i; ++j)
+                if (actions_[j].kind == st.kind && actions_[j].peer == st.peer && actions_[j].channel == st.channel)
+                    a.after |= uint64_t{1} << j;
+    }
+    count_ = s->steps.size();
+    all_ = count_ == kMaxActions ? ~uint64_t{0} : (uint64_t{1} << count_) - 1;
+    tempBytes_ = s->tempBytes();
+    sched_ = std::move(s);
+    return true;
+}
+
+int CompiledCall::start(Transport& tr, const Binding& b) {
+    tr_ = &tr;
+    bind_ = b;
+    // The caller's tag bases may live on its stack: actions fired later (from poll) read
+    // this call's own copy.
+    for (size_t i = 0; i < sched_->peers.size(); ++i) tags_[i] = b.peerTagBase[i];
+    bind_.peerTagBase = tags_;
+    fired_ = done_ = 0;
+    status_ = 0;
+    finished_ = false;
+    running_ = true;
+    if (bind_.observer && tempBytes_) bind_.observer->tempsHeld(static_cast<long long>(tempBytes_));
+    if (count_ == 0) {
+        finish(0);
+        return 0;
+    }
+    advance();
+    return status_;
+}
+
+bool CompiledCall::poll() {
+    if (!finished_) advance();
+    return finished_;
+}
+
+int CompiledCall::fire(size_t i) {
+    const Action& a = actions_[i];
+    const uint64_t bit = uint64_t{1} << i;
+    switch (a.kind) {
+    case StepKind::Send:
+    case StepKind::Recv: {
+        const int tag = bind_.peerTagBase[a.peerSlot] - static_cast<int>(a.channel);
+        void* req = nullptr;
+        const int rc = a.kind == StepKind::Send
+                           ? tr_->isend(bind_.comm, false, src(a), a.srcCount, type(a.srcType), a.peer, tag, &req)
+                           : tr_->irecv(bind_.comm, false, dst(a), a.dstCount, type(a.dstType), a.peer, tag, &req);
+        if (rc != 0) return rc;
+        if (bind_.observer && a.kind == StepKind::Send) bind_.observer->sent(a.peer, false, a.bytes);
+        req_[i] = req;  // tested by advance() right after this pass of firing
+        return 0;
+    }
+    case StepKind::Copy:
+        if (a.memcpyCopy) {
+            if (a.bytes) std::memmove(dst(a), src(a), a.bytes);
+        } else if (const int rc = tr_->copy(src(a), a.srcCount, type(a.srcType), dst(a), a.dstCount, type(a.dstType))) {
+            return rc;
+        }
+        done_ |= bit;
+        return 0;
+    case StepKind::Reduce:
+        if (const int rc = tr_->reduce(bind_.op, src(a), dst(a), a.srcCount, type(a.srcType))) return rc;
+        done_ |= bit;
+        return 0;
+    case StepKind::Nop:
+        done_ |= bit;
+        return 0;
+    case StepKind::Collective:
+        break;  // never compiled
+    }
+    return HIERAGG_ERR_INTERNAL;
+}
+
+void CompiledCall::advance() {
+    for (;;) {
+        // Fire everything ready; a fired message may let a later one of its pair and
+        // channel go (Action::after), so pass again until nothing fires.
+        for (bool fired = true; fired;) {
+            fired = false;
+            for (uint64_t waiting = all_ & ~fired_; waiting; waiting &= waiting - 1) {
+                const size_t i = static_cast<size_t>(__builtin_ctzll(waiting));
+                const Action& a = actions_[i];
+                if ((a.deps & ~done_) || (a.after & ~fired_)) continue;
+                fired_ |= uint64_t{1} << i;
+                if (const int rc = fire(i)) {
+                    finish(rc);
+                    return;
+                }
+                fired = true;
+            }
+        }
+        // Test every posted message once; only a completion can unblock more.
+        const uint64_t before = done_;
+        for (uint64_t posted = fired_ & ~done_; posted; posted &= posted - 1) {
+            const size_t i = static_cast<size_t>(__builtin_ctzll(posted));
+            bool done = false;
+            const int rc = tr_->test(req_[i], done);
+            if (rc != 0 || done) {
+                req_[i] = nullptr;  // released by the test
+                done_ |= uint64_t{1} << i;
+            }
+            if (rc != 0) {
+                finish(rc);
+                return;
+            }
+        }
+        if (done_ == all_) {
+            finish(0);
+            return;
+        }
+        if (done_ == before) return;
+    }
+}
+
+void CompiledCall::finish(int status) {
+    if (status != 0)
+        for (uint64_t posted = fired_ & ~done_; posted; posted &= posted - 1) {
+            const size_t i = static_cast<size_t>(__builtin_ctzll(posted));
+            if (req_[i]) tr_->abandon(req_[i]);
+            req_[i] = nullptr;
+        }
+    if (bind_.observer && tempBytes_) bind_.observer->tempsHeld(-static_cast<long long>(tempBytes_));
+    status_ = status;
+    finished_ = true;
+    running_ = false;
+}
+
+}  // namespace hieragg

@@ -1,0 +1,113 @@
+// A small schedule compiled into a flat array of actions for repeated blocking calls of
+// one signature (docs/architecture.md, "The compiled fast path"): every action's peer,
+// channel, addresses (a slot and an offset, temporaries already resolved), element
+// counts, type slot and bytes are worked out once, and its dependencies are a bit mask.
+// Running it needs no allocation, no datatype description and none of the Task's
+// step-DAG bookkeeping (ready queue, posted list, fragment windows).
+//
+// compile() declines (returns false and says why) whatever it does not run exactly as a
+// Task would: fragment templates, offloaded collectives, per-peer datatypes, local-group
+// messages, more than kMaxActions steps, temporaries over kArenaBytes. The caller then
+// keeps the Task path. A compiled call keeps its schedule alive and is bound to the
+// datatype layouts it was compiled for; CallCache decides when it may run.
+#pragma once
+#include <cstdint>
+#include <memory>
+
+#include "hieragg/Schedule.hpp"
+#include "hieragg/TaskObserver.hpp"
+#include "hieragg/Transport.hpp"
+#include "hieragg/abi.h"
+
+namespace hieragg {
+
+class CompiledCall {
+public:
+    static constexpr size_t kMaxActions = 64;   // one bit each in a dependency mask
+    static constexpr size_t kArenaBytes = 4096; // temporaries of the compiled call, all of them
+
+    // What one call binds: buffers, handles and the per-peer tag bases (aligned with the
+    // schedule's peers, as TaskBindings::peerTagBase; start() copies them).
+    struct Binding {
+        const void* sbuf = nullptr;
+        void* rbuf = nullptr;
+        void* stype = nullptr;
+        void* rtype = nullptr;
+        void* packed = nullptr;
+        void* op = nullptr;
+        void* comm = nullptr;
+        const int* peerTagBase = nullptr;
+        TaskObserver* observer = nullptr;  // counts sends and temporaries (null: nobody counts)
+    };
+
+    CompiledCall() = default;
+    CompiledCall(const CompiledCall&) = delete;
+    CompiledCall& operator=(const CompiledCall&) = delete;
+
+    // Prepares the actions of `s` for calls whose send and receive types have the layouts
+    // `stype` and `rtype` (the packed type is one byte). False (with *why set) declines.
+    bool compile(std::shared_ptr<const Schedule> s, const hieragg_dtype_info& stype,
+                 const hieragg_dtype_info& rtype, const char** why);
+    bool compiled() const { return sched_ != nullptr; }
+    const Schedule* schedule() const { return sched_.get(); }
+    size_t actions() const { return count_; }
+
+    // Starts a call: fires every action that waits for nothing (and whatever completes at
+    // once unlocks). Returns an error code; the call is then over (failed).
+    int start(Transport& tr, const Binding& b);
+    // Tests the posted messages and fires what they unlock; true once the call is over.
+    bool poll();
+    bool done() const { return finished_; }
+    int status() const { return status_; }
+    // A call is between start() and its end.
+    bool running() const { return running_; }
+
+private:
+    struct Action {
+        StepKind kind = StepKind::Nop;
+        bool memcpyCopy = false;  // Copy between contiguous layouts: one memcpy of `bytes`
+        int peer = -1;
+        uint32_t peerSlot = 0, channel = 0;
+        uint32_t srcSlot = 0, dstSlot = 0;  // kSendBuf / kRecvBuf, or kFirstTemp: address below
+        char* srcFixed = nullptr;           // temporaries: the address itself
+        char* dstFixed = nullptr;
+        ptrdiff_t srcOffset = 0, dstOffset = 0;
+        size_t srcCount = 0, dstCount = 0;
+        uint32_t srcType = 0, dstType = 0;  // kSendType / kRecvType / kPackedType
+        size_t bytes = 0;                   // Send: payload (MPI_T); Copy by memcpy: bytes copied
+        uint64_t deps = 0;                  // actions that must be done first
+        uint64_t after = 0;                 // earlier actions on the same pair, kind and channel: fired first
+    };
+
+    char* src(const Action& a) const { return a.srcFixed ? a.srcFixed : base(a.srcSlot) + a.srcOffset; }
+    char* dst(const Action& a) const { return a.dstFixed ? a.dstFixed : base(a.dstSlot) + a.dstOffset; }
+    char* base(uint32_t slot) const {
+        return slot == kSendBuf ? const_cast<char*>(static_cast<const char*>(bind_.sbuf)) : static_cast<char*>(bind_.rbuf);
+    }
+    void* type(uint32_t slot) const {
+        return slot == kSendType ? bind_.stype : slot == kRecvType ? bind_.rtype : bind_.packed;
+    }
+    // Fires action i; sets its done bit when it completed at once. Returns an error code.
+    int fire(size_t i);
+    // Fires every ready action and tests the posted ones until nothing moves.
+    void advance();
+    void finish(int status);
+
+    std::shared_ptr<const Schedule> sched_;
+    Action actions_[kMaxActions];
+    size_t count_ = 0;
+    uint64_t all_ = 0;
+    size_t tempBytes_ = 0;
+    alignas(64) char arena_[kArenaBytes];
+
+    // One call's state.
+    Transport* tr_ = nullptr;
+    Binding bind_;
+    int tags_[kMaxActions] = {};  // the call's per-peer tag bases (copied from the Binding)
+    void* req_[kMaxActions] = {};
+    uint64_t fired_ = 0, done_ = 0;
+    bool finished_ = true, running_ = false;
+    int status_ = 0;
+};
+
+}  // namespace hieragg

@@ -1,0 +1,336 @@
+// The compiled fast path (src/runtime/CompiledCall, CallCache): a schedule compiled into a
+// flat action array gives the closed-form result of every collective it serves, on every
+// rank, call after call with new buffers, next to ranks that run the same schedule as a
+// Task; schedules it cannot run exactly are declined; and the cache never hands out a
+// compiled call for another schedule or datatype layout (no stale binding).
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <numeric>
+
+#include "../../src/runtime/CallCache.hpp"
+#include "../../src/runtime/CompiledCall.hpp"
+#include "ReductionFixture.hpp"
+#include "hieragg/Task.hpp"
+
+using namespace hieragg;
+using namespace hieragg::testing;
+
+namespace {
+
+// What one rank gives and receives in one call.
+struct RankBuffers {
+    std::vector<int64_t> in, out;
+};
+
+int64_t value(int rank, size_t i, int call) { return 1 + rank * 5 + static_cast<int64_t>(i % 7) * 3 + call * 1000; }
+
+// Inputs for `kind` on p ranks, `count` elements per block, call number `call`.
+std::vector<RankBuffers> buffersFor(hieragg_coll_kind kind, int p, size_t count, int root, int call) {
+    std::vector<RankBuffers> b(p);
+    const size_t blocks = kind == HIERAGG_ALLGATHER || kind == HIERAGG_ALLTOALL ? static_cast<size_t>(p) : 1;
+    for (int r = 0; r < p; ++r) {
+        const size_t nin = kind == HIERAGG_ALLTOALL ? count * p : count;
+        b[r].in.resize(nin);
+        for (size_t i = 0; i < nin; ++i) b[r].in[i] = value(r, i, call);
+        b[r].out.assign(count * blocks, -1);
+        if (kind == HIERAGG_BCAST && r == root) b[r].out = b[r].in;
+    }
+    return b;
+}
+
+// The closed form of rank r's result; false where the standard leaves it undefined.
+bool expected(hieragg_coll_kind kind, int p, size_t count, int root, int r, int call, std::vector<int64_t>& want) {
+    want.clear();
+    switch (kind) {
+    case HIERAGG_BCAST:
+        for (size_t i = 0; i < count; ++i) want.push_back(value(root, i, call));
+        return true;
+    case HIERAGG_REDUCE:
+    case HIERAGG_ALLREDUCE:
+        if (kind == HIERAGG_REDUCE && r != root) return false;
+        for (size_t i = 0; i < count; ++i) {
+            int64_t s = 0;
+            for (int q = 0; q < p; ++q) s += value(q, i, call);
+            want.push_back(s);
+        }
+        return true;
+    case HIERAGG_SCAN:
+        for (size_t i = 0; i < count; ++i) {
+            int64_t s = 0;
+            for (int q = 0; q <= r; ++q) s += value(q, i, call);
+            want.push_back(s);
+        }
+        return true;
+    case HIERAGG_ALLGATHER:
+        for (int q = 0; q < p; ++q)
+            for (size_t i = 0; i < count; ++i) want.push_back(value(q, i, call));
+        return true;
+    case HIERAGG_ALLTOALL:
+        for (int q = 0; q < p; ++q)
+            for (size_t i = 0; i < count; ++i) want.push_back(value(q, r * count + i, call));
+        return true;
+    default:
+        return false;
+    }
+}
+
+CollCall callFor(hieragg_coll_kind kind, int r, int p, const hier::Hierarchy* h, size_t count, int root,
+                 RankBuffers& b, sim::SimNetwork& net) {
+    CollCall c = reductionCall(kind, r, p, h, sumOp(), count, 1 << 16);
+    c.args.root = root;
+    if (kind != HIERAGG_REDUCE && kind != HIERAGG_ALLREDUCE && kind != HIERAGG_SCAN) c.args.op = nullptr;
+    if (kind == HIERAGG_BARRIER) {
+        c.args.stype = c.args.rtype = nullptr;
+        c.args.scount = c.args.rcount = 0;
+    } else {
+        c.args.sbuf = kind == HIERAGG_BCAST ? nullptr : b.in.data();
+        c.args.rbuf = b.out.data();
+    }
+    describeTypes(c, net.transport(r));
+    return c;
+}
+
+// The bindings of rank r's call: buffers, types and per-peer tag bases (`tags`, one per peer).
+CompiledCall::Binding bindingFor(const CollCall& c, sim::SimNetwork& net, sim::SimComm& comm, const int* tags) {
+    CompiledCall::Binding b;
+    b.sbuf = c.args.sbuf;
+    b.rbuf = c.args.rbuf;
+    b.stype = c.args.stype;
+    b.rtype = c.args.rtype;
+    b.packed = net.packed();
+    b.op = c.args.op;
+    b.comm = &comm;
+    b.peerTagBase = tags;
+    return b;
+}
+
+struct Case {
+    hieragg_coll_kind kind;
+    int p;
+    size_t count;
+    int root;
+    const char* hierarchy;  // "flat" or "virtual:2"
+};
+
+// Runs `calls` calls of one case with the schedule compiled once per rank; ranks where
+// `taskRank(r)` run it as a Task instead. Checks every result against its closed form.
+void runCase(const Case& k, int calls, bool (*taskRank)(int)) {
+    const int p = k.p;
+    hier::Hierarchy h = std::string(k.hierarchy) == "flat" ? hier::Hierarchy::flat(p) : virtualNodes(p, 2);
+    sim::SimNetwork net(p);
+    sim::SimComm comm{7};
+    const std::string what = std::string(hieragg_coll_name(k.kind)) + " p=" + std::to_string(p) +
+                             " count=" + std::to_string(k.count) + " root=" + std::to_string(k.root) + " " + k.hierarchy;
+    std::vector<std::unique_ptr<CompiledCall>> compiled(p);
+    std::vector<std::shared_ptr<const Schedule>> scheds(p);
+    for (int call = 0; call < calls; ++call) {
+        std::vector<RankBuffers> bufs = buffersFor(k.kind, p, k.count, k.root, call);
+        std::vector<CollCall> cs;
+        for (int r = 0; r < p; ++r) cs.push_back(callFor(k.kind, r, p, &h, k.count, k.root, bufs[r], net));
+        std::vector<std::vector<int>> tags(p);
+        std::vector<std::unique_ptr<Task>> tasks(p);
+        for (int r = 0; r < p; ++r) {
+            if (!scheds[r]) scheds[r] = std::make_shared<const Schedule>(recipes::buildSchedule(cs[r]));
+            // Each call its own tag block on every pair, as the runtime's call numbers give it.
+            tags[r].assign(scheds[r]->peers.size(), -1 - call * 4096);
+            if (taskRank(r)) {
+                TaskBindings tb = bindCall(cs[r], net.transport(r), &comm, 0, 0);
+                tb.peerTagBase = tags[r];
+                tasks[r] = std::make_unique<Task>(scheds[r], net.transport(r), std::move(tb));
+                continue;
+            }
+            if (!compiled[r]) {
+                compiled[r] = std::make_unique<CompiledCall>();
+                const char* why = "";
+                ASSERT_TRUE(compiled[r]->compile(scheds[r], cs[r].stype, cs[r].rtype, &why)) << what << ": " << why;
+            }
+        }
+        // The runtime passes tag bases from its stack: a compiled call keeps its own copy,
+        // so clobbering the caller's array after the start changes nothing.
+        std::vector<std::vector<int>> callerTags = tags;
+        for (int r = 0; r < p; ++r) {
+            if (tasks[r])
+                ASSERT_EQ(tasks[r]->start(), 0) << what;
+            else
+                ASSERT_EQ(compiled[r]->start(net.transport(r), bindingFor(cs[r], net, comm, callerTags[r].data())), 0)
+                    << what;
+        }
+        for (std::vector<int>& t : callerTags) std::fill(t.begin(), t.end(), 12345);
+        for (int round = 0; round < 10000; ++round) {
+            bool all = true;
+            for (int r = 0; r < p; ++r) all &= tasks[r] ? tasks[r]->progress() : compiled[r]->poll();
+            if (all) break;
+        }
+        for (int r = 0; r < p; ++r) {
+            const bool done = tasks[r] ? tasks[r]->done() : compiled[r]->done();
+            const int status = tasks[r] ? tasks[r]->status() : compiled[r]->status();
+            ASSERT_TRUE(done) << what << " call " << call << ": rank " << r << " never finished";
+            ASSERT_EQ(status, 0) << what << ": rank " << r;
+            if (!tasks[r]) EXPECT_FALSE(compiled[r]->running()) << what;
+            std::vector<int64_t> want;
+            if (expected(k.kind, p, k.count, k.root, r, call, want))
+                EXPECT_EQ(bufs[r].out, want) << what << " call " << call << ": rank " << r;
+        }
+        EXPECT_EQ(net.unmatchedMessages(), 0u) << what;
+        EXPECT_EQ(net.postedReceives(), 0u) << what;
+        EXPECT_TRUE(net.error().empty()) << what << ": " << net.error();
+    }
+}
+
+bool noTasks(int) { return false; }
+bool oddRanksAreTasks(int r) { return r % 2 == 1; }
+
+const Case kCases[] = {
+    {HIERAGG_BCAST, 4, 1, 0, "flat"},      {HIERAGG_BCAST, 8, 1, 3, "flat"},
+    {HIERAGG_BCAST, 5, 3, 4, "virtual:2"}, {HIERAGG_REDUCE, 4, 1, 0, "flat"},
+    {HIERAGG_REDUCE, 8, 1, 5, "flat"},     {HIERAGG_REDUCE, 6, 3, 1, "virtual:2"},
+    {HIERAGG_ALLREDUCE, 4, 1, 0, "flat"},  {HIERAGG_ALLREDUCE, 8, 1, 0, "flat"},
+    {HIERAGG_ALLREDUCE, 7, 2, 0, "virtual:2"}, {HIERAGG_BARRIER, 4, 0, 0, "flat"},
+    {HIERAGG_BARRIER, 8, 0, 0, "virtual:2"},   {HIERAGG_BARRIER, 5, 0, 0, "flat"},
+    {HIERAGG_ALLGATHER, 4, 1, 0, "flat"},  {HIERAGG_ALLGATHER, 6, 2, 0, "virtual:2"},
+    {HIERAGG_ALLTOALL, 4, 1, 0, "flat"},   {HIERAGG_SCAN, 5, 2, 0, "flat"},
+};
+
+}  // namespace
+
+TEST(CompiledCallSim, EveryServedCollectiveGivesItsClosedFormCallAfterCall) {
+    for (const Case& k : kCases) runCase(k, 3, noTasks);
+}
+
+TEST(CompiledCallSim, CompiledRanksMatchRanksRunningTheSameScheduleAsATask) {
+    for (const Case& k : kCases) runCase(k, 2, oddRanksAreTasks);
+}
+
+TEST(CompiledCallSim, BarrierDoesNotFinishBeforeEveryRankEntered) {
+    const int p = 4;
+    hier::Hierarchy h = hier::Hierarchy::flat(p);
+    sim::SimNetwork net(p);
+    sim::SimComm comm{1};
+    std::vector<RankBuffers> bufs(p);
+    std::vector<std::unique_ptr<CompiledCall>> cc(p);
+    std::vector<std::vector<int>> tags(p);
+    std::vector<CollCall> cs;
+    for (int r = 0; r < p; ++r) {
+        cs.push_back(callFor(HIERAGG_BARRIER, r, p, &h, 0, 0, bufs[r], net));
+        auto s = std::make_shared<const Schedule>(recipes::buildSchedule(cs[r]));
+        tags[r].assign(s->peers.size(), -1);
+        cc[r] = std::make_unique<CompiledCall>();
+        ASSERT_TRUE(cc[r]->compile(s, cs[r].stype, cs[r].rtype, nullptr));
+    }
+    for (int r = 0; r < p - 1; ++r) ASSERT_EQ(cc[r]->start(net.transport(r), bindingFor(cs[r], net, comm, tags[r].data())), 0);
+    for (int round = 0; round < 100; ++round)
+        for (int r = 0; r < p - 1; ++r) EXPECT_FALSE(cc[r]->poll()) << "rank " << r << " left the barrier early";
+    ASSERT_EQ(cc[p - 1]->start(net.transport(p - 1), bindingFor(cs[p - 1], net, comm, tags[p - 1].data())), 0);
+    for (int round = 0; round < 100; ++round)
+        for (int r = 0; r < p; ++r) cc[r]->poll();
+    for (int r = 0; r < p; ++r) EXPECT_TRUE(cc[r]->done()) << "rank " << r;
+}
+
+TEST(CompiledCallSim, DeclinesWhatItDoesNotRunExactly) {
+    const int p = 4;
+    hier::Hierarchy h = hier::Hierarchy::flat(p);
+    sim::SimNetwork net(p);
+    // A pipelined bcast (fragment template) and an allreduce whose temporaries pass the arena.
+    struct Big {
+        hieragg_coll_kind kind;
+        size_t count;
+        size_t segment;
+    } bigs[] = {{HIERAGG_BCAST, 1 << 16, 4096}, {HIERAGG_ALLREDUCE, 5000, 1 << 16}, {HIERAGG_REDUCE, 5000, 1 << 16}};
+    int checked = 0;
+    for (const Big& b : bigs) {
+        RankBuffers buf;
+        buf.in.assign(b.count, 1);
+        buf.out.assign(b.count, 0);
+        CollCall c = callFor(b.kind, 1, p, &h, b.count, 0, buf, net);
+        c.segmentBytes = b.segment;
+        auto s = std::make_shared<const Schedule>(recipes::buildSchedule(c));
+        const bool expectDecline = s->pipeline.active() || s->steps.size() > CompiledCall::kMaxActions ||
+                                   s->tempBytes() > CompiledCall::kArenaBytes / 2;
+        if (!expectDecline) continue;  // this recipe needs nothing the compiler refuses
+        CompiledCall cc;
+        const char* why = "";
+        EXPECT_FALSE(cc.compile(s, c.stype, c.rtype, &why)) << hieragg_coll_name(b.kind);
+        EXPECT_STRNE(why, "") << hieragg_coll_name(b.kind);
+        EXPECT_FALSE(cc.compiled());
+        ++checked;
+    }
+    EXPECT_GE(checked, 2) << "the cases no longer reach what the compiler declines";
+}
+
+TEST(CallCacheTest, ServesAScheduleOnlyWithTheScheduleAndLayoutsItWasCompiledFor) {
+    const int p = 4;
+    hier::Hierarchy h = hier::Hierarchy::flat(p);
+    sim::SimNetwork net(p);
+    RankBuffers buf;
+    buf.in.assign(4, 1);
+    buf.out.assign(4, 0);
+    CollCall one = callFor(HIERAGG_ALLREDUCE, 1, p, &h, 1, 0, buf, net);
+    CollCall three = callFor(HIERAGG_ALLREDUCE, 1, p, &h, 3, 0, buf, net);
+    auto a = std::make_shared<const Schedule>(recipes::buildSchedule(one));
+    auto b = std::make_shared<const Schedule>(recipes::buildSchedule(three));
+    CallCache cache;
+    CompiledCall* fa = cache.compiledFor(a, one.stype, one.rtype);
+    ASSERT_NE(fa, nullptr);
+    EXPECT_EQ(fa->schedule(), a.get());
+    EXPECT_EQ(cache.compiledFor(a, one.stype, one.rtype), fa);
+    EXPECT_EQ(cache.compilations(), 1u) << "a repeat runs what was compiled";
+    // Another count: another schedule, compiled for it; the first schedule is never served
+    // by the second's compilation.
+    CompiledCall* fb = cache.compiledFor(b, three.stype, three.rtype);
+    ASSERT_NE(fb, nullptr);
+    EXPECT_EQ(fb->schedule(), b.get());
+    EXPECT_EQ(cache.compilations(), 2u);
+    CompiledCall* again = cache.compiledFor(a, one.stype, one.rtype);
+    ASSERT_NE(again, nullptr);
+    EXPECT_EQ(again->schedule(), a.get());
+    EXPECT_EQ(cache.compilations(), 3u);
+    // The same schedule with another datatype layout (a derived type of another extent
+    // under the same handle): compiled again for that layout, not reused.
+    hieragg_dtype_info wide = one.rtype;
+    wide.extent = wide.true_extent = 16;
+    CompiledCall* fw = cache.compiledFor(a, one.stype, wide);
+    ASSERT_NE(fw, nullptr);
+    EXPECT_EQ(cache.compilations(), 4u);
+    EXPECT_NE(cache.compiledFor(a, one.stype, one.rtype), nullptr);
+    EXPECT_EQ(cache.compilations(), 5u) << "going back to the first layout recompiles";
+    // A schedule the compiler declines stays on the Task path, without compiling again.
+    RankBuffers big;
+    big.in.assign(5000, 1);
+    big.out.assign(5000, 0);
+    CollCall large = callFor(HIERAGG_ALLREDUCE, 1, p, &h, 5000, 0, big, net);
+    auto l = std::make_shared<const Schedule>(recipes::buildSchedule(large));
+    ASSERT_GT(l->tempBytes(), CompiledCall::kArenaBytes) << "the test needs a schedule over the arena";
+    EXPECT_EQ(cache.compiledFor(l, large.stype, large.rtype), nullptr);
+    EXPECT_STRNE(cache.declined(), "");
+    EXPECT_EQ(cache.compiledFor(l, large.stype, large.rtype), nullptr);
+    EXPECT_EQ(cache.compilations(), 6u) << "a declined schedule is not compiled again";
+    // A declined schedule does not disturb the next one.
+    EXPECT_NE(cache.compiledFor(b, three.stype, three.rtype), nullptr);
+    EXPECT_EQ(cache.compilations(), 7u);
+    cache.clear();
+    EXPECT_NE(cache.compiledFor(b, three.stype, three.rtype), nullptr);
+    EXPECT_EQ(cache.compilations(), 8u) << "nothing compiled survives clear()";
+}
+
+TEST(CallCacheTest, ACallCompletingInItsStartCompletesItsWaiterAtOnce) {
+    // One rank alone: a barrier of one rank has nothing to wait for.
+    hier::Hierarchy h = hier::Hierarchy::flat(1);
+    sim::SimNetwork net(1);
+    sim::SimComm comm{2};
+    RankBuffers buf;
+    buf.in = {41, 42};
+    buf.out = {0, 0};
+    CollCall c = callFor(HIERAGG_ALLREDUCE, 0, 1, &h, 2, 0, buf, net);
+    auto s = std::make_shared<const Schedule>(recipes::buildSchedule(c));
+    CallCache cache;
+    CompiledCall* f = cache.compiledFor(s, c.stype, c.rtype);
+    ASSERT_NE(f, nullptr);
+    int tags[1] = {-1};
+    BlockingWait w;
+    ASSERT_EQ(cache.start(*f, net.transport(0), bindingFor(c, net, comm, tags), w), 0);
+    EXPECT_TRUE(w.done);
+    EXPECT_EQ(w.status, 0);
+    cache.wait(w, net.transport(0));  // returns at once
+    EXPECT_EQ(buf.out, (std::vector<int64_t>{41, 42}));
+}
