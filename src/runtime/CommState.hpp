@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "CommCounters.hpp"
+#include "OwnedCallArgs.hpp"
 #include "hieragg/CollCall.hpp"
 #include "hieragg/LruCache.hpp"
 #include "hieragg/Schedule.hpp"
@@ -24,8 +25,9 @@
 namespace hieragg {
 constexpr size_t kCacheLimit = 128;  // schedules (and plans) kept per communicator
 // A call started before the decomposition exists; it runs, in start order, once it does.
+// Its arrays are copied: a nonblocking caller may have freed its own by then.
 struct PendingStart {
-    hieragg_coll_args args;
+    OwnedCallArgs args;
     hieragg_complete_fn done;
     void* ctx;
     int64_t persistentId;  // -1: not a persistent request
@@ -52,6 +54,9 @@ struct hieragg_comm {
     // Intercommunicators number persistent requests per pair too (CoreAbi.cpp).
     std::vector<uint32_t> persistPairSeq, localPersistPairSeq;
     std::unordered_map<uint32_t, hieragg::PersistentTags> persistentTags;
+    // Each persistent request's arguments, copied at its init: every start runs these
+    // (the application may free or rewrite its arrays once the init returned).
+    std::unordered_map<uint32_t, hieragg::OwnedCallArgs> persistentArgs;
 
     enum class Decomp { None, Exchanging, Ready } decomp = Decomp::None;
     std::vector<hieragg::PendingStart> pending;
