@@ -5,7 +5,8 @@ pkgs=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libhwloc-dev
       libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
       graphviz valgrind
       libfabric-dev libfabric1 libfabric-bin  # offload backend (docs/offload.md); fi_info for the tests
-      iproute2 iptables util-linux)   # the emulated cluster (bench/emucluster) of the emu tests
+      iproute2 iptables util-linux    # the emulated cluster (bench/emucluster) of the emu tests
+      python3-mpi4py)                 # mpi4py's own tests (scripts/external-mpi4py.sh)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
