@@ -108,6 +108,14 @@ void OwnedCallArgs::assign(const hieragg_coll_args& a, const CallSide& side) {
     void** t = types_.data();
     args_.stypes = take(a.stypes, l.stypes, t);
     args_.rtypes = take(a.rtypes, l.rtypes, t);
+    // The datatype of a rooted call's side that does not count on this rank (gather's
+    // receive side, scatter's send side, away from the root): Open MPI's MPI layer retains
+    // only the significant ones until completion, so the application may free this one
+    // now; nothing reads it (intercommunicators: dropInsignificant clears it alike).
+    if (!side.inter && a.root != side.rank) {
+        if (a.kind == HIERAGG_GATHER || a.kind == HIERAGG_GATHERV) args_.rtype = nullptr;
+        if (a.kind == HIERAGG_SCATTER || a.kind == HIERAGG_SCATTERV) args_.stype = nullptr;
+    }
 }
 
 size_t OwnedCallArgs::heldBytes() const {

@@ -46,7 +46,8 @@ public:
     // Copies `a` and the arrays it points to that are significant on this rank (MPI's rules:
     // gatherv's receive vectors and scatterv's send vectors at the root only, no send side of
     // an alltoallv/alltoallw in place); an insignificant array's pointer becomes null, so
-    // nothing ever reads the caller's memory again. Reuses this object's storage (one
+    // nothing ever reads the caller's memory again, and so does the datatype of a rooted
+    // call's insignificant side away from the root (Open MPI does not retain it). Reuses this object's storage (one
     // allocation per kind of array at most, none when it is large enough). Throws bad_alloc.
     void assign(const hieragg_coll_args& a, const CallSide& side);
 

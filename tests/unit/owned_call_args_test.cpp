@@ -58,10 +58,16 @@ TEST(OwnedCallArgs, RootedVectorsOnlyAtTheRoot) {
     a.root = 1;
     a.rcounts = counts.data();
     a.rdispls = displs.data();
+    int sendType = 0, recvType = 0;
+    a.stype = &sendType;
+    a.rtype = &recvType;  // Open MPI does not retain it away from the root
     const OwnedCallArgs member = OwnedCallArgs::copied(a, sideOf(0, 3));
     EXPECT_EQ(member.args().rcounts, nullptr);
     EXPECT_EQ(member.args().rdispls, nullptr);
+    EXPECT_EQ(member.args().rtype, nullptr);
+    EXPECT_EQ(member.args().stype, &sendType);
     const OwnedCallArgs root = OwnedCallArgs::copied(a, sideOf(1, 3));
+    EXPECT_EQ(root.args().rtype, &recvType);
     scribble(counts);
     ASSERT_NE(root.args().rcounts, nullptr);
     EXPECT_EQ(root.args().rcounts[2], 2);
