@@ -6,7 +6,8 @@ pkgs=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libhwloc-dev
       graphviz valgrind python3   # python3: bench/perf_report.py and the docs.links test
       libfabric-dev libfabric1 libfabric-bin  # offload backend (docs/offload.md); fi_info for the tests
       libucx0 ucx-utils               # pml ucx entries (docs/testing.md, "The fabrics' PMLs"); ucx_info
-      iproute2 iptables util-linux)   # the emulated cluster (bench/emucluster) of the emu tests
+      iproute2 iptables util-linux    # the emulated cluster (bench/emucluster) of the emu tests
+      python3-mpi4py)                 # mpi4py's own tests (scripts/external-mpi4py.sh)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -226,9 +226,16 @@ void hieragg_comm_freeing(void* comm);
 /* Start a collective. On success the completion callback runs exactly once,
  * possibly before hieragg_start returns. Returns 0 or an error code. Never waits for
  * another rank: the first call on a communicator starts the identity exchange and
- * runs once it has finished (inside hieragg_progress). */
+ * runs once it has finished (inside hieragg_progress). The arrays `args` points to
+ * (counts, displacements, datatype arrays, neighbor lists) must stay valid until the
+ * call completes: a blocking call's do. */
 int hieragg_start(hieragg_comm* comm, const hieragg_coll_args* args, hieragg_complete_fn done,
                   void* ctx);
+/* The same for a nonblocking call: its caller may free or rewrite those arrays as
+ * soon as this returns (as with Open MPI's own components); the core copies what it
+ * reads later. The buffers and the datatype objects must live until completion. */
+int hieragg_start_nonblocking(hieragg_comm* comm, const hieragg_coll_args* args, hieragg_complete_fn done,
+                              void* ctx);
 
 /* A blocking collective: starts it and waits for it (driving the transport's progress).
  * A repeat of the last call's signature runs its compiled schedule inside this wait
@@ -237,7 +244,10 @@ int hieragg_run(hieragg_comm* comm, const hieragg_coll_args* args);
 
 /* Persistent collectives (MPI-4) are matched in the order of their init calls: the
  * init takes an id (local, no communication) and every start of the request runs in
- * that id's own tag space. Free releases what the init kept. */
+ * that id's own tag space. The init copies the arrays `args` points to and every start
+ * runs that copy (`args` of a start is used only for an id the init did not take), so
+ * the application may free its arrays once the init returned. Free releases what the
+ * init kept. */
 int hieragg_persistent_init(hieragg_comm* comm, const hieragg_coll_args* args, uint32_t* id);
 void hieragg_persistent_free(hieragg_comm* comm, uint32_t id);
 int hieragg_start_persistent(hieragg_comm* comm, const hieragg_coll_args* args, uint32_t id,

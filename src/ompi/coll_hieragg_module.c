@@ -29,6 +29,10 @@ typedef struct mca_coll_hieragg_request_t {
     ompi_coll_base_nbc_request_t super;
     int* neighbors;             /* neighbor lists of a neighborhood collective, owned */
     hieragg_coll_args args;     /* persistent requests start these again */
+    /* Persistent requests: the derived datatypes and user-defined op of the init, retained
+     * until the request is freed (retain_persistent_objects). */
+    opal_object_t** retained;
+    int n_retained;
     uint32_t persistent_id;     /* from hieragg_persistent_init: matches starts in init order */
     mca_coll_hieragg_module_t* module;
 } mca_coll_hieragg_request_t;
@@ -51,6 +55,10 @@ static int request_free(ompi_request_t** req) {
         hieragg_persistent_free(h->module->state, h->persistent_id);
     free(h->neighbors);
     h->neighbors = NULL;
+    for (int i = 0; i < h->n_retained; ++i) OBJ_RELEASE(h->retained[i]);
+    free(h->retained);
+    h->retained = NULL;
+    h->n_retained = 0;
     OMPI_REQUEST_FINI(&h->super.super);
     OBJ_RELEASE(h);
     *req = MPI_REQUEST_NULL;
@@ -83,8 +91,44 @@ static mca_coll_hieragg_request_t* new_request(ompi_communicator_t* comm, bool p
     h->super.super.req_status.MPI_ERROR = MPI_SUCCESS;
     h->super.super.req_status._cancelled = 0;
     h->neighbors = NULL;
+    h->retained = NULL;
+    h->n_retained = 0;
     h->module = NULL;
     return h;
+}
+
+/* Open MPI's MPI layer retains the datatypes and op of a nonblocking collective's request
+ * until it completes (ompi_coll_base_retain_datatypes), but skips a request that is not
+ * active, as a persistent one is after its init: retain what a persistent request's
+ * starts use (derived datatypes, the alltoallw arrays' derived types, a user op) here,
+ * so the application may free them after the init, as with Open MPI's own components.
+ * Released by request_free. */
+static int retain_persistent_objects(mca_coll_hieragg_request_t* h, const hieragg_coll_args* a,
+                                     ompi_communicator_t* comm) {
+    int ns = 0, nr = 0;
+    if (HIERAGG_ALLTOALLW == a->kind) {
+        ns = nr = OMPI_COMM_IS_INTER(comm) ? ompi_comm_remote_size(comm) : ompi_comm_size(comm);
+        if (a->in_place) ns = 0;
+    } else if (HIERAGG_NEIGHBOR_ALLTOALLW == a->kind) {
+        ns = a->outdegree;
+        nr = a->indegree;
+    }
+    h->retained = (opal_object_t**)malloc(sizeof(opal_object_t*) * (size_t)(3 + ns + nr));
+    if (NULL == h->retained) return OMPI_ERR_OUT_OF_RESOURCE;
+    ompi_datatype_t* types[2] = {(ompi_datatype_t*)a->stype, (ompi_datatype_t*)a->rtype};
+    for (int i = 0; i < 2 + ns + nr; ++i) {
+        ompi_datatype_t* t = i < 2 ? types[i] : i < 2 + ns ? (ompi_datatype_t*)a->stypes[i - 2]
+                                                           : (ompi_datatype_t*)a->rtypes[i - 2 - ns];
+        if (NULL == t || ompi_datatype_is_predefined(t) || (1 == i && t == types[0])) continue;
+        OBJ_RETAIN(t);
+        h->retained[h->n_retained++] = &t->super.super;
+    }
+    ompi_op_t* op = (ompi_op_t*)a->op;
+    if (NULL != op && !ompi_op_is_intrinsic(op)) {
+        OBJ_RETAIN(op);
+        h->retained[h->n_retained++] = &op->super;
+    }
+    return OMPI_SUCCESS;
 }
 
 /* MPI_Start / MPI_Startall on persistent collectives: run the saved call again. */
@@ -131,7 +175,14 @@ static int run(hieragg_coll_args* a, ompi_communicator_t* comm, mca_coll_base_mo
     *request = &h->super.super;
     if (RUN_PERSISTENT == mode) {
         h->super.super.req_start = persistent_start;
-        int rc = hieragg_persistent_init(m->state, a, &h->persistent_id);
+        int rc = retain_persistent_objects(h, a, comm);
+        if (OMPI_SUCCESS != rc) {
+            h->module = NULL;
+            request_free(request);
+            *request = MPI_REQUEST_NULL;
+            return rc;
+        }
+        rc = hieragg_persistent_init(m->state, a, &h->persistent_id);
         if (rc != 0) {
             h->module = NULL; /* nothing to release in the core */
             h->super.super.req_complete = REQUEST_COMPLETED;
@@ -140,7 +191,10 @@ static int run(hieragg_coll_args* a, ompi_communicator_t* comm, mca_coll_base_mo
         }
         return map_status(rc);
     }
-    int rc = hieragg_start(m->state, a, nonblocking_done, h);
+    /* The application may free its counts, displacements and datatype arrays once this
+     * returns (the core copies what it reads later); Open MPI's MPI layer retains the
+     * datatypes themselves until the request completes. */
+    int rc = hieragg_start_nonblocking(m->state, a, nonblocking_done, h);
     if (rc != 0) {
         /* Nothing was started: release the request and report the error. */
         h->super.super.req_complete = REQUEST_COMPLETED;

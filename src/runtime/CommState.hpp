@@ -12,6 +12,7 @@
 
 #include "CallCache.hpp"
 #include "CommCounters.hpp"
+#include "OwnedCallArgs.hpp"
 #include "ScheduleCache.hpp"
 #include "TagLayout.hpp"
 #include "hieragg/CollCall.hpp"
@@ -30,8 +31,9 @@ constexpr size_t kCacheLimit = 128;  // schedules (and plans) kept per communica
 // hold; the most recent one stays whatever its size (ScheduleCache.hpp).
 constexpr size_t kCacheBytes = size_t{64} << 20;
 // A call started before the decomposition exists; it runs, in start order, once it does.
+// Its arrays are copied: a nonblocking caller may have freed its own by then.
 struct PendingStart {
-    hieragg_coll_args args;
+    OwnedCallArgs args;
     hieragg_complete_fn done;
     void* ctx;
     int64_t persistentId;  // -1: not a persistent request
@@ -58,6 +60,9 @@ struct hieragg_comm {
     // Intercommunicators number persistent requests per pair too (CoreAbi.cpp).
     std::vector<uint32_t> persistPairSeq, localPersistPairSeq;
     std::unordered_map<uint32_t, hieragg::PersistentTags> persistentTags;
+    // Each persistent request's arguments, copied at its init: every start runs these
+    // (the application may free or rewrite its arrays once the init returned).
+    std::unordered_map<uint32_t, hieragg::OwnedCallArgs> persistentArgs;
 
     enum class Decomp { None, Exchanging, Ready } decomp = Decomp::None;
     std::vector<hieragg::PendingStart> pending;

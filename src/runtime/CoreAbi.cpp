@@ -10,6 +10,7 @@
 #include "CallCacheKeys.hpp"
 #include "CallVectors.hpp"
 #include "CommState.hpp"
+#include "OwnedCallArgs.hpp"
 #include "ReproducibleCall.hpp"
 #include "Runtime.hpp"
 #include "TwoStageCall.hpp"
@@ -463,6 +464,16 @@ int launchTask(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, co
     }
 }
 
+// The lengths of a call's arrays on `c` (OwnedCallArgs).
+CallSide sideOf(const hieragg_comm& c) {
+    CallSide s;
+    s.rank = c.rank;
+    s.size = c.size;
+    s.inter = c.inter;
+    s.remoteSize = c.remoteSize;
+    return s;
+}
+
 // coll_hieragg_reproducible=strong: MPI_SUM of doubles/floats runs on accumulators
 // (ReproducibleCall converts at entry and rounds once at completion).
 bool strongReproducible(const Runtime& rt, const hieragg_comm& c, const hieragg_coll_args& a) {
@@ -479,7 +490,7 @@ bool strongReproducible(const Runtime& rt, const hieragg_comm& c, const hieragg_
 // any rank never shift them. A persistent request's links all use its init's tags:
 // links follow each other on every rank, as consecutive starts do.
 int launchReproducible(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId,
-                       hieragg_complete_fn done, void* ctx) {
+                       hieragg_complete_fn done, void* ctx, ArgsLifetime lifetime) {
     Runtime& rt = *Runtime::instance();
     void* accType = rt.transport().accumulatorType();
     if (!accType) {  // the shim could not create it: keep the job running
@@ -491,7 +502,8 @@ int launchReproducible(hieragg_comm& c, const hieragg_coll_args& args, int64_t p
     try {
         const size_t segment = rt.config().segment_size ? rt.config().segment_size : 64 * 1024;
         std::unique_ptr<ReproducibleCall> chain =
-            ReproducibleCall::create(args, c.rank, c.size, segment, rt.transport(), accType, done, ctx);
+            ReproducibleCall::create(OwnedCallArgs::held(args, sideOf(c), lifetime), c.rank, c.size, segment,
+                                     rt.transport(), accType, done, ctx);
         if (!chain) return HIERAGG_ERR_NO_MEM;
         std::vector<uint32_t> reserved;
         if (persistentId < 0) {
@@ -526,10 +538,11 @@ int launchReproducible(hieragg_comm& c, const hieragg_coll_args& args, int64_t p
 // are reserved here on every pair, as for a strong reduction (launchReproducible): every
 // rank of the intracommunicator calls the collective and takes the same decision.
 int launchTwoStage(hieragg_comm& c, const CollCall& probe, int64_t persistentId, hieragg_complete_fn done,
-                   void* ctx) {
+                   void* ctx, ArgsLifetime lifetime) {
     try {
-        std::unique_ptr<TwoStageCall> chain = TwoStageCall::create(
-            probe.args, recipes::sizeStageInput(probe), recipes::sizeStageLearned(probe), done, ctx);
+        std::unique_ptr<TwoStageCall> chain =
+            TwoStageCall::create(OwnedCallArgs::held(probe.args, sideOf(c), lifetime), recipes::sizeStageInput(probe),
+                                 recipes::sizeStageLearned(probe), done, ctx);
         if (!chain) return HIERAGG_ERR_NO_MEM;
         std::vector<uint32_t> reserved;
         if (persistentId < 0) {
@@ -561,11 +574,13 @@ int launchTwoStage(hieragg_comm& c, const CollCall& probe, int64_t persistentId,
 }
 
 // Starts the call `args` (the decomposition exists). Returns an error code without
-// calling `done` when nothing was started.
+// calling `done` when nothing was started. A call of one Task reads its arrays only
+// here (its schedule holds what it needs); a chain that starts links later holds them
+// as `lifetime` requires (OwnedCallArgs).
 int launch(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId, hieragg_complete_fn done,
-           void* ctx) {
+           void* ctx, ArgsLifetime lifetime) {
     Runtime* rt = Runtime::instance();
-    if (strongReproducible(*rt, c, args)) return launchReproducible(c, args, persistentId, done, ctx);
+    if (strongReproducible(*rt, c, args)) return launchReproducible(c, args, persistentId, done, ctx, lifetime);
     if (!c.inter && hier::factsOf(args.kind).sizeStage != hier::SizeStage::None) {
         CollCall probe;
         try {
@@ -573,7 +588,7 @@ int launch(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId,
         } catch (const std::bad_alloc&) {
             return HIERAGG_ERR_NO_MEM;
         }
-        if (recipes::twoStage(probe)) return launchTwoStage(c, probe, persistentId, done, ctx);
+        if (recipes::twoStage(probe)) return launchTwoStage(c, probe, persistentId, done, ctx, lifetime);
     }
     CallNumbers numbers;
     numbers.persistentId = persistentId;
@@ -586,23 +601,47 @@ void runPending(hieragg_comm& c, int status) {
     std::vector<PendingStart> pending;
     pending.swap(c.pending);
     for (const PendingStart& p : pending) {
-        const int rc = status != 0 ? status : launch(c, p.args, p.persistentId, p.done, p.ctx);
+        // p.args goes with `pending`: a chain copies what it keeps.
+        const int rc =
+            status != 0 ? status : launch(c, p.args.args(), p.persistentId, p.done, p.ctx, ArgsLifetime::UntilReturn);
         if (rc != 0) p.done(p.ctx, rc);
     }
 }
 
 int startCall(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId, hieragg_complete_fn done,
-              void* ctx) {
+              void* ctx, ArgsLifetime lifetime) {
     if (!Runtime::instance()) return HIERAGG_ERR_INTERNAL;
     std::lock_guard<std::recursive_mutex> lock(c.mutex);
-    if (c.decomp == hieragg_comm::Decomp::Ready) return launch(c, args, persistentId, done, ctx);
+    if (c.decomp == hieragg_comm::Decomp::Ready) return launch(c, args, persistentId, done, ctx, lifetime);
     try {
-        c.pending.push_back({args, done, ctx, persistentId});
+        // Launched after this returns: a nonblocking caller's arrays are copied now.
+        c.pending.push_back({OwnedCallArgs::held(args, sideOf(c), lifetime), done, ctx, persistentId});
     } catch (const std::bad_alloc&) {
         return HIERAGG_ERR_NO_MEM;
     }
     beginDecomposition(c, runPending);  // may run the pending calls at once
     return 0;
+}
+
+// Intercommunicators: Open MPI skips some inits on ranks whose count is 0 (e.g.
+// MPIX_Reduce_init at MPI_PROC_NULL), so a per-communicator number would drift there;
+// a persistent request is numbered per pair instead, from the schedule (no
+// decomposition needed), as calls are.
+int numberInterPersistent(hieragg_comm& c, const hieragg_coll_args& args, uint32_t id) {
+    try {
+        CollCall call;
+        std::shared_ptr<const Schedule> sched;
+        if (int rc = scheduleFor(c, args, call, sched)) return rc;
+        PersistentTags tags;
+        takePersistentTags(c, *sched, tags);
+        c.persistentTags[id] = std::move(tags);
+        return 0;
+    } catch (const std::bad_alloc&) {
+        return HIERAGG_ERR_NO_MEM;
+    } catch (const std::exception& e) {
+        Runtime::instance()->warn(std::string("hieragg: ") + hieragg_coll_name(args.kind) + ": " + e.what());
+        return HIERAGG_ERR_UNSUPPORTED;
+    }
 }
 
 }  // namespace
@@ -690,12 +729,16 @@ void hieragg_comm_freeing(void* comm) {
 }
 
 int hieragg_start(hieragg_comm* c, const hieragg_coll_args* args, hieragg_complete_fn done, void* ctx) {
-    return startCall(*c, *args, -1, done, ctx);
+    return startCall(*c, *args, -1, done, ctx, ArgsLifetime::UntilCompletion);
+}
+
+int hieragg_start_nonblocking(hieragg_comm* c, const hieragg_coll_args* args, hieragg_complete_fn done, void* ctx) {
+    return startCall(*c, *args, -1, done, ctx, ArgsLifetime::UntilReturn);
 }
 
 int hieragg_run(hieragg_comm* c, const hieragg_coll_args* args) {
     BlockingWait w;
-    if (const int rc = startCall(*c, *args, -1, BlockingWait::complete, &w)) return rc;
+    if (const int rc = startCall(*c, *args, -1, BlockingWait::complete, &w, ArgsLifetime::UntilCompletion)) return rc;
     c->callCache.wait(w, Runtime::instance()->transport());
     return w.status;
 }
@@ -703,35 +746,36 @@ int hieragg_run(hieragg_comm* c, const hieragg_coll_args* args) {
 int hieragg_persistent_init(hieragg_comm* c, const hieragg_coll_args* args, uint32_t* id) {
     if (!Runtime::instance()) return HIERAGG_ERR_INTERNAL;
     std::lock_guard<std::recursive_mutex> lock(c->mutex);
-    *id = c->persistentCount++;
-    if (!c->inter) return 0;
-    // Intercommunicators: Open MPI skips some inits on ranks whose count is 0 (e.g.
-    // MPIX_Reduce_init at MPI_PROC_NULL), so a per-communicator number would drift there;
-    // number per pair instead, from the schedule (no decomposition needed), as calls do.
+    // Every start runs the init's arguments: the application may free its arrays now.
+    const hieragg_coll_args* own = nullptr;
     try {
-        CollCall call;
-        std::shared_ptr<const Schedule> sched;
-        if (int rc = scheduleFor(*c, *args, call, sched)) return rc;
-        PersistentTags tags;
-        takePersistentTags(*c, *sched, tags);
-        c->persistentTags[*id] = std::move(tags);
-        return 0;
+        OwnedCallArgs& held = c->persistentArgs[c->persistentCount];
+        held.assign(*args, sideOf(*c));
+        own = &held.args();
     } catch (const std::bad_alloc&) {
+        c->persistentArgs.erase(c->persistentCount);
         return HIERAGG_ERR_NO_MEM;
-    } catch (const std::exception& e) {
-        Runtime::instance()->warn(std::string("hieragg: ") + hieragg_coll_name(args->kind) + ": " + e.what());
-        return HIERAGG_ERR_UNSUPPORTED;
     }
+    *id = c->persistentCount++;
+    const int rc = c->inter ? numberInterPersistent(*c, *own, *id) : 0;
+    if (rc != 0) c->persistentArgs.erase(*id);  // the shim frees the request without hieragg_persistent_free
+    return rc;
 }
 
 void hieragg_persistent_free(hieragg_comm* c, uint32_t id) {
     std::lock_guard<std::recursive_mutex> lock(c->mutex);
     c->persistentTags.erase(id);
+    c->persistentArgs.erase(id);
 }
 
 int hieragg_start_persistent(hieragg_comm* c, const hieragg_coll_args* args, uint32_t id,
                              hieragg_complete_fn done, void* ctx) {
-    return startCall(*c, *args, id, done, ctx);
+    std::lock_guard<std::recursive_mutex> lock(c->mutex);
+    // The init's copy lives until hieragg_persistent_free, which comes after the last
+    // start completed: no copy per start.
+    auto held = c->persistentArgs.find(id);
+    const hieragg_coll_args& run = held != c->persistentArgs.end() ? held->second.args() : *args;
+    return startCall(*c, run, id, done, ctx, ArgsLifetime::UntilCompletion);
 }
 
 int hieragg_progress(void) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <new>
+#include <utility>
 
 #include "hieragg/hier/CollectiveFacts.hpp"
 
@@ -33,12 +34,14 @@ constexpr size_t kChunkBudgetSegments = 16;
 constexpr size_t kMaxChunks = 4096;
 }  // namespace
 
-std::unique_ptr<ReproducibleCall> ReproducibleCall::create(const hieragg_coll_args& user, int rank, int size,
+std::unique_ptr<ReproducibleCall> ReproducibleCall::create(OwnedCallArgs held, int rank, int size,
                                                            size_t segmentBytes, Transport& base, void* accType,
                                                            hieragg_complete_fn done, void* ctx) {
     std::unique_ptr<ReproducibleCall> rc(new (std::nothrow) ReproducibleCall(base, accType));
     if (!rc) return nullptr;
-    rc->user_ = user;
+    rc->held_ = std::move(held);
+    rc->user_ = rc->held_.args();
+    const hieragg_coll_args& user = rc->user_;
     rc->rank_ = rank;
     rc->size_ = size;
     rc->done_ = done;

@@ -12,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "OwnedCallArgs.hpp"
 #include "hieragg/ReproducibleSum.hpp"
 #include "hieragg/Transport.hpp"
 #include "hieragg/abi.h"
@@ -61,8 +62,9 @@ class ReproducibleCall {
 public:
     // True if strong mode applies: MPI_SUM on double/float of a reduction on an intracommunicator.
     static bool applies(const hieragg_coll_args& a, bool inter);
-    // Plans the chunks and allocates one chunk's buffers; nullptr if memory ran out.
-    static std::unique_ptr<ReproducibleCall> create(const hieragg_coll_args& user, int rank, int size,
+    // Plans the chunks and allocates one chunk's buffers; nullptr if memory ran out. `user`:
+    // the call's arguments, held until the last link has started (OwnedCallArgs.hpp).
+    static std::unique_ptr<ReproducibleCall> create(OwnedCallArgs user, int rank, int size,
                                                     size_t segmentBytes, Transport& base, void* accumulatorType,
                                                     hieragg_complete_fn done, void* ctx);
     size_t chunks() const { return chunks_; }
@@ -85,6 +87,7 @@ private:
     static void chunkDone(void* self, int status);
 
     AccumulatorTransport transport_;
+    OwnedCallArgs held_;           // what user_ points into
     hieragg_coll_args user_{}, args_{};
     int rank_ = 0, size_ = 1;
     bool hasResult_ = true;

@@ -1,14 +1,15 @@
 #include "TwoStageCall.hpp"
 
 #include <new>
+#include <utility>
 
 namespace hieragg {
 
-std::unique_ptr<TwoStageCall> TwoStageCall::create(const hieragg_coll_args& user, std::vector<uint64_t> sizesOut,
+std::unique_ptr<TwoStageCall> TwoStageCall::create(OwnedCallArgs user, std::vector<uint64_t> sizesOut,
                                                    size_t learnedWords, hieragg_complete_fn done, void* ctx) {
     std::unique_ptr<TwoStageCall> call(new (std::nothrow) TwoStageCall);
     if (!call) return nullptr;
-    call->user_ = user;
+    call->user_ = std::move(user);
     call->out_ = std::move(sizesOut);
     call->learned_.assign(learnedWords ? learnedWords : 1, 0);
     call->done_ = done;
@@ -18,7 +19,7 @@ std::unique_ptr<TwoStageCall> TwoStageCall::create(const hieragg_coll_args& user
 
 int TwoStageCall::run(StageStart start) {
     start_ = std::move(start);
-    hieragg_coll_args sizes = user_;
+    hieragg_coll_args sizes = user_.args();
     // Stage 0 binds the size buffers; nothing of the user's is read or written.
     sizes.sbuf = out_.data();
     sizes.rbuf = learned_.data();
@@ -47,7 +48,7 @@ void TwoStageCall::advance(int status) {
     stage_ = 1;
     syncDone_ = false;
     starting_ = true;
-    const int rc = start_(user_, 1, learned_.data(), stageDone, this);
+    const int rc = start_(user_.args(), 1, learned_.data(), stageDone, this);
     starting_ = false;
     if (rc) return finish(rc);
     if (syncDone_) finish(syncStatus_);

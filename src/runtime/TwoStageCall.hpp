@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "OwnedCallArgs.hpp"
 #include "hieragg/abi.h"
 
 namespace hieragg {
@@ -23,8 +24,9 @@ using StageStart = std::function<int(const hieragg_coll_args& args, int link, co
 
 class TwoStageCall {
 public:
+    // `user`: the call's arguments, held until the data stage has started (OwnedCallArgs.hpp);
     // `sizesOut`: the words this rank sends in stage 1; `learnedWords`: how many it receives.
-    static std::unique_ptr<TwoStageCall> create(const hieragg_coll_args& user, std::vector<uint64_t> sizesOut,
+    static std::unique_ptr<TwoStageCall> create(OwnedCallArgs user, std::vector<uint64_t> sizesOut,
                                                 size_t learnedWords, hieragg_complete_fn done, void* ctx);
     // Starts stage 0 (stage 1 from its completion). Returns an error if stage 0 could not
     // start (the caller still owns this object); otherwise the call owns itself and
@@ -37,7 +39,7 @@ private:
     void advance(int status);
     void finish(int status);
 
-    hieragg_coll_args user_{};
+    OwnedCallArgs user_;
     std::vector<uint64_t> out_, learned_;
     StageStart start_;
     int stage_ = 0;
