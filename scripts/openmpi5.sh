@@ -19,7 +19,7 @@ build=/build$src
 pkgs=(g++ make cmake pkg-config libopenmpi-dev libpmix-dev openmpi-bin libhwloc-dev libgtest-dev libgmock-dev
       libbenchmark-dev nlohmann-json3-dev libcli11-dev
       libfabric-dev libfabric-bin  # offload (docs/offload.md): HIERAGG_WITH_OFI finds it, fi_info for the tests
-      dpkg-dev)  # dpkg-shlibdeps, for the .deb's dependencies (scripts/test-installed.sh)
+      dpkg-dev file)  # dpkg-shlibdeps and file: cpack's .deb dependencies (scripts/test-installed.sh)
 
 say() { echo "openmpi5: $*"; }
 skip() {
