@@ -2,10 +2,10 @@
 # Installs the Debian 12 packages hieragg needs; does nothing when all are present.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libhwloc-dev
+      dpkg-dev file   # cpack -G DEB: dpkg-shlibdeps, and file to find the binaries (scripts/test-installed.sh)
       libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
       graphviz valgrind
       libfabric-dev libfabric1 libfabric-bin  # offload backend (docs/offload.md); fi_info for the tests
-      dpkg-dev file   # cpack -G DEB: dpkg-shlibdeps, and file to find the binaries (scripts/test-installed.sh)
       iproute2 iptables util-linux)   # the emulated cluster (bench/emucluster) of the emu tests
 missing=()
 for p in "${pkgs[@]}"; do
