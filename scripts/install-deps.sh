@@ -2,6 +2,7 @@
 # Installs the Debian 12 packages hieragg needs; does nothing when all are present.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libhwloc-dev
+      dpkg-dev file   # cpack -G DEB: dpkg-shlibdeps, and file to find the binaries (scripts/test-installed.sh)
       libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
       graphviz valgrind python3   # python3: bench/perf_report.py and the docs.links test
       libfabric-dev libfabric1 libfabric-bin  # offload backend (docs/offload.md); fi_info for the tests

@@ -18,7 +18,8 @@ build=/build$src
 # What the build and the tests need inside the chroot (Debian 13 names).
 pkgs=(g++ make cmake pkg-config libopenmpi-dev libpmix-dev openmpi-bin libhwloc-dev libgtest-dev libgmock-dev
       libbenchmark-dev nlohmann-json3-dev libcli11-dev
-      libfabric-dev libfabric-bin)  # offload (docs/offload.md): HIERAGG_WITH_OFI finds it, fi_info for the tests
+      libfabric-dev libfabric-bin  # offload (docs/offload.md): HIERAGG_WITH_OFI finds it, fi_info for the tests
+      dpkg-dev file)  # dpkg-shlibdeps and file: cpack's .deb dependencies (scripts/test-installed.sh)
 
 say() { echo "openmpi5: $*"; }
 skip() {
@@ -113,4 +114,6 @@ in_chroot bash -c "cd '$src' && BUILD_DIR='$build' bash scripts/build.sh"
 # benchmark report's test (pure Python, which the minimal chroot does not have).
 say "running the test suite (unit + MPI, both modes, all splits; not emu, large) against Open MPI 5"
 in_chroot bash -c "cd '$build' && ctest --output-on-failure --timeout 300 -LE 'emu|large' -E '^bench[.]report\$'"
+say "building the .deb, installing it in the chroot and running the MPI matrix against the installed copy"
+in_chroot bash -c "cd '$src' && BUILD_DIR='$build' bash scripts/test-installed.sh"
 say "Open MPI 5.0 suite passed"

@@ -19,6 +19,10 @@
 # (for output whose count depends on the program, e.g. one verbose line per
 # communicator it creates), and there is no ASan/UBSan report.
 #
+# HIERAGG_TEST_INSTALLED=1: run the component installed in Open MPI's own directory, with
+# no component path option (-c is ignored), and fail unless every process loaded that copy
+# (from -d; installed_copy.sh says how). scripts/test-installed.sh sets it.
+#
 # Sanitizer builds (scripts/sanitize.sh sets these): HIERAGG_TEST_PRELOAD is
 # LD_PRELOAD for the ranks only (not mpirun); HIERAGG_TEST_LSAN_ROOT (the source
 # tree) makes leaks that hieragg's code made fail the entry, and Open MPI's not.
@@ -47,8 +51,13 @@ while [ $# -gt 0 ]; do
   esac
 done
 args=(--allow-run-as-root --oversubscribe --bind-to none -np "$np"
-      --mca mpi_yield_when_idle 1
-      --mca mca_base_component_path "$compdir:$defpath")
+      --mca mpi_yield_when_idle 1)
+. "$(dirname "$0")/installed_copy.sh"
+if [ "$installed_copy" = 1 ]; then
+  args+=(--mca mca_base_verbose "$installed_copy_verbose")
+else
+  args+=(--mca mca_base_component_path "$compdir:$defpath")
+fi
 case "$mode" in
   exclusive) args+=(--mca coll hieragg) ;;
   beside) args+=(--mca coll_hieragg_priority 100) ;;
@@ -111,6 +120,9 @@ fi
 if [ -n "${HIERAGG_TEST_LSAN_ROOT:-}" ] &&
    ! awk -v root="$HIERAGG_TEST_LSAN_ROOT" -f "$(dirname "$0")/../sanitizers/lsan-ours.awk" "$out"; then
   echo "run_mpi_test.sh: FAIL: LeakSanitizer found leaks made by hieragg's code (above)"
+  status=1
+fi
+if [ "$installed_copy" = 1 ] && ! installed_copy_check "$out" "$defpath" "$np"; then
   status=1
 fi
 got=$(grep -c 'coll:hieragg: WARNING' "$out")
