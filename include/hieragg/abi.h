@@ -191,6 +191,10 @@ typedef struct hieragg_config {
      * else measured at setup or alpha + theta (docs/selection.md). */
     double network_exchange_us;
     int network_exchange_set;
+    /* The highest (least negative) tag hieragg may use: just below the tags Open MPI
+     * reserves for itself (MCA_COLL_BASE_TAG_NONBLOCKING_BASE - 1: -28 on 4.1, -34 on 5.0).
+     * 0: -28. */
+    int tag_top;
 } hieragg_config;
 #define HIERAGG_COST_SET_ALPHA 1
 #define HIERAGG_COST_SET_BETA 2

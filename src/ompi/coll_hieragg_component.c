@@ -422,6 +422,11 @@ static int hieragg_close(void) {
     mca_coll_hieragg_component_t* m = &mca_coll_hieragg_component;
     if (m->core_ready) {
         opal_progress_unregister(hieragg_progress);
+#if HIERAGG_ULFM
+        opal_progress_unregister(mca_coll_hieragg_orphans_progress);
+        mca_coll_hieragg_orphans_release();
+        mca_coll_hieragg_agreement_fini();
+#endif
         hieragg_core_fini();
         m->core_ready = 0;
     }
@@ -450,6 +455,7 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
     mca_coll_hieragg_transport(&t);
     /* An empty value reaches the core as "" so that it warns and falls back like any bad value. */
     cfg.split = m->split ? m->split : "";
+    cfg.tag_top = HIERAGG_TAG_TOP;
     cfg.verbose = m->verbose;
     if (m->segment_size < 64) {
         /* Every process reads the same value: only the first one says so. */
@@ -514,6 +520,10 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
     }
     if (0 != hieragg_core_init(&t, &cfg)) return OMPI_ERR_OUT_OF_RESOURCE;
     opal_progress_register(hieragg_progress);
+#if HIERAGG_ULFM
+    opal_progress_register(mca_coll_hieragg_orphans_progress);
+    mca_coll_hieragg_agreement_init();
+#endif
     m->core_ready = 1;
     return OMPI_SUCCESS;
 }

@@ -19,13 +19,18 @@
 namespace hieragg {
 
 namespace {
-// Open MPI reserves tags below MCA_COLL_BASE_TAG_NONBLOCKING_BASE (-27) for
-// nonblocking collectives; a communicator served by hieragg sends no others there.
-constexpr int kTagTop = -28;
+// Open MPI reserves tags from -1 to MCA_COLL_BASE_TAG_NONBLOCKING_BASE (4.1: -27; 5.0: -33,
+// ULFM's shrink and agreement among them); below it, a communicator served by hieragg sends
+// no others. The shim says where (hieragg_config::tag_top).
+constexpr int kDefaultTagTop = -28;
+int tagTop() {
+    const Runtime* rt = Runtime::instance();
+    return rt && rt->config().tag_top < 0 ? rt->config().tag_top : kDefaultTagTop;
+}
 constexpr uint32_t kSeqWindow = 1u << 16;  // collectives in flight per communicator, at most
 constexpr int kLocalGroupOffset = 1 << 28;
 constexpr int kPersistentOffset = 1 << 29;
-constexpr int kExchangeOffset = 1 << 30;  // below every other region: -28 - 2^30 - channel
+constexpr int kExchangeOffset = 1 << 30;  // below every other region: top - 2^30 - channel
 
 // What every rank sends in the identity exchange. `inputs` fingerprints the split
 // value and the files it names, so ranks that read different files notice it.
@@ -86,11 +91,11 @@ Schedule ringAllgather(int rank, int size, size_t recordBytes) {
 }  // namespace
 
 int tagBase(uint32_t seq, TagSpace space, bool localGroup) {
-    return kTagTop - static_cast<int>((seq % kSeqWindow) * kMaxChannels) -
+    return tagTop() - static_cast<int>((seq % kSeqWindow) * kMaxChannels) -
            (space == TagSpace::Persistent ? kPersistentOffset : 0) - (localGroup ? kLocalGroupOffset : 0);
 }
 
-int identityExchangeTagBase() { return kTagTop - kExchangeOffset; }
+int identityExchangeTagBase() { return tagTop() - kExchangeOffset; }
 
 int offloadExchangeTagBase(int stage) {
     return identityExchangeTagBase() - (stage + 1) * static_cast<int>(kMaxChannels);
