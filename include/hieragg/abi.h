@@ -143,6 +143,11 @@ typedef struct hieragg_transport {
     /* Offload: the HIERAGG_ELEM_* of dtype's signature and the HIERAGG_OPK_* of op (op may
      * be NULL). NULL callback: nothing is offloadable. */
     void (*numeric_kind)(void* dtype, void* op, int* elem, int* op_kind);
+    /* A request of a call that failed: cancel it; returns 1 when it is released, 0 when it
+     * may still move data (after a process failure under ULFM: a send to a live peer, a
+     * receive already matched) and must be tested until it ends, so that no buffer of the
+     * call is touched once the call has completed. NULL: abandon. */
+    int (*cancel_failed)(void* req);
 } hieragg_transport;
 
 /* Cost of one kind of link for the selection's model (coll_hieragg_cost_<link>_<param>).

@@ -65,10 +65,6 @@ int mca_coll_hieragg_layout_check(char* mismatch, size_t len);
 /* Callbacks handed to the core. */
 void mca_coll_hieragg_transport(hieragg_transport* t);
 #if HIERAGG_ULFM
-/* Requests of failed calls still ending after a process failure (transport.c): released
- * from opal_progress as they end, and all of them at close. */
-int mca_coll_hieragg_orphans_progress(void);
-void mca_coll_hieragg_orphans_release(void);
 /* MPIX_Comm_agree/iagree when coll/ftagree is not selected (coll_hieragg_agreement.c). */
 void mca_coll_hieragg_agreement_init(void);
 void mca_coll_hieragg_agreement_fini(void);

@@ -423,8 +423,6 @@ static int hieragg_close(void) {
     if (m->core_ready) {
         opal_progress_unregister(hieragg_progress);
 #if HIERAGG_ULFM
-        opal_progress_unregister(mca_coll_hieragg_orphans_progress);
-        mca_coll_hieragg_orphans_release();
         mca_coll_hieragg_agreement_fini();
 #endif
         hieragg_core_fini();
@@ -521,7 +519,6 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
     if (0 != hieragg_core_init(&t, &cfg)) return OMPI_ERR_OUT_OF_RESOURCE;
     opal_progress_register(hieragg_progress);
 #if HIERAGG_ULFM
-    opal_progress_register(mca_coll_hieragg_orphans_progress);
     mca_coll_hieragg_agreement_init();
 #endif
     m->core_ready = 1;

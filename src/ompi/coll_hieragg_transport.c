@@ -5,8 +5,6 @@
 #include "coll_hieragg.h"
 
 #include <limits.h>
-#include <pthread.h>
-#include <stdlib.h>
 
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/mca/pml/pml.h"
@@ -49,73 +47,31 @@ static int t_test(void* req, int* done) {
     return err;
 }
 
-#if HIERAGG_ULFM
-/* Requests of a failed call that a cancel did not end at once (a send still handing data
- * to a live peer, a receive already matched): freeing them now would let the PML finish
- * into memory the call gives back. They are kept here and released when ULFM ends them
- * (hieragg_orphans_progress, from opal_progress), as Open MPI's own collectives wait
- * for theirs after a process failure. */
-static pthread_mutex_t orphans_lock = PTHREAD_MUTEX_INITIALIZER;
-static ompi_request_t** orphans = NULL;
-static size_t orphans_count = 0, orphans_cap = 0;
-static volatile size_t orphans_pending = 0;
-
-static bool keep_orphan(ompi_request_t* r) {
-    pthread_mutex_lock(&orphans_lock);
-    if (orphans_count == orphans_cap) {
-        size_t cap = orphans_cap ? 2 * orphans_cap : 64;
-        ompi_request_t** grown = (ompi_request_t**)realloc(orphans, cap * sizeof *grown);
-        if (NULL == grown) {
-            pthread_mutex_unlock(&orphans_lock);
-            return false;
-        }
-        orphans = grown;
-        orphans_cap = cap;
-    }
-    orphans[orphans_count++] = r;
-    orphans_pending = orphans_count;
-    pthread_mutex_unlock(&orphans_lock);
-    return true;
-}
-
-int mca_coll_hieragg_orphans_progress(void) {
-    if (0 == orphans_pending) return 0;
-    if (0 != pthread_mutex_trylock(&orphans_lock)) return 0;
-    int released = 0;
-    size_t kept = 0;
-    for (size_t i = 0; i < orphans_count; ++i) {
-        ompi_request_t* r = orphans[i];
-        if (hieragg_compat_request_ended(r)) {
-            ompi_request_free(&r);
-            ++released;
-        } else {
-            orphans[kept++] = r;
-        }
-    }
-    orphans_count = kept;
-    orphans_pending = kept;
-    pthread_mutex_unlock(&orphans_lock);
-    return released;
-}
-
-void mca_coll_hieragg_orphans_release(void) {
-    pthread_mutex_lock(&orphans_lock);
-    for (size_t i = 0; i < orphans_count; ++i) ompi_request_free(&orphans[i]);
-    free(orphans);
-    orphans = NULL;
-    orphans_count = orphans_cap = orphans_pending = 0;
-    pthread_mutex_unlock(&orphans_lock);
-}
-#endif
-
 static void t_abandon(void* req) {
     ompi_request_t* r = (ompi_request_t*)req;
     if (!REQUEST_COMPLETE(r)) ompi_request_cancel(r);
-#if HIERAGG_ULFM
-    if (ompi_ftmpi_enabled && !hieragg_compat_request_ended(r) && keep_orphan(r)) return;
-#endif
     ompi_request_free(&r);
 }
+
+#if HIERAGG_ULFM
+/* A request of a failed call. After a process failure (its communicator's collectives or
+ * the communicator revoked) ULFM ends every request on it: cancelled when unmatched or
+ * its peer died, NACKed by the live receiver for a rendezvous send, finished when already
+ * matched. Until then the PML may still read or write its buffer, so the core keeps
+ * testing it (Task::drain) and the call completes after it, as Open MPI's own collectives
+ * cancel and wait. Any other failure: abandoned as before. */
+static int t_cancel_failed(void* req) {
+    ompi_request_t* r = (ompi_request_t*)req;
+    if (!REQUEST_COMPLETE(r)) ompi_request_cancel(r);
+    ompi_communicator_t* c = r->req_mpi_object.comm;
+    if (hieragg_compat_request_ended(r) || !ompi_ftmpi_enabled || NULL == c ||
+        !(ompi_comm_coll_revoked(c) || ompi_comm_is_revoked(c))) {
+        ompi_request_free(&r);
+        return 1;
+    }
+    return 0;
+}
+#endif
 
 static int t_reduce(void* op, const void* src, void* dst, size_t count, void* dtype) {
     ompi_op_reduce((ompi_op_t*)op, (void*)src, dst, count, (ompi_datatype_t*)dtype);
@@ -235,4 +191,9 @@ void mca_coll_hieragg_transport(hieragg_transport* t) {
     t->progress = t_progress;
     t->output = t_output;
     t->numeric_kind = t_numeric_kind;
+#if HIERAGG_ULFM
+    t->cancel_failed = t_cancel_failed;
+#else
+    t->cancel_failed = NULL;
+#endif
 }

@@ -386,6 +386,8 @@ int main(int argc, char** argv) {
     MPI_Comm shrunk;
     int rc = MPIX_Comm_shrink(comm, &shrunk);
     if (rc != MPI_SUCCESS) return fail(rank, "MPIX_Comm_shrink: " + errorName(rc));
+    std::printf("ulfm_test: rank %d revoked and shrank (%.3f s after the error)\n", rank, now() - errorAt);
+    std::fflush(stdout);
     MPI_Comm_set_errhandler(shrunk, MPI_ERRORS_RETURN);
     int ssize = 0;
     MPI_Comm_size(shrunk, &ssize);
@@ -418,5 +420,7 @@ int main(int argc, char** argv) {
     std::printf("ULFM-OK rank %d (shrunk to %d ranks)\n", rank, ssize);
     std::fflush(stdout);
     MPI_Finalize();
+    std::printf("ulfm_test: rank %d finalized\n", rank);
+    std::fflush(stdout);
     return 0;
 }
