@@ -4,13 +4,17 @@
 # print: the job itself ends with a killed process, so mpirun's status says nothing.
 #
 # usage: run_process_failure.sh -n NP -m exclusive|beside -c COMPONENT_DIR -d DEFAULT_COMPONENT_PATH
-#                         [-s SPLIT] [-g SEGMENT_SIZE] [-t TIMEOUT_S] -- PROGRAM FAMILY MODE SEED [--node]
+#                         [-s SPLIT] [-g SEGMENT_SIZE] [-t TIMEOUT_S] [-a MPIRUN_ARG]... [-P PREFIX]
+#                         -- PROGRAM FAMILY MODE SEED [--node]
+# -a: one more mpirun argument (repeatable); -P: a command (word-split) mpirun runs under,
+# e.g. nsenter into an emulated node (run_process_failure_emu.sh).
 # SEED "random" draws one (printed). Exit 0 iff every survivor printed "ULFM-OK", none
 # "ULFM-FAIL", every verdict came within TIMEOUT_S (default 90; a hang is killed there
 # and fails), and no "coll:hieragg: WARNING" line appeared. A hang in MPI_Finalize after
 # all verdicts (Open MPI's, see below) is ended after 15 s and reported as a NOTE.
 set -u
-np=4 mode=exclusive compdir= defpath= split= seg= timeout=90
+np=4 mode=exclusive compdir= defpath= split= seg= timeout=90 prefix=
+more=()
 while [ $# -gt 0 ]; do
   case "$1" in
     -n) np=$2; shift 2 ;;
@@ -20,6 +24,8 @@ while [ $# -gt 0 ]; do
     -s) split=$2; shift 2 ;;
     -g) seg=$2; shift 2 ;;
     -t) timeout=$2; shift 2 ;;
+    -a) more+=("$2"); shift 2 ;;
+    -P) prefix=$2; shift 2 ;;
     --) shift; break ;;
     *) echo "run_process_failure.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -38,13 +44,15 @@ case "$mode" in
 esac
 [ -n "$split" ] && args+=(--mca coll_hieragg_split "$split")
 [ -n "$seg" ] && args+=(--mca coll_hieragg_segment_size "$seg")
+args+=("${more[@]}")
 export PMIX_MCA_mca_base_component_show_load_errors=0
 
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-echo "+ mpirun ${args[*]} $prog $family $cmode $seed $*"
+echo "+ ${prefix:+$prefix }mpirun ${args[*]} $prog $family $cmode $seed $*"
 start=$SECONDS
-mpirun "${args[@]}" "$prog" "$family" "$cmode" "$seed" "$@" >"$out" 2>&1 &
+# shellcheck disable=SC2086
+$prefix mpirun "${args[@]}" "$prog" "$family" "$cmode" "$seed" "$@" >"$out" 2>&1 &
 job=$!
 # The survivors' verdicts come before MPI_Finalize. Open MPI 5.0.7's own finalize can hang
 # after a process failure (the runtime's fence waits for the dead process; also with Open
