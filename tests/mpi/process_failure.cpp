@@ -13,7 +13,9 @@
 // usage: hieragg_process_failure FAMILY MODE SEED [--node] [--stamp DIR]
 //   FAMILY: loop (the loop: allreduce of 1 and 1024 doubles, bcast with a rotating
 //           root), bcast, reduce, allreduce, allgather, barrier, alltoall, pipeline (bcast
-//           and allreduce of 2 MiB, segmented)
+//           and allreduce of 2 MiB, segmented), setup (a fresh duplicate per iteration and an
+//           allreduce on it: the failure meets communicator creation and hieragg's identity
+//           exchange; MODE is ignored)
 //   MODE:   blocking, nonblocking or persistent
 //   --node: the victim's whole node dies (every rank sharing its node)
 // Each survivor prints "ULFM-OK" on success, "ULFM-FAIL <why>" otherwise; exit 0 iff OK.
@@ -81,7 +83,7 @@ class Family {
         big_ = p.family == "pipeline" ? 256 * 1024 : 1024;
         send_.assign(static_cast<size_t>(big_) * n_, 0.0);
         recv_.assign(static_cast<size_t>(big_) * n_, 0.0);
-        if (plan_.mode == Mode::Persistent) initPersistent();
+        if (plan_.mode == Mode::Persistent && p.family != "setup") initPersistent();
     }
     ~Family() {
         for (MPI_Request& q : persistent_)
@@ -90,6 +92,7 @@ class Family {
     int steps() const { return steps_; }
 
     int run(int it, int step, std::string& bad) {
+        if (plan_.family == "setup") return onFreshCommunicator(it, bad);
         const Op op = opOf(it, step);
         fill(it, op);
         int rc = MPI_SUCCESS;
@@ -111,6 +114,22 @@ class Family {
     }
 
   private:
+    // "setup": each iteration duplicates the communicator (Open MPI agrees on its context
+    // id with the parent's allreduce) and runs an allreduce on the copy, whose first call
+    // runs hieragg's identity exchange: the failure may strike during either.
+    int onFreshCommunicator(int it, std::string& bad) {
+        MPI_Comm fresh = MPI_COMM_NULL;
+        int rc = MPI_Comm_dup(comm_, &fresh);
+        if (rc != MPI_SUCCESS) return rc;
+        MPI_Comm_set_errhandler(fresh, MPI_ERRORS_RETURN);
+        const Op op{Kind::Allreduce, 1024, 0};
+        fill(it, op);
+        rc = MPI_Allreduce(send_.data(), recv_.data(), op.count, MPI_DOUBLE, MPI_SUM, fresh);
+        if (rc == MPI_SUCCESS) bad = check(it, op);
+        MPI_Comm_free(&fresh);
+        return rc;
+    }
+
     enum class Kind { Bcast, Reduce, Allreduce, Allgather, Barrier, Alltoall };
     struct Op {
         Kind kind;
