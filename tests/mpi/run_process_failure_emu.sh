@@ -38,27 +38,27 @@ chmod +x "$root/usr/local/bin/hieragg-emu-agent"
 
 hosts=$(for ((i = 0; i < NODES; ++i)); do printf 'node%d:%d,' "$i" "$PER_NODE"; done)
 build=/build$src
-export HIERAGG_CHROOT_BINDS="/run/netns $state"
+export HIERAGG_CHROOT_BINDS="/run/netns $state $logs"
+# One chroot session for all runs (the chroot is shared and locked per use).
+# shellcheck disable=SC2016
+loop='pk=$(ompi_info --path pkglibdir | sed "s/.*: *//"); export PMIX_MCA_mca_base_component_show_load_errors=0
 pass=0
-for ((r = 0; r < RUNS; ++r)); do
-  mode=exclusive
-  ((r % 2)) && mode=beside
-  node=()
-  if [ "$NODE_DIES" = 1 ] || { [ "$NODE_DIES" = alternate ] && ((r / 2 % 2)); }; then node=(--node); fi
-  job='pk=$(ompi_info --path pkglibdir | sed "s/.*: *//"); export PMIX_MCA_mca_base_component_show_load_errors=0;
-    bash '"$src"'/tests/mpi/run_process_failure.sh -n '"$((NODES * PER_NODE))"' -m '"$mode"' -s '"$SPLIT"' \
-      -c '"$build"'/src/ompi -d "$pk" -t 90 \
-      -P "nsenter --net=/run/netns/emu-head --uts='"$state"'/uts/emuhead" \
-      -a --host -a '"${hosts%,}"' -a --map-by -a node \
-      -a --prtemca -a plm_ssh_agent -a /usr/local/bin/hieragg-emu-agent \
-      -a --prtemca -a plm_ssh_no_tree_spawn -a 1 -a --prtemca -a oob_tcp_if_include -a '"$net"'.0/24 \
-      -a --mca -a pml -a ob1 -a --mca -a btl -a self,sm,tcp -a --mca -a btl_tcp_if_include -a '"$net"'.0/24 \
-      -a --pmixmca -a mca_base_component_show_load_errors -a 0 \
-      -- '"$build"'/tests/mpi/hieragg_process_failure '"$FAMILY $CALLS"' random '"${node[*]}"
-  rc=0
-  bash "$src/scripts/openmpi5.sh" -- bash -c "$job" >"$logs/emu.$r.log" 2>&1 || rc=$?
-  [ "$rc" = 0 ] && pass=$((pass + 1))
-  echo "emu.$r rc=$rc $(grep -o 'seed=[0-9]*: world rank [0-9]* .*dies.*' "$logs/emu.$r.log" | head -1) | $(tail -1 "$logs/emu.$r.log")"
+for ((r = 0; r < '"$RUNS"'; ++r)); do
+  mode=exclusive; ((r % 2)) && mode=beside
+  node=; if [ '"$NODE_DIES"' = 1 ] || { [ '"$NODE_DIES"' = alternate ] && ((r / 2 % 2)); }; then node=--node; fi
+  log='"$logs"'/emu.$r.log
+  bash '"$src"'/tests/mpi/run_process_failure.sh -n '"$((NODES * PER_NODE))"' -m $mode -s '"$SPLIT"' \
+    -c '"$build"'/src/ompi -d "$pk" -t 90 \
+    -P "nsenter --net=/run/netns/emu-head --uts='"$state"'/uts/emuhead" \
+    -a --host -a '"${hosts%,}"' -a --map-by -a node \
+    -a --prtemca -a plm_ssh_agent -a /usr/local/bin/hieragg-emu-agent \
+    -a --prtemca -a plm_ssh_no_tree_spawn -a 1 -a --prtemca -a oob_tcp_if_include -a '"$net"'.0/24 \
+    -a --mca -a pml -a ob1 -a --mca -a btl -a self,sm,tcp -a --mca -a btl_tcp_if_include -a '"$net"'.0/24 \
+    -a --pmixmca -a mca_base_component_show_load_errors -a 0 \
+    -- '"$build"'/tests/mpi/hieragg_process_failure '"$FAMILY $CALLS"' random $node >"$log" 2>&1
+  rc=$?; [ $rc = 0 ] && pass=$((pass + 1))
+  echo "emu.$r rc=$rc $(grep -o "seed=[0-9]*: world rank [0-9]* .*dies.*" "$log" | head -1) | $(tail -1 "$log")"
 done
-echo "emulated nodes ($NODES x $PER_NODE, $FAMILY $CALLS, split $SPLIT): $pass/$RUNS passed"
-[ "$pass" = "$RUNS" ]
+echo "emulated nodes ('"$NODES"' x '"$PER_NODE"', '"$FAMILY $CALLS"', split '"$SPLIT"'): $pass/'"$RUNS"' passed"
+[ $pass = '"$RUNS"' ]'
+bash "$src/scripts/openmpi5.sh" -- bash -c "$loop"
