@@ -9,7 +9,8 @@
  * built in (Debian's libmpi does), hieragg initialises it once, asks it for a module on
  * each communicator and forwards the two entries to that module. Without it (a build
  * with ftagree as a plugin that was not opened), hieragg says so once: agreement and
- * shrink need `--mca coll hieragg,ftagree` there.
+ * shrink need `--mca coll hieragg,ftagree` there. With fault tolerance off (Open MPI 5
+ * without --with-ft ulfm) the entries are Open MPI's allreduce-based ones, as coll/basic's.
  */
 #include "coll_hieragg.h"
 
@@ -19,6 +20,7 @@
 #include <string.h>
 
 #include "ompi/mca/coll/base/base.h"
+#include "ompi/mca/coll/base/coll_base_functions.h"
 #include "opal/util/output.h"
 #include "opal/util/proc.h"
 
@@ -70,6 +72,14 @@ static int hg_iagree(void* contrib, int count, struct ompi_datatype_t* dtype, st
 }
 
 void mca_coll_hieragg_agreement_attach(mca_coll_hieragg_module_t* m, struct ompi_communicator_t* comm) {
+    if (!ompi_ftmpi_enabled) {
+        /* Fault tolerance off: no failure to survive, and ftagree declines. The agreement
+         * is an allreduce (what coll/basic provides beside us; with `--mca coll hieragg`
+         * alone nothing else would). */
+        m->super.coll_agree = ompi_coll_base_agree_noft;
+        m->super.coll_iagree = ompi_coll_base_iagree_noft;
+        return;
+    }
     if (NULL == borrowed) return;
     int priority = 0;
     mca_coll_base_module_t* a = borrowed->collm_comm_query(comm, &priority);
