@@ -63,7 +63,7 @@ dead= verdicts_at= hung=0 finalize_hang=0
 while kill -0 "$job" 2>/dev/null; do
   sleep 0.5
   [ -z "$dead" ] && dead=$(sed -n 's/.* \([0-9][0-9]*\) of [0-9][0-9]* ranks die$/\1/p' "$out" | head -1)
-  n=$(grep -cE '^ULFM-(OK|FAIL)' "$out")
+  n=$(grep -acE '^ULFM-(OK|FAIL)' "$out")
   if [ -n "$dead" ] && [ "$n" -ge $((np - dead)) ] && [ -z "$verdicts_at" ]; then verdicts_at=$SECONDS; fi
   if [ -n "$verdicts_at" ] && [ $((SECONDS - verdicts_at)) -ge $kFinalizeGrace ]; then finalize_hang=1; break; fi
   if [ $((SECONDS - start)) -ge "$timeout" ]; then hung=1; break; fi
@@ -73,7 +73,7 @@ if kill -0 "$job" 2>/dev/null; then
   sleep 2; pkill -KILL -P "$job" 2>/dev/null; kill -KILL "$job" 2>/dev/null
 fi
 wait "$job" 2>/dev/null
-grep -v 'Unable to find reachable pairing' "$out"
+grep -av 'Unable to find reachable pairing' "$out"
 took=$((SECONDS - start))
 status=0
 if [ "$hung" = 1 ]; then
@@ -89,13 +89,13 @@ if [ -z "$dead" ]; then
   status=1
   dead=0
 fi
-ok=$(grep -c '^ULFM-OK' "$out")
-bad=$(grep -c '^ULFM-FAIL' "$out")
+ok=$(grep -ac '^ULFM-OK' "$out")
+bad=$(grep -ac '^ULFM-FAIL' "$out")
 if [ "$ok" -ne $((np - dead)) ] || [ "$bad" -ne 0 ]; then
   echo "run_process_failure.sh: FAIL: $ok survivor(s) OK, $bad failed; expected $((np - dead)) OK"
   status=1
 fi
-warn=$(grep -c 'coll:hieragg: WARNING' "$out")
+warn=$(grep -ac 'coll:hieragg: WARNING' "$out")
 if [ "$warn" -ne 0 ]; then
   echo "run_process_failure.sh: FAIL: $warn 'coll:hieragg: WARNING' line(s)"
   status=1

@@ -57,7 +57,7 @@ for ((r = 0; r < '"$RUNS"'; ++r)); do
     -a --pmixmca -a mca_base_component_show_load_errors -a 0 \
     -- '"$build"'/tests/mpi/hieragg_process_failure '"$FAMILY $CALLS"' random $node >"$log" 2>&1
   rc=$?; [ $rc = 0 ] && pass=$((pass + 1))
-  echo "emu.$r rc=$rc $(grep -o "seed=[0-9]*: world rank [0-9]* .*dies.*" "$log" | head -1) | $(tail -1 "$log")"
+  echo "emu.$r rc=$rc $(grep -ao "seed=[0-9]*: world rank [0-9]* .*dies.*" "$log" | head -1) | $(tail -1 "$log")"
 done
 echo "emulated nodes ('"$NODES"' x '"$PER_NODE"', '"$FAMILY $CALLS"', split '"$SPLIT"'): $pass/'"$RUNS"' passed"
 [ $pass = '"$RUNS"' ]'
