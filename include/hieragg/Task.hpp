@@ -55,9 +55,10 @@ public:
     // Bytes this task keeps allocated between calls (a pool frees tasks that grew large).
     size_t retainedBytes() const;
 
-    // Allocates temporaries and fires the steps that wait for nothing. Returns an error code.
+    // Allocates temporaries and fires the steps that wait for nothing. Returns an error code
+    // (0 when it failed with messages still draining: done() comes later, status() says why).
     int start();
-    // Advances; true once every step is done or the task failed.
+    // Advances; true once every step is done, or the task failed and its messages ended.
     bool progress();
     bool done() const { return finished_; }
     int status() const { return status_; }
@@ -79,7 +80,12 @@ private:
     // Size of a type's element, asked of the transport once per call and type (MPI_T counts).
     size_t typeBytes(void* type);
     void complete(RunId id);
+    // Ends the call with err: nothing more fires, posted messages are cancelled; those the
+    // transport cannot release yet (cancelFailed) are drained (tested until they end)
+    // before the task reports done, so no buffer is touched after the call completed.
     void fail(int err);
+    bool drain();
+    bool stopped() const { return finished_ || draining_; }
     void abandonActive(const std::pair<RunId, void*>& a);
     void abandonAll();
     int allocateTemps();
@@ -121,6 +127,7 @@ private:
     bool sizedTypeKnown_ = false;
     size_t heldTempBytes_ = 0;  // reported to the observer, returned in the destructor
     bool finished_ = false;
+    bool draining_ = false;  // failed, waiting for cancelled messages to end
     int status_ = 0;
 };
 

@@ -54,6 +54,12 @@ public:
     // Sets done; a finished request is released, and so is one whose test returns an error.
     virtual int test(void* req, bool& done) = 0;
     virtual void abandon(void* req) = 0;
+    // A request of a failed call: true when it is released (as abandon), false when it
+    // may still move data and must be tested until it ends (abi.h cancel_failed).
+    virtual bool cancelFailed(void* req) {
+        abandon(req);
+        return true;
+    }
     virtual int reduce(void* op, const void* src, void* dst, size_t count, void* type) = 0;
     virtual int copy(const void* src, size_t scount, void* stype, void* dst, size_t rcount,
                      void* rtype) = 0;

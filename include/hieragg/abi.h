@@ -143,6 +143,11 @@ typedef struct hieragg_transport {
     /* Offload: the HIERAGG_ELEM_* of dtype's signature and the HIERAGG_OPK_* of op (op may
      * be NULL). NULL callback: nothing is offloadable. */
     void (*numeric_kind)(void* dtype, void* op, int* elem, int* op_kind);
+    /* A request of a call that failed: cancel it; returns 1 when it is released, 0 when it
+     * may still move data (after a process failure under ULFM: a send to a live peer, a
+     * receive already matched) and must be tested until it ends, so that no buffer of the
+     * call is touched once the call has completed. NULL: abandon. */
+    int (*cancel_failed)(void* req);
 } hieragg_transport;
 
 /* Cost of one kind of link for the selection's model (coll_hieragg_cost_<link>_<param>).
@@ -192,8 +197,12 @@ typedef struct hieragg_config {
     double network_exchange_us;
     int network_exchange_set;
     /* The selected PML's MPI_TAG_UB (mca_pml.pml_max_tag; 0 = unknown, taken as 2^31 - 1):
-     * hieragg's tags stay within [-(pml_max_tag + 1), -28] (src/runtime/TagLayout.hpp). */
+     * hieragg's tags stay within [-(pml_max_tag + 1), tag_top] (src/runtime/TagLayout.hpp). */
     long long pml_max_tag;
+    /* The highest (least negative) tag hieragg may use: just below the tags Open MPI
+     * reserves for itself (MCA_COLL_BASE_TAG_NONBLOCKING_BASE - 1: -28 on 4.1, -34 on 5.0).
+     * 0: -28. */
+    int tag_top;
 } hieragg_config;
 #define HIERAGG_COST_SET_ALPHA 1
 #define HIERAGG_COST_SET_BETA 2
@@ -204,10 +213,10 @@ typedef struct hieragg_comm hieragg_comm;
 typedef struct hieragg_task hieragg_task;
 typedef void (*hieragg_complete_fn)(void* ctx, int status);
 
-/* The call-number window hieragg's tags get under a PML whose MPI_TAG_UB is max_tag
- * (docs/architecture.md, "Messages and tags"); 0 when they do not fit, with the reason
- * in why (NUL-terminated, at most why_size bytes). */
-unsigned hieragg_tag_window(long long max_tag, char* why, size_t why_size);
+/* The call-number window hieragg's tags get under a PML whose MPI_TAG_UB is max_tag, from
+ * tag_top down (hieragg_config::tag_top; docs/architecture.md, "Messages and tags"); 0 when
+ * they do not fit, with the reason in why (NUL-terminated, at most why_size bytes). */
+unsigned hieragg_tag_window(long long max_tag, int tag_top, char* why, size_t why_size);
 
 /* Process-wide setup. Returns 0 on success. */
 int hieragg_core_init(const hieragg_transport* transport, const hieragg_config* config);

@@ -77,6 +77,7 @@ void Task::reset(std::shared_ptr<const Schedule> schedule, Transport& transport)
     nextFragment_ = donePrefix_ = 0;
     fabricFired_ = 0;
     finished_ = false;
+    draining_ = false;
     status_ = 0;
 }
 
@@ -242,7 +243,9 @@ int Task::start() {
     }
     if (totalSteps_ == 0) finished_ = true;
     progress();
-    return status_;
+    // Failed while messages it posted still move data: the error comes with the
+    // completion, once they ended (drain).
+    return draining_ ? 0 : status_;
 }
 
 int Task::fire(RunId id) {
@@ -377,11 +380,40 @@ void Task::complete(RunId id) {
 
 void Task::fail(int err) {
     if (status_ == 0) status_ = err;
-    for (auto& a : active_)
-        if (a.second) abandonActive(a);
-    active_.clear();
+    ready_.clear();
+    readyHead_ = 0;
+    if (draining_) return;  // already failed: drain() continues
+    size_t live = 0;
+    for (auto& a : active_) {
+        if (!a.second) continue;
+        if (kindOf(a.first) == StepKind::Collective) {
+            tr_->abandonCollective(a.second);
+        } else if (!tr_->cancelFailed(a.second)) {
+            active_[live++] = a;  // still moving data: drained below
+            continue;
+        }
+        a.second = nullptr;
+    }
+    active_.resize(live);
     activeHead_ = activeHoles_ = activeCursor_ = 0;
-    finished_ = true;
+    draining_ = live != 0;
+    finished_ = !draining_;
+}
+
+// A failed task's cancelled messages: tested (whatever their outcome) until all ended.
+bool Task::drain() {
+    size_t live = 0;
+    for (auto& a : active_) {
+        bool done = false;
+        if (tr_->test(a.second, done) == 0 && !done) active_[live++] = a;  // an error released it
+    }
+    active_.resize(live);
+    if (live == 0) {
+        draining_ = false;
+        finished_ = true;
+        tempStore_.clear();
+    }
+    return finished_;
 }
 
 // Tests active_[i] (live); on completion leaves a hole and completes the step.
@@ -406,21 +438,21 @@ bool Task::sweep() {
     bool moved = false;
     while (activeHead_ < active_.size() && !active_[activeHead_].second) ++activeHead_;
     size_t i = activeHead_, live = 0;
-    for (; i < active_.size() && live < kFrontWindow && !finished_; ++i) {
+    for (; i < active_.size() && live < kFrontWindow && !stopped(); ++i) {
         if (!active_[i].second) continue;
         ++live;
         moved |= testAt(i);
     }
-    if (finished_) return true;
+    if (stopped()) return true;
     const size_t frontEnd = i;
     if (activeCursor_ < frontEnd || activeCursor_ >= active_.size()) activeCursor_ = frontEnd;
     live = 0;
-    for (; activeCursor_ < active_.size() && live < kRotatingWindow && !finished_; ++activeCursor_) {
+    for (; activeCursor_ < active_.size() && live < kRotatingWindow && !stopped(); ++activeCursor_) {
         if (!active_[activeCursor_].second) continue;
         ++live;
         moved |= testAt(activeCursor_);
     }
-    if (finished_) return true;
+    if (stopped()) return true;
     // Drop the holes once they are half the list (stable: posting order is kept).
     if (activeHoles_ > 32 && 2 * activeHoles_ > active_.size()) {
         size_t out = 0;
@@ -434,18 +466,20 @@ bool Task::sweep() {
 
 bool Task::progress() {
     if (finished_) return true;
+    if (draining_) return drain();
     for (bool moved = true; moved && !finished_;) {
         moved = false;
         while (readyHead_ < ready_.size()) {
             int rc = fire(ready_[readyHead_++]);
             if (rc != 0) {
                 fail(rc);
-                return true;
+                return draining_ ? drain() : true;
             }
             moved = true;
         }
         // Completions are handled in the order messages were posted (within a sweep).
         if (sweep()) moved = true;
+        if (draining_) return drain();
         if (finished_) return true;
         if (completed_ == totalSteps_) finished_ = true;
         // Everything queued has fired: forget it, so a long pipeline's queue stays bounded.

@@ -51,6 +51,7 @@ HIERAGG_COMPONENT_EXPORT extern mca_coll_hieragg_component_t mca_coll_hieragg_co
 typedef struct mca_coll_hieragg_module_t {
     mca_coll_base_module_t super;
     hieragg_comm* state;
+    mca_coll_base_module_t* agreement; /* ULFM: coll/ftagree's module hieragg forwards to, or NULL */
 } mca_coll_hieragg_module_t;
 OBJ_CLASS_DECLARATION(mca_coll_hieragg_module_t);
 
@@ -63,6 +64,13 @@ void mca_coll_hieragg_fill_functions(mca_coll_base_module_t* m);
 int mca_coll_hieragg_layout_check(char* mismatch, size_t len);
 /* Callbacks handed to the core. */
 void mca_coll_hieragg_transport(hieragg_transport* t);
+#if HIERAGG_ULFM
+/* MPIX_Comm_agree/iagree when coll/ftagree is not selected (coll_hieragg_agreement.c). */
+void mca_coll_hieragg_agreement_init(void);
+void mca_coll_hieragg_agreement_fini(void);
+void mca_coll_hieragg_agreement_attach(mca_coll_hieragg_module_t* m, struct ompi_communicator_t* comm);
+void mca_coll_hieragg_agreement_detach(mca_coll_hieragg_module_t* m);
+#endif
 
 END_C_DECLS
 

@@ -26,8 +26,40 @@
 #include <string.h>
 
 #include "ompi_config.h"
+#include "ompi/mca/coll/base/coll_tags.h"
 #include "ompi/mca/coll/coll.h"
+#include "ompi/request/request.h"
 #include "opal/util/info.h"
+
+/* ULFM (MPI fault tolerance, docs/fault-tolerance.md): Open MPI 5 built with it
+ * (OPAL_ENABLE_FT_MPI; enabled at run time by mpi_ft_enable / mpirun --with-ft ulfm).
+ * 4.1 has none of it: HIERAGG_ULFM is 0 there and hieragg behaves as it always did. */
+#if defined(OPAL_ENABLE_FT_MPI) && OPAL_ENABLE_FT_MPI
+#define HIERAGG_ULFM 1
+#include "ompi/runtime/params.h" /* ompi_ftmpi_enabled */
+#else
+#define HIERAGG_ULFM 0
+#endif
+
+/* The highest tag hieragg uses, just below the ones Open MPI reserves: 4.1 ends them at
+ * -27 (so -28), 5.0 at -33 (-27..-30 are ULFM's shrink and agreement, -31 UCC's; so -34).
+ * ULFM counts every tag from -7 down as a collective's, except its own -27..-30: a
+ * hieragg message there would not be failed with the communicator's collectives, and
+ * could match an agreement's. */
+#define HIERAGG_TAG_TOP (MCA_COLL_BASE_TAG_NONBLOCKING_BASE - 1)
+
+/* Has the PML request R ended? With ULFM, also asks whether its peer died or its
+ * communicator was revoked (for collectives: any member died): ULFM fails a pending
+ * request only when a test or wait asks ompi_request_is_failed (libnbc's NBC_Progress
+ * does the same); the request is then cancelled and completes with
+ * MPI_ERR_PROC_FAILED or MPI_ERR_REVOKED in its status. */
+static inline bool hieragg_compat_request_ended(ompi_request_t* r) {
+    if (REQUEST_COMPLETE(r)) return true;
+#if HIERAGG_ULFM
+    if (ompi_request_is_failed(r)) return REQUEST_COMPLETE(r);
+#endif
+    return false;
+}
 
 /* The component header names its framework version. */
 #if HIERAGG_OMPI_COLL_2_4

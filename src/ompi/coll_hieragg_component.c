@@ -423,6 +423,9 @@ static int hieragg_close(void) {
     mca_coll_hieragg_component_t* m = &mca_coll_hieragg_component;
     if (m->core_ready) {
         opal_progress_unregister(hieragg_progress);
+#if HIERAGG_ULFM
+        mca_coll_hieragg_agreement_fini();
+#endif
         hieragg_core_fini();
         m->core_ready = 0;
     }
@@ -449,7 +452,7 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
      * hieragg's tags are laid out within its MPI_TAG_UB, or it stays out of the job. */
     {
         char why[256];
-        if (0 == hieragg_tag_window(mca_pml.pml_max_tag, why, sizeof why)) {
+        if (0 == hieragg_tag_window(mca_pml.pml_max_tag, HIERAGG_TAG_TOP, why, sizeof why)) {
             if (0 == opal_proc_local_get()->proc_name.vpid)
                 opal_output(0, "coll:hieragg: WARNING: %s; hieragg disables itself (the other coll "
                                "components serve every communicator)", why);
@@ -463,6 +466,7 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
     mca_coll_hieragg_transport(&t);
     /* An empty value reaches the core as "" so that it warns and falls back like any bad value. */
     cfg.split = m->split ? m->split : "";
+    cfg.tag_top = HIERAGG_TAG_TOP;
     cfg.verbose = m->verbose;
     if (m->segment_size < 64) {
         /* Every process reads the same value: only the first one says so. */
@@ -527,6 +531,9 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
     }
     if (0 != hieragg_core_init(&t, &cfg)) return OMPI_ERR_OUT_OF_RESOURCE;
     opal_progress_register(hieragg_progress);
+#if HIERAGG_ULFM
+    mca_coll_hieragg_agreement_init();
+#endif
     m->core_ready = 1;
     return OMPI_SUCCESS;
 }

@@ -504,10 +504,16 @@ void mca_coll_hieragg_fill_functions(mca_coll_base_module_t* m) {
 
 /* ---- module lifetime ---- */
 
-static void module_construct(mca_coll_hieragg_module_t* m) { m->state = NULL; }
+static void module_construct(mca_coll_hieragg_module_t* m) {
+    m->state = NULL;
+    m->agreement = NULL;
+}
 static void module_destruct(mca_coll_hieragg_module_t* m) {
     if (m->state) hieragg_comm_destroy(m->state);
     m->state = NULL;
+#if HIERAGG_ULFM
+    mca_coll_hieragg_agreement_detach(m);
+#endif
 }
 OBJ_CLASS_INSTANCE(mca_coll_hieragg_module_t, mca_coll_base_module_t, module_construct, module_destruct);
 
@@ -577,6 +583,9 @@ mca_coll_base_module_t* mca_coll_hieragg_comm_query(struct ompi_communicator_t* 
     if (NULL == m) return NULL;
     m->super.coll_module_enable = module_enable;
     mca_coll_hieragg_fill_functions(&m->super);
+#if HIERAGG_ULFM
+    mca_coll_hieragg_agreement_attach(m, comm);
+#endif
     *priority = c->priority;
     return &m->super;
 }

@@ -37,7 +37,7 @@ static int t_irecv(void* comm, int local, void* buf, size_t count, void* dtype, 
 
 static int t_test(void* req, int* done) {
     ompi_request_t* r = (ompi_request_t*)req;
-    if (!REQUEST_COMPLETE(r)) {
+    if (!hieragg_compat_request_ended(r)) {
         *done = 0;
         return OMPI_SUCCESS;
     }
@@ -52,6 +52,26 @@ static void t_abandon(void* req) {
     if (!REQUEST_COMPLETE(r)) ompi_request_cancel(r);
     ompi_request_free(&r);
 }
+
+#if HIERAGG_ULFM
+/* A request of a failed call. After a process failure (its communicator's collectives or
+ * the communicator revoked) ULFM ends every request on it: cancelled when unmatched or
+ * its peer died, NACKed by the live receiver for a rendezvous send, finished when already
+ * matched. Until then the PML may still read or write its buffer, so the core keeps
+ * testing it (Task::drain) and the call completes after it, as Open MPI's own collectives
+ * cancel and wait. Any other failure: abandoned as before. */
+static int t_cancel_failed(void* req) {
+    ompi_request_t* r = (ompi_request_t*)req;
+    if (!REQUEST_COMPLETE(r)) ompi_request_cancel(r);
+    ompi_communicator_t* c = r->req_mpi_object.comm;
+    if (hieragg_compat_request_ended(r) || !ompi_ftmpi_enabled || NULL == c ||
+        !(ompi_comm_coll_revoked(c) || ompi_comm_is_revoked(c))) {
+        ompi_request_free(&r);
+        return 1;
+    }
+    return 0;
+}
+#endif
 
 static int t_reduce(void* op, const void* src, void* dst, size_t count, void* dtype) {
     ompi_op_reduce((ompi_op_t*)op, (void*)src, dst, count, (ompi_datatype_t*)dtype);
@@ -171,4 +191,9 @@ void mca_coll_hieragg_transport(hieragg_transport* t) {
     t->progress = t_progress;
     t->output = t_output;
     t->numeric_kind = t_numeric_kind;
+#if HIERAGG_ULFM
+    t->cancel_failed = t_cancel_failed;
+#else
+    t->cancel_failed = NULL;
+#endif
 }

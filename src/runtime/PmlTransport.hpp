@@ -23,6 +23,10 @@ public:
         return rc;
     }
     void abandon(void* req) override { cb_.abandon(req); }
+    bool cancelFailed(void* req) override {
+        if (!cb_.cancel_failed) return Transport::cancelFailed(req);
+        return cb_.cancel_failed(req) != 0;
+    }
     int reduce(void* op, const void* src, void* dst, size_t count, void* type) override {
         return cb_.reduce(op, src, dst, count, type);
     }

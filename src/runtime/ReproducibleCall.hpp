@@ -33,6 +33,7 @@ public:
     }
     int test(void* req, bool& done) override { return base_.test(req, done); }
     void abandon(void* req) override { base_.abandon(req); }
+    bool cancelFailed(void* req) override { return base_.cancelFailed(req); }
     int reduce(void* op, const void* src, void* dst, size_t count, void* type) override;
     int copy(const void* src, size_t scount, void* stype, void* dst, size_t rcount, void* rtype) override {
         return base_.copy(src, scount, stype, dst, rcount, rtype);

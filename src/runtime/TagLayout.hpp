@@ -6,9 +6,11 @@
 // (2^23 - 1), mtl ofi's ofi_tag_2 mode 20 (2^19 - 1). The PML keeps the low bits of a
 // tag; a negative tag below -(MPI_TAG_UB + 1) would wrap onto another hieragg tag, and
 // onto a user tag MPI_ANY_TAG matches. So the layout is sized from the PML's
-// MPI_TAG_UB: every tag lies in [-(MPI_TAG_UB + 1), -28].
+// MPI_TAG_UB: every tag lies in [-(MPI_TAG_UB + 1), top], where top is the first tag below
+// the ones Open MPI keeps for itself (MCA_COLL_BASE_TAG_NONBLOCKING_BASE - 1: -28 on 4.1,
+// -34 on 5.0, whose ULFM shrink and agreement use -28 to -30; the shim says which).
 //
-// A tag is `-28 - region - (n mod W) * kChannels - channel`, W the call-number window
+// A tag is `top - region - (n mod W) * kChannels - channel`, W the call-number window
 // (a power of two), region one of: calls 0, an intercommunicator's local group W*kChannels,
 // persistent requests 2W*kChannels (and their local group 3W*kChannels), the fixed setup
 // blocks from 4W*kChannels on (identity exchange, offload setup, calibration).
@@ -21,7 +23,7 @@ enum class TagSpace { Call, Persistent };
 
 class TagLayout {
 public:
-    static constexpr int kTop = -28;                      // the first tag below Open MPI's own
+    static constexpr int kDefaultTop = -28;               // Open MPI 4.1's first tag below its own
     static constexpr uint32_t kChannels = 4096;           // channels of one call at most
     static constexpr uint32_t kSetupBlocks = 8;           // identity, 5 offload, 2 calibration
     static constexpr uint32_t kMaxWindow = 1u << 16;      // the window with 32-bit tags
@@ -31,12 +33,14 @@ public:
     // communicator mixed up their messages; 256 is what pml ucx's 24 bits give.
     static constexpr uint32_t kMinWindow = 256;
 
-    // The layout for a PML whose MPI_TAG_UB is `maxTag`; window() == 0 when not even
-    // kMinWindow fits, and `why` then says so.
-    static TagLayout forMaxTag(long long maxTag, std::string& why);
+    // The layout for a PML whose MPI_TAG_UB is `maxTag`, its tags from `top` down;
+    // window() == 0 when not even kMinWindow fits, and `why` then says so.
+    static TagLayout forMaxTag(long long maxTag, int top, std::string& why);
+    static TagLayout forMaxTag(long long maxTag, std::string& why) { return forMaxTag(maxTag, kDefaultTop, why); }
     TagLayout() = default;  // the 32-bit layout
 
     uint32_t window() const { return window_; }
+    int top() const { return top_; }
     // Call number `seq` (per pair, or a persistent request's init number).
     int callBase(uint32_t seq, TagSpace space, bool localGroup) const;
     // Fixed setup block `block` (0: identity exchange, 1..5 offload setup, 6..7 calibration).
@@ -45,8 +49,9 @@ public:
     long long lowest() const;
 
 private:
-    explicit TagLayout(uint32_t window) : window_(window) {}
+    TagLayout(uint32_t window, int top) : window_(window), top_(top) {}
     uint32_t window_ = kMaxWindow;
+    int top_ = kDefaultTop;
 };
 
 }  // namespace hieragg

@@ -72,6 +72,7 @@ public:
     }
     int test(void* req, bool& done) override { return pml_.test(req, done); }
     void abandon(void* req) override { pml_.abandon(req); }
+    bool cancelFailed(void* req) override { return pml_.cancelFailed(req); }
     int reduce(void* op, const void* src, void* dst, size_t count, void* type) override {
         return pml_.reduce(op, src, dst, count, type);
     }
