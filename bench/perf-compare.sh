@@ -102,7 +102,7 @@ if [ -n "$profiles" ]; then
   done
   py=/usr/bin/python3; [ -x "$py" ] || py=python3
   report=(--combine "${dirs[@]}" --out "$out" --command "$cmdline")
-  [ "$publish" = 1 ] && report+=(--publish "$root/docs/performance.md" --publish-image "$root/docs/images/performance-profiles.png")
+  [ "$publish" = 1 ] && report+=(--publish "$root/docs/performance.md" --publish-image "$root/docs/images/performance-profiles.png" --marker perf-profiles)
   "$py" "$root/bench/perf_report.py" "${report[@]}"
   exit 0
 fi
@@ -275,11 +275,10 @@ else report+=(--link-bps "$(. "$emu/emu-common.sh"; emu_rate_bps "${RATE:-1gbit}
 # Where --publish writes: the profile's own marked section of docs/performance.md and its plot.
 if [ "$publish" = 1 ]; then
   case "${publish_as:-$([ "$onenode" = 1 ] && echo one-node || echo slow)}" in
-    slow) marker=perf-table image=performance.png ;;
-    fast) marker=perf-table-fast image=performance-fast.png ;;
-    one-node) marker=perf-onenode image=performance-onenode.png ;;
+    slow) report+=(--publish "$root/docs/performance.md" --publish-image "$root/docs/images/performance.png" --marker perf-table) ;;
+    fast) report+=(--publish "$root/docs/performance.md" --publish-image "$root/docs/images/performance-fast.png" --marker perf-table-fast) ;;
+    one-node) report+=(--publish "$root/docs/performance.md" --publish-image "$root/docs/images/performance-onenode.png" --marker perf-onenode) ;;
   esac
-  report+=(--publish "$root/docs/performance.md" --publish-image "$root/docs/images/$image" --marker "$marker")
 fi
 # Debian's python3 (its python3-matplotlib), not whatever python3 comes first in PATH.
 py=/usr/bin/python3; [ -x "$py" ] || py=python3

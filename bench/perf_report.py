@@ -218,7 +218,7 @@ def combine(a):
         plot_profiles(profiles, columns, cells, png)
     print(table)
     if a.publish:
-        publish(a.publish, "perf-profiles", table)
+        publish(a.publish, a.marker, table)
         if a.publish_image and not a.no_plot:
             os.makedirs(os.path.dirname(a.publish_image), exist_ok=True)
             shutil.copyfile(png, a.publish_image)
