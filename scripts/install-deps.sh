@@ -3,7 +3,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libhwloc-dev
       libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
-      graphviz valgrind
+      graphviz valgrind python3   # python3: bench/perf_report.py and the docs.links test
       libfabric-dev libfabric1 libfabric-bin  # offload backend (docs/offload.md); fi_info for the tests
       iproute2 iptables util-linux)   # the emulated cluster (bench/emucluster) of the emu tests
 missing=()

@@ -338,8 +338,8 @@ static int hieragg_register(void) {
     }
     (void)mca_base_component_var_register(c, "max_temp_bytes",
         "Temporary memory one collective may allocate per process (0 = no limit). A call "
-        "whose schedule needs more runs with smaller pulses or the flat algorithm; if none "
-        "fits, it fails with MPI_ERR_NO_MEM on every process (nothing is sent)",
+        "whose schedule needs more runs with smaller pulses or an algorithm that stages less; "
+        "if none fits, every process runs the one needing least and rank 0 warns once",
         MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &m->max_temp_bytes);
     (void)mca_base_component_var_register(c, "switch_entries",

@@ -47,5 +47,24 @@ expect_combined "| gather | 4 MiB | **0.83** | **0.83** |"
 expect_combined "| **within target** | | 2 of 4 | 3 of 4 |"
 grep -q "profile fast: no .* (that profile did not run); left out" "$out/combine.log" ||
   { echo "FAIL: a missing profile is not reported"; status=1; }
+# --publish into a copy of docs/performance.md: only what lies between the perf-table
+# markers changes (it becomes the new table), everything around them stays byte for byte,
+# and the perf-onenode pair (published by --one-node) is left alone.
+doc="$here/../../docs/performance.md"
+if [ -f "$doc" ]; then
+  cp "$doc" "$out/published.md"
+  "$py" "$report" --raw "$here/data/raw" --out "$out/pub" --mode test --runs 2 --layouts 2x2rr \
+    --link-bps 1e9 --no-plot --publish "$out/published.md" >/dev/null || { echo "FAIL: --publish exited with $?"; status=1; }
+  outside() { awk '/<!-- perf-table:begin -->/{skip=1} !skip{print} /<!-- perf-table:end -->/{skip=0}' "$1"; }
+  inside() { awk '/<!-- perf-table:end -->/{skip=0} skip{print} /<!-- perf-table:begin -->/{skip=1}' "$1"; }
+  if [ "$(outside "$doc")" = "$(outside "$out/published.md")" ]; then echo "ok: --publish keeps the text around the markers"
+  else echo "FAIL: --publish changed docs/performance.md outside the perf-table markers"; status=1; fi
+  if [ "$(inside "$out/published.md")" = "$(cat "$out/pub/performance.md")" ]; then echo "ok: --publish puts the table between the markers"
+  else echo "FAIL: the published table differs from the report's"; status=1; fi
+  for m in perf-table perf-onenode; do
+    n=$(grep -c -- "<!-- $m:\(begin\|end\) -->" "$out/published.md")
+    if [ "$n" -eq 2 ]; then echo "ok: one $m marker pair"; else echo "FAIL: $n $m markers after --publish"; status=1; fi
+  done
+fi
 [ "$status" -eq 0 ] && echo "report_test: OK"
 exit $status
