@@ -9,7 +9,7 @@
 # usage: bash bench/perf-compare.sh [--quick] [--runs R] [--layouts 2x4rr,4x2block]
 #                                   [--colls a,b] [--sizes 8,65536,4194304] [--iters 100,20,3]
 #                                   [--out DIR] [--publish] [--virtual] [--show-decisions]
-#                                   [--one-node [--nps 4,8]]
+#                                   [--one-node [--nps 4,8]] [--profiles slow,fast,one-node]
 #   default           3 runs, 50/10/3 iterations at 8 B/64 KiB/4 MiB (about 8 minutes)
 #   --quick           2 runs, 20/5/2 iterations (about 3 minutes for both layouts)
 #   --layouts         NxPrr: N nodes x P ranks round-robin (--map-by node);
@@ -23,6 +23,14 @@
 #                     flat rows) against Open MPI's default (tuned) only; ratio = hieragg ÷
 #                     tuned; 5 runs, 400/50/10 iterations unless told; layouts 1x4
 #                     (--nps 4,8: 1x4 and 1x8)
+#   --profiles        network profiles, run one after the other, each into OUT/PROFILE and,
+#                     with --publish, into its own section of docs/performance.md, then one
+#                     side-by-side table and plot of all of them (section "perf-profiles"):
+#                       slow      emulated links of DELAY (50us) one-way and RATE (1gbit)
+#                       fast      emulated links left unshaped (plain veth TCP between namespaces:
+#                                 -d 0 -r 0), where the software cost of each call decides
+#                       one-node  as --one-node (one machine, hieragg against tuned)
+#                     default: the one profile the other options name (slow, or one-node)
 #   --show-decisions  before the timed runs of each layout, one untimed hieragg job
 #                     (1 iteration) prints its decomposition (coll_hieragg_verbose=1)
 #                     and the algorithm per call (verbose=2) to OUT/raw/LAYOUT.decisions.log
@@ -40,15 +48,17 @@ BUILD_DIR=${BUILD_DIR:-build}
 build=$(cd "$root" && mkdir -p "$BUILD_DIR" && cd "$BUILD_DIR" && pwd)
 emu=$root/bench/emucluster
 
-runs=3 layouts=2x4rr,4x2block out=$root/out/perf publish=0 virtual=auto decisions=0 onenode=0 nps=4 runs_set=0 iters_set=0
+profiles="" publish_as="" runs=3 layouts=2x4rr,4x2block out=$root/out/perf publish=0 virtual=auto decisions=0 onenode=0 nps=4 runs_set=0 iters_set=0
 colls=bcast,allreduce,reduce,allgather,allgatherv,alltoall,gather,scatter,reduce_scatter,barrier,scan,allreduce_inplace
 sizes=8,65536,4194304 iters=50,10,3 job_timeout=180
 cmdline="bash bench/perf-compare.sh $*"
+orig_args=("$@")
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) runs=2 iters=20,5,2 job_timeout=120; shift ;;
     --runs) runs=$2 runs_set=1; shift 2 ;;
     --one-node) onenode=1 virtual=1; shift ;;
+    --profiles) profiles=$2; shift 2 ;;
     --nps) nps=$2; shift 2 ;;
     --layouts) layouts=$2; shift 2 ;;
     --colls) colls=$2; shift 2 ;;
@@ -56,6 +66,7 @@ while [ $# -gt 0 ]; do
     --iters) iters=$2 iters_set=1; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --publish) publish=1; shift ;;
+    --publish-as) publish_as=$2; shift 2 ;;   # internal (--profiles): the profile's own section
     --virtual) virtual=1; shift ;;
     --show-decisions) decisions=1; shift ;;
     -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
@@ -65,6 +76,37 @@ done
 
 say() { echo "perf-compare: $*" >&2; }
 
+# ---- several network profiles: this script once per profile, then the side-by-side report --
+if [ -n "$profiles" ]; then
+  pass=() skip=0
+  for a in "${orig_args[@]}"; do   # the other options, as given, for every profile
+    if [ "$skip" = 1 ]; then skip=0; continue; fi
+    case "$a" in
+      --profiles|--out) skip=1 ;;
+      --one-node|--publish) ;;
+      *) pass+=("$a") ;;
+    esac
+  done
+  dirs=()
+  for p in ${profiles//,/ }; do
+    case "$p" in
+      slow) env_p=(DELAY="${DELAY:-50us}" RATE="${RATE:-1gbit}") opt_p=() ;;
+      fast) env_p=(DELAY=0 RATE=0) opt_p=() ;;
+      one-node) env_p=() opt_p=(--one-node) ;;
+      *) say "unknown profile '$p' (slow, fast, one-node)"; exit 2 ;;
+    esac
+    [ "$publish" = 1 ] && opt_p+=(--publish --publish-as "$p")
+    say "=== profile $p"
+    env "${env_p[@]}" bash "$0" "${pass[@]}" "${opt_p[@]}" --out "$out/$p"
+    dirs+=("$p=$out/$p")
+  done
+  py=/usr/bin/python3; [ -x "$py" ] || py=python3
+  report=(--combine "${dirs[@]}" --out "$out" --command "$cmdline")
+  [ "$publish" = 1 ] && report+=(--publish "$root/docs/performance.md" --publish-image "$root/docs/images/performance-profiles.png" --marker perf-profiles)
+  "$py" "$root/bench/perf_report.py" "${report[@]}"
+  exit 0
+fi
+
 # One node: P ranks on this machine, no node split told to hieragg; the stacks are
 # hieragg and tuned (HAN has no hierarchy to use on one node).
 if [ "$onenode" = 1 ]; then
@@ -73,6 +115,13 @@ if [ "$onenode" = 1 ]; then
   # Scheduling noise of oversubscribed ranks dwarfs 8-byte calls: more iterations per cell.
   [ "$iters_set" = 1 ] || iters=400,50,10
 fi
+
+# Unshaped links (the fast profile): the per-call software cost decides the 8-byte cells, so
+# more calls per cell, as on one node.
+unshaped=0
+[ "$(. "$root/bench/emucluster/emu-common.sh"; emu_rate_bps "${RATE:-1gbit}")" = 0 ] &&
+  [ "$(. "$root/bench/emucluster/emu-common.sh"; emu_to_us "${DELAY:-50us}")" = 0 ] && unshaped=1
+[ "$unshaped" = 1 ] && [ "$onenode" = 0 ] && [ "$iters_set" = 0 ] && iters=200,20,3
 
 # ---- can this machine emulate nodes? -------------------------------------------------
 if [ "$virtual" = auto ]; then
@@ -216,16 +265,20 @@ say "all runs: $((SECONDS - started)) s"
 
 # ---- the report ---------------------------------------------------------------------------
 mode="emulated cluster (bench/emucluster, ${DELAY:-50us} one-way, ${RATE:-1gbit} links)"
+[ "$unshaped" = 1 ] && mode="emulated cluster (bench/emucluster) with UNSHAPED links (plain veth TCP between namespaces, no added delay or rate limit)"
 [ "$virtual" = 1 ] && mode="VIRTUAL nodes on one machine (no emulated links; hieragg given the node split)"
 [ "$onenode" = 1 ] && mode="ONE node (this machine, $(nproc) cores, oversubscribed, mpi_yield_when_idle 1; hieragg exclusive with its default split: the flat rows)"
 report=(--raw "$raw" --out "$out" --mode "$mode" --command "$cmdline" --runs "$runs" --layouts "$layouts")
 [ "$onenode" = 1 ] && report+=(--stacks hieragg,tuned)
 if [ "$virtual" = 1 ]; then report+=(--virtual)
 else report+=(--link-bps "$(. "$emu/emu-common.sh"; emu_rate_bps "${RATE:-1gbit}")"); fi
-if [ "$publish" = 1 ] && [ "$onenode" = 1 ]; then   # its own table and plot in the "One node" section
-  report+=(--publish "$root/docs/performance.md" --publish-image "$root/docs/images/performance-onenode.png" --marker perf-onenode)
-elif [ "$publish" = 1 ]; then
-  report+=(--publish "$root/docs/performance.md" --publish-image "$root/docs/images/performance.png")
+# Where --publish writes: the profile's own marked section of docs/performance.md and its plot.
+if [ "$publish" = 1 ]; then
+  case "${publish_as:-$([ "$onenode" = 1 ] && echo one-node || echo slow)}" in
+    slow) report+=(--publish "$root/docs/performance.md" --publish-image "$root/docs/images/performance.png" --marker perf-table) ;;
+    fast) report+=(--publish "$root/docs/performance.md" --publish-image "$root/docs/images/performance-fast.png" --marker perf-table-fast) ;;
+    one-node) report+=(--publish "$root/docs/performance.md" --publish-image "$root/docs/images/performance-onenode.png" --marker perf-onenode) ;;
+  esac
 fi
 # Debian's python3 (its python3-matplotlib), not whatever python3 comes first in PATH.
 py=/usr/bin/python3; [ -x "$py" ] || py=python3

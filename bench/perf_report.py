@@ -18,8 +18,6 @@ from collections import defaultdict
 
 STACKS = ["hieragg", "tuned", "han"]
 LABEL = {"hieragg": "hieragg", "tuned": "tuned", "han": "HAN"}
-BEGIN_MARK = "<!-- perf-table:begin -->"
-END_MARK = "<!-- perf-table:end -->"
 
 
 def size_label(b):
@@ -149,9 +147,134 @@ def summarize(entry):
     return status, med, min(t), max(t)
 
 
+def read_ratios(csv_path):
+    """One profile's performance.csv: {(layout, collective, bytes): ratio or status} of hieragg."""
+    out = {}
+    with open(csv_path, newline="") as fh:
+        for r in csv.DictReader(fh):
+            if r["stack"] != "hieragg":
+                continue
+            key = (r["layout"], r["collective"], int(r["bytes"]))
+            out[key] = float(r["ratio_to_best_other"]) if r["ratio_to_best_other"] else r["status"]
+    return out
+
+
+# What each profile's ratio is held to (issue 20): the fast and slow profiles against the faster of
+# tuned and HAN, one node against tuned.
+PROFILE_TARGET = {"slow": 1.0, "fast": 1.05, "one-node": 1.1}
+
+
+def combine(a):
+    """--combine PROFILE=DIR ...: the side-by-side table of hieragg's ratio per profile and layout."""
+    profiles = []
+    for spec in a.combine:
+        name, _, d = spec.partition("=")
+        path = os.path.join(d, "performance.csv")
+        if not os.path.exists(path):
+            print(f"perf-report: WARNING: profile {name}: no {path} (that profile did not run); left out")
+            continue
+        profiles.append((name, read_ratios(path)))
+    if not profiles:
+        raise SystemExit("perf-report: no profile produced a performance.csv")
+    columns = []  # (profile, layout)
+    cells = []    # (collective, bytes) in first-seen order
+    for name, ratios in profiles:
+        for (layout, coll, b) in ratios:
+            if (name, layout) not in columns:
+                columns.append((name, layout))
+            if (coll, b) not in cells:
+                cells.append((coll, b))
+    md = []
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    md.append(f"Made by `{a.command}` on {now}. hieragg's ratio per network profile and layout: "
+              "hieragg ÷ the faster of tuned and HAN (one-node: ÷ tuned), t_max medians of the interleaved "
+              "runs of each profile's own table below. **Bold**: within the profile's target "
+              "(slow ≤ 1.0, fast ≤ 1.05, one-node ≤ 1.1).")
+    md.append("")
+    md.append("| collective | size | " + " | ".join(f"{n} {l}" for n, l in columns) + " |")
+    md.append("|---|---|" + "---|" * len(columns))
+    met = defaultdict(lambda: [0, 0])
+    for coll, b in cells:
+        cols = []
+        for n, l in columns:
+            v = dict(profiles)[n].get((l, coll, b))
+            if v is None:
+                cols.append("")
+            elif isinstance(v, str):
+                cols.append(f"**{v}**" if v != "ok" else "—")
+            else:
+                ok = v <= PROFILE_TARGET.get(n, 1.0)
+                met[(n, l)][1] += 1
+                met[(n, l)][0] += ok
+                cols.append(f"**{v:.2f}**" if ok else f"{v:.2f}")
+        md.append(f"| {coll} | {size_label(b)} | " + " | ".join(cols) + " |")
+    md.append("| **within target** | | " + " | ".join(f"{met[c][0]} of {met[c][1]}" for c in columns) + " |")
+    table = "\n".join(md) + "\n"
+    os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.out, "profiles.md"), "w") as fh:
+        fh.write(table)
+    png = os.path.join(a.out, "profiles.png")
+    if not a.no_plot:
+        plot_profiles(profiles, columns, cells, png)
+    print(table)
+    if a.publish:
+        publish(a.publish, a.marker, table)
+        if a.publish_image and not a.no_plot:
+            os.makedirs(os.path.dirname(a.publish_image), exist_ok=True)
+            shutil.copyfile(png, a.publish_image)
+        print(f"perf-report: updated {a.publish}")
+
+
+def publish(doc_path, marker, table):
+    """Rewrites the part of doc_path between <!-- marker:begin --> and <!-- marker:end -->."""
+    begin, end = f"<!-- {marker}:begin -->", f"<!-- {marker}:end -->"
+    doc = open(doc_path).read() if os.path.exists(doc_path) else f"{begin}\n{end}\n"
+    if begin not in doc or end not in doc:
+        doc += f"\n{begin}\n{end}\n"
+    head, rest = doc.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    with open(doc_path, "w") as fh:
+        fh.write(head + begin + "\n" + table + end + tail)
+
+
+def plot_profiles(profiles, columns, cells, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    by_name = dict(profiles)
+    fig, ax = plt.subplots(figsize=(max(8, 0.5 * len(cells) + 2), 4.2))
+    width = 0.8 / max(1, len(columns))
+    for k, (n, l) in enumerate(columns):
+        xs, ys = [], []
+        for i, (coll, b) in enumerate(cells):
+            v = by_name[n].get((l, coll, b))
+            if isinstance(v, float):
+                xs.append(i + (k - (len(columns) - 1) / 2) * width)
+                ys.append(v)
+        ax.bar(xs, ys, width=width, label=f"{n} {l}")
+    ax.axhline(1.0, color="black", lw=0.8)
+    ax.set_yscale("log")
+    from matplotlib.ticker import FormatStrFormatter
+    ax.yaxis.set_major_formatter(FormatStrFormatter("%g"))
+    ax.yaxis.set_minor_formatter(FormatStrFormatter("%g"))
+    ax.tick_params(axis="y", which="both", labelsize=7)
+    ax.set_ylabel("hieragg ÷ best other (log)", fontsize=8)
+    ax.set_xticks(range(len(cells)))
+    ax.set_xticklabels([f"{c} {size_label(b)}" for c, b in cells], rotation=70, ha="right", fontsize=7)
+    ax.legend(fontsize=7, ncol=min(5, len(columns)))
+    ax.set_title("hieragg per network profile: below 1 = faster than the best of tuned and HAN (one-node: tuned)",
+                 fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--raw", required=True)
+    ap.add_argument("--combine", nargs="+", metavar="PROFILE=DIR",
+                    help="side-by-side table of several profiles' performance.csv (perf-compare --profiles)")
+    ap.add_argument("--raw")
     ap.add_argument("--out", required=True)
     ap.add_argument("--mode", default="")
     ap.add_argument("--command", default="bash bench/perf-compare.sh")
@@ -165,6 +288,11 @@ def main():
     ap.add_argument("--marker", default="perf-table", help="the <!-- MARKER:begin/end --> pair --publish rewrites")
     ap.add_argument("--stacks", default=",".join(STACKS), help="stacks compared (--one-node: hieragg,tuned)")
     a = ap.parse_args()
+    if a.combine:
+        combine(a)
+        return
+    if not a.raw:
+        ap.error("--raw is required (or --combine)")
     STACKS[:] = [s for s in a.stacks.split(",") if s in LABEL]
     one_node = STACKS == ["hieragg", "tuned"]
     cells, info, order = parse(a.raw)
@@ -279,14 +407,7 @@ def main():
     print(f"perf-report: wrote {a.out}/performance.md, performance.csv" + ("" if a.no_plot else ", performance.png"))
 
     if a.publish:
-        BEGIN_MARK, END_MARK = f"<!-- {a.marker}:begin -->", f"<!-- {a.marker}:end -->"
-        doc = open(a.publish).read() if os.path.exists(a.publish) else f"{BEGIN_MARK}\n{END_MARK}\n"
-        if BEGIN_MARK not in doc or END_MARK not in doc:
-            doc += f"\n{BEGIN_MARK}\n{END_MARK}\n"
-        head, rest = doc.split(BEGIN_MARK, 1)
-        _, tail = rest.split(END_MARK, 1)
-        with open(a.publish, "w") as fh:
-            fh.write(head + BEGIN_MARK + "\n" + table + END_MARK + tail)
+        publish(a.publish, a.marker, table)
         if a.publish_image and not a.no_plot:
             os.makedirs(os.path.dirname(a.publish_image), exist_ok=True)
             shutil.copyfile(png, a.publish_image)

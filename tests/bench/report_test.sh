@@ -33,6 +33,20 @@ expect "inside a node 3.0 µs; both directions at once 65 MB/s each way"
 rows=$(wc -l <"$out/performance.csv")
 if [ "$rows" -eq 13 ]; then echo "ok: 13 CSV lines"; else echo "FAIL: $rows CSV lines, expected 13"; status=1; fi
 grep -q '^2x2rr,gather,4194304,han,WRONG,' "$out/performance.csv" || { echo "FAIL: CSV lacks the WRONG HAN gather"; status=1; }
+# --combine (perf-compare --profiles): the same run read as a slow and a one-node profile; each
+# ratio is held to its profile's target (slow <= 1.0, one-node <= 1.1), so allreduce's 1.07 is bold
+# only under one-node, and the last row counts 2 and 3 of 4 cells within target.
+"$py" "$report" --combine "slow=$out" "one-node=$out" "fast=$out/absent" --out "$out/combined" --no-plot \
+  --command test >"$out/combine.log" || { echo "FAIL: perf_report.py --combine exited with $?"; exit 1; }
+expect_combined() {
+  if grep -qF -- "$1" "$out/combined/profiles.md"; then echo "ok: $1"; else echo "FAIL: no combined line with: $1"; status=1; fi
+}
+expect_combined "| collective | size | slow 2x2rr | one-node 2x2rr |"
+expect_combined "| allreduce | 4 MiB | 1.07 | **1.07** |"
+expect_combined "| gather | 4 MiB | **0.83** | **0.83** |"
+expect_combined "| **within target** | | 2 of 4 | 3 of 4 |"
+grep -q "profile fast: no .* (that profile did not run); left out" "$out/combine.log" ||
+  { echo "FAIL: a missing profile is not reported"; status=1; }
 # --publish into a copy of docs/performance.md: only what lies between the perf-table
 # markers changes (it becomes the new table), everything around them stays byte for byte,
 # and the perf-onenode pair (published by --one-node) is left alone.
