@@ -54,8 +54,46 @@ endif()
 
 install(TARGETS mca_coll_hieragg LIBRARY DESTINATION "${_component_rel}" COMPONENT deb EXCLUDE_FROM_ALL)
 string(REGEX MATCH "^([0-9]+)\\.([0-9]+)" _series "${HIERAGG_OMPI_VERSION}")
+set(_major "${CMAKE_MATCH_1}")
 math(EXPR _next_minor "${CMAKE_MATCH_2} + 1")
 set(_next_series "${CMAKE_MATCH_1}.${_next_minor}")
+
+# Open MPI 5 (Debian 13): Debian's PMIx parameter file sets the generic name
+# mca_base_component_path to PMIx's plugin directory, and PMIx hands it to every rank as
+# OMPI_MCA_mca_base_component_path, so the ranks would never search Open MPI's component
+# directory. The package's postinst/postrm (cmake/deb/) divert and rewrite that file while
+# hieragg is installed (README "Install" says why this file). Open MPI 4.1's mpirun (ORTE)
+# does not pass PMIx's file settings on: no maintainer scripts there.
+set(HIERAGG_PMIX_PARAMS "")
+if(_major GREATER_EQUAL 5)
+  execute_process(COMMAND ${HIERAGG_DPKG_QUERY} -S "*/pmix-mca-params.conf" OUTPUT_VARIABLE _owners
+                  OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  string(REPLACE "\n" ";" _owners "${_owners}")
+  foreach(_line IN LISTS _owners)
+    string(REGEX REPLACE "^[^:]+(:[a-z0-9]+)?: " "" _file "${_line}")
+    if(EXISTS "${_file}")
+      file(STRINGS "${_file}" _generic REGEX "^[ \t]*mca_base_component_path[ \t]*=")
+      if(_generic)
+        list(APPEND HIERAGG_PMIX_PARAMS "${_file}")
+      endif()
+    endif()
+  endforeach()
+  list(LENGTH HIERAGG_PMIX_PARAMS _n_params)
+  if(_n_params EQUAL 1)
+    foreach(_script postinst postrm)
+      configure_file(${PROJECT_SOURCE_DIR}/cmake/deb/${_script}.in ${CMAKE_BINARY_DIR}/deb/${_script} @ONLY
+                     FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
+                                      WORLD_READ WORLD_EXECUTE)
+    endforeach()
+    set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA "${CMAKE_BINARY_DIR}/deb/postinst;${CMAKE_BINARY_DIR}/deb/postrm")
+    set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
+    message(STATUS "hieragg: the .deb rewrites ${HIERAGG_PMIX_PARAMS} while installed (cmake/deb/postinst.in)")
+  elseif(_n_params GREATER 1)
+    message(WARNING "hieragg: more than one PMIx parameter file sets mca_base_component_path "
+                    "(${HIERAGG_PMIX_PARAMS}): the .deb leaves them alone, and mpirun's ranks will "
+                    "not find the installed component without --mca mca_base_component_path")
+  endif()
+endif()
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME hieragg)

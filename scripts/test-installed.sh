@@ -34,18 +34,36 @@ if dpkg-query -W -f='${Status}' hieragg 2>/dev/null | grep -q "ok installed"; th
   say "NOTE: hieragg $(dpkg-query -W -f='${Version}' hieragg) was installed: replaced by this build's, purged at the end"
 fi
 apt_get() { DEBIAN_FRONTEND=noninteractive apt-get -y -qq -o DPkg::Lock::Timeout=300 "$@"; }
+# What the package changes outside its own files (on Open MPI 5 its postinst diverts and
+# rewrites PMIx's parameter file, cmake/deb/postinst.in): recorded before the install and
+# compared after the purge, which must leave the system as it was.
+system_state() {
+  dpkg-divert --list | sort
+  dpkg-query -S '*/pmix-mca-params.conf' 2>/dev/null | sed 's/^.*: //' | sort -u | xargs -r sha256sum
+}
+state_before=$(system_state)
 purge() {
+  local rc=$?
   if apt_get purge hieragg >/dev/null && [ ! -e "$compdir/mca_coll_hieragg.so" ]; then
     say "hieragg purged"
   else
     say "WARNING: could not purge the hieragg package (dpkg -l hieragg)"
   fi
+  if [ "$(system_state)" != "$state_before" ]; then
+    say "FAIL: the purge did not restore the diversions and PMIx parameter files:"
+    diff <(echo "$state_before") <(system_state) || true
+    exit 1
+  fi
+  say "diversions and PMIx parameter files are as before the install"
+  exit $rc
 }
 trap purge EXIT
 trap 'exit 130' INT TERM
 apt_get install "$deb" >/dev/null
 [ -f "$compdir/mca_coll_hieragg.so" ] || { say "FAIL: the package did not put mca_coll_hieragg.so into $compdir"; exit 1; }
 say "installed $(dpkg-query -W -f='${Package} ${Version}' hieragg): $compdir/mca_coll_hieragg.so"
+diverted=$(dpkg-divert --list | grep ' by hieragg$' || true)
+say "diversions by hieragg: ${diverted:-none}"
 
 # What an administrator types next, with no path anywhere (nothing in the environment either).
 unset OMPI_MCA_mca_base_component_path
