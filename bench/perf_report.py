@@ -218,23 +218,24 @@ def combine(a):
         plot_profiles(profiles, columns, cells, png)
     print(table)
     if a.publish:
-        publish(a.publish, a.marker, table)
-        if a.publish_image and not a.no_plot:
-            os.makedirs(os.path.dirname(a.publish_image), exist_ok=True)
-            shutil.copyfile(png, a.publish_image)
-        print(f"perf-report: updated {a.publish}")
+        publish(a, table, png)
 
 
-def publish(doc_path, marker, table):
-    """Rewrites the part of doc_path between <!-- marker:begin --> and <!-- marker:end -->."""
-    begin, end = f"<!-- {marker}:begin -->", f"<!-- {marker}:end -->"
-    doc = open(doc_path).read() if os.path.exists(doc_path) else f"{begin}\n{end}\n"
+def publish(a, table, png):
+    """Rewrites the part of --publish's document between <!-- MARKER:begin --> and
+    <!-- MARKER:end --> (--marker) with `table`, and copies the plot to --publish-image."""
+    begin, end = f"<!-- {a.marker}:begin -->", f"<!-- {a.marker}:end -->"
+    doc = open(a.publish).read() if os.path.exists(a.publish) else f"{begin}\n{end}\n"
     if begin not in doc or end not in doc:
         doc += f"\n{begin}\n{end}\n"
     head, rest = doc.split(begin, 1)
     _, tail = rest.split(end, 1)
-    with open(doc_path, "w") as fh:
+    with open(a.publish, "w") as fh:
         fh.write(head + begin + "\n" + table + end + tail)
+    if a.publish_image and not a.no_plot:
+        os.makedirs(os.path.dirname(a.publish_image), exist_ok=True)
+        shutil.copyfile(png, a.publish_image)
+    print(f"perf-report: updated {a.publish}")
 
 
 def plot_profiles(profiles, columns, cells, path):
@@ -407,11 +408,7 @@ def main():
     print(f"perf-report: wrote {a.out}/performance.md, performance.csv" + ("" if a.no_plot else ", performance.png"))
 
     if a.publish:
-        publish(a.publish, a.marker, table)
-        if a.publish_image and not a.no_plot:
-            os.makedirs(os.path.dirname(a.publish_image), exist_ok=True)
-            shutil.copyfile(png, a.publish_image)
-        print(f"perf-report: updated {a.publish}")
+        publish(a, table, png)
 
 
 def plot(rows, layouts, sizes, path, mode):
