@@ -651,7 +651,7 @@ extern "C" {
 unsigned hieragg_tag_window(long long max_tag, int tag_top, char* why, size_t why_size) {
     try {
         std::string reason;
-        const TagLayout layout = TagLayout::forMaxTag(max_tag, tag_top < 0 ? tag_top : TagLayout::kDefaultTop, reason);
+        const TagLayout layout = TagLayout::forMaxTag(max_tag, tag_top, reason);
         if (why && why_size > 0) std::snprintf(why, why_size, "%s", reason.c_str());
         return layout.window();
     } catch (...) {

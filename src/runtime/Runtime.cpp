@@ -21,7 +21,7 @@ Runtime::Runtime(const hieragg_transport& tr, const hieragg_config& cfg)
     {
         std::string why;
         if (config_.pml_max_tag <= 0) config_.pml_max_tag = INT32_MAX;
-        tags_ = TagLayout::forMaxTag(config_.pml_max_tag, config_.tag_top < 0 ? config_.tag_top : TagLayout::kDefaultTop, why);
+        tags_ = TagLayout::forMaxTag(config_.pml_max_tag, config_.tag_top, why);
         if (tags_.window() < TagLayout::kMaxWindow)
             verbose(2, "hieragg: tags: the PML's MPI_TAG_UB is " + std::to_string(config_.pml_max_tag) +
                            ": call numbers wrap after " + std::to_string(tags_.window()) +
@@ -59,8 +59,7 @@ int Runtime::init(const hieragg_transport& tr, const hieragg_config& cfg) {
     if (gRuntime) return 0;
     std::string why;
     // The shim asked hieragg_tag_window first and stays out when it is 0.
-    if (TagLayout::forMaxTag(cfg.pml_max_tag > 0 ? cfg.pml_max_tag : INT32_MAX,
-                             cfg.tag_top < 0 ? cfg.tag_top : TagLayout::kDefaultTop, why).window() == 0)
+    if (TagLayout::forMaxTag(cfg.pml_max_tag > 0 ? cfg.pml_max_tag : INT32_MAX, cfg.tag_top, why).window() == 0)
         return HIERAGG_ERR_UNSUPPORTED;
     gRuntime = new Runtime(tr, cfg);
     return 0;

@@ -10,6 +10,7 @@ long long span(uint32_t w) {
 }  // namespace
 
 TagLayout TagLayout::forMaxTag(long long maxTag, int top, std::string& why) {
+    if (top >= 0) top = kDefaultTop;
     // Tags from -(maxTag + 1) to top, i.e. maxTag + 2 + top of them (top included).
     const long long room = maxTag + 1 + top + 1;
     uint32_t w = kMaxWindow;

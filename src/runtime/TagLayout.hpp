@@ -33,8 +33,9 @@ public:
     // communicator mixed up their messages; 256 is what pml ucx's 24 bits give.
     static constexpr uint32_t kMinWindow = 256;
 
-    // The layout for a PML whose MPI_TAG_UB is `maxTag`, its tags from `top` down;
-    // window() == 0 when not even kMinWindow fits, and `why` then says so.
+    // The layout for a PML whose MPI_TAG_UB is `maxTag`, its tags from `top` down (a top of
+    // 0 or above, hieragg_config::tag_top left unset, is kDefaultTop); window() == 0 when not
+    // even kMinWindow fits, and `why` then says so.
     static TagLayout forMaxTag(long long maxTag, int top, std::string& why);
     static TagLayout forMaxTag(long long maxTag, std::string& why) { return forMaxTag(maxTag, kDefaultTop, why); }
     TagLayout() = default;  // the 32-bit layout
