@@ -19,7 +19,10 @@ namespace {
 // + 5 x 4.7 ms. The first small round trip often opens the connection; minimums drop it and
 // whatever a busy machine adds (samples of 140 us to 9 ms were seen for the same emulated
 // link). beta is the slope between the two long sizes, both past the eager limits, so the
-// rendezvous handshake both pay cancels (hier::estimateLink).
+// rendezvous handshake both pay cancels (hier::estimateLink). Their rounds alternate, so a
+// burst of load that delays a few consecutive rounds delays both sizes (run as two blocks
+// on a loaded machine, the slope once came out at the 0.01 ns/B floor on a 1 Gbit/s link,
+// where 512 KiB take 3.1 ms longer than 128 KiB: every 128 KiB round had been delayed).
 constexpr int kSmallRounds = 8;
 constexpr int kLongRounds = 5;  // of each long size
 constexpr size_t kSmallBytes = 8;
@@ -30,6 +33,8 @@ constexpr size_t kLargeBytes = 512 * 1024;  // the longest: the buffer's size
 // receives across the network together (every pair measures at once). About 8 x 100-200 us.
 constexpr int kExchangeRounds = 8;
 constexpr int kPingPongRounds = kSmallRounds + 2 * kLongRounds;
+// Which long size a ping-pong round after the small ones sends: 128 KiB, 512 KiB, 128 KiB, ...
+bool longerRound(int round) { return (round - kSmallRounds) % 2 == 0; }
 
 // What every rank contributes to the agreement: its pair's measurement (initiators only).
 struct CalibrationRecord {
@@ -67,9 +72,7 @@ void roundDone(void* ctx, int status);
 
 int startRound(hieragg_comm& c, LinkCalibrationState& st) {
     Runtime& rt = *Runtime::instance();
-    const size_t n = st.round < kSmallRounds                ? kSmallBytes
-                     : st.round < kSmallRounds + kLongRounds ? kLongerBytes
-                                                             : kLargeBytes;
+    const size_t n = st.round < kSmallRounds ? kSmallBytes : longerRound(st.round) ? kLongerBytes : kLargeBytes;
     ScheduleBuilder b(st.round < kPingPongRounds ? "calibration-pingpong" : "calibration-exchange");
     const BufRef data{kRecvBuf, 0}, reply{kRecvBuf, static_cast<ptrdiff_t>(kLargeBytes)};
     if (st.round >= kPingPongRounds) {  // both send and receive at once
@@ -153,10 +156,10 @@ void roundDone(void* ctx, int status) {
     if (st->initiator) {
         const double us =
             std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - st->t0).count();
-        (st->round < kSmallRounds                ? st->smallRtt
-         : st->round < kSmallRounds + kLongRounds ? st->longerRtt
-         : st->round < kPingPongRounds           ? st->largeRtt
-                                                 : st->exchangeRound)
+        (st->round < kSmallRounds        ? st->smallRtt
+         : st->round >= kPingPongRounds ? st->exchangeRound
+         : longerRound(st->round)        ? st->longerRtt
+                                         : st->largeRtt)
             .push_back(us);
     }
     if (++st->round < kPingPongRounds + kExchangeRounds) {
