@@ -20,15 +20,14 @@ double median(std::vector<double> v) {
 }
 }  // namespace
 
-MeasuredLink estimateLink(const RoundTrips& small, const RoundTrips& longer, const RoundTrips& longest) {
+MeasuredLink estimateLink(const std::vector<double>& smallRttUs, const std::vector<double>& largeRttUs,
+                          size_t largeBytes, size_t smallBytes) {
     MeasuredLink m;
-    const double s = minimum(small.us), a = minimum(longer.us), b = minimum(longest.us);
-    if (!std::isfinite(s) || !std::isfinite(a) || !std::isfinite(b) || s <= 0 || longer.bytes <= small.bytes ||
-        longest.bytes <= longer.bytes)
-        return m;
+    const double small = minimum(smallRttUs), large = minimum(largeRttUs);
+    if (!std::isfinite(small) || !std::isfinite(large) || small <= 0 || largeBytes <= smallBytes) return m;
     m.valid = true;
-    m.alpha_us = s / 2;
-    const double perByteUs = (b - a) / static_cast<double>(longest.bytes - longer.bytes);
+    m.alpha_us = small / 2;
+    const double perByteUs = (large - small) / static_cast<double>(largeBytes - smallBytes);
     m.beta_ns_per_byte = std::max(perByteUs * 1000.0, kMinBetaNsPerByte);
     return m;
 }

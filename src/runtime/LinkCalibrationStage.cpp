@@ -15,26 +15,25 @@
 namespace hieragg {
 
 namespace {
-// About 30 ms on an Ethernet-like link (84 us one way, 116 MB/s): 8 x 170 us + 5 x 1.3 ms
-// + 5 x 4.7 ms. The first small round trip often opens the connection; minimums drop it and
-// whatever a busy machine adds (samples of 140 us to 9 ms were seen for the same emulated
-// link). beta is the slope between the two long sizes, both past the eager limits, so the
-// rendezvous handshake both pay cancels (hier::estimateLink). Their rounds alternate, so a
-// burst of load that delays a few consecutive rounds delays both sizes (run as two blocks
-// on a loaded machine, the slope once came out at the 0.01 ns/B floor on a 1 Gbit/s link,
-// where 512 KiB take 3.1 ms longer than 128 KiB: every 128 KiB round had been delayed).
+// About 30 ms on an Ethernet-like link (84 us one way, 116 MB/s): 8 x 170 us + 6 x 4.7 ms.
+// The first small round trip often opens the connection; minimums drop it and whatever
+// a busy machine adds (samples of 140 us to 9 ms were seen for the same emulated link).
+// The large message is past the eager limits, so its round trip carries a rendezvous
+// handshake (2-3 alphas) that beta = (large - small) / bytes spreads over its bytes: over
+// 128 KiB that said 7.2 ns/B on unshaped links moving bulk data at 0.8-1.7 ns/B, and priced
+// every unsegmented 64 KiB message 4x too high; over 512 KiB a quarter of that. (A slope
+// between two long sizes cancels the handshake but, on a loaded machine, came out at the
+// 0.01 ns/B floor on a 1 Gbit/s link: the ~3 ms between the two sizes drowned in delays of
+// several ms; against the 8-byte round trip the signal is the whole 4 ms.)
 constexpr int kSmallRounds = 8;
-constexpr int kLongRounds = 5;  // of each long size
+constexpr int kLargeRounds = 6;
 constexpr size_t kSmallBytes = 8;
-constexpr size_t kLongerBytes = 128 * 1024;
-constexpr size_t kLargeBytes = 512 * 1024;  // the longest: the buffer's size
+constexpr size_t kLargeBytes = 512 * 1024;
 // Then both ends send 8 B and receive 8 B at once, each round when the last one's message
 // arrived: what one dissemination / butterfly round costs when every leader sends and
 // receives across the network together (every pair measures at once). About 8 x 100-200 us.
 constexpr int kExchangeRounds = 8;
-constexpr int kPingPongRounds = kSmallRounds + 2 * kLongRounds;
-// Which long size a ping-pong round after the small ones sends: 128 KiB, 512 KiB, 128 KiB, ...
-bool longerRound(int round) { return (round - kSmallRounds) % 2 == 0; }
+constexpr int kPingPongRounds = kSmallRounds + kLargeRounds;
 
 // What every rank contributes to the agreement: its pair's measurement (initiators only).
 struct CalibrationRecord {
@@ -61,7 +60,7 @@ struct LinkCalibrationState {
     bool initiator = false;  // the lower index of the pair times the round trips
     int round = 0;
     std::vector<char> buf;  // kLargeBytes sent/received, then 8 bytes of reply
-    std::vector<double> smallRtt, longerRtt, largeRtt, exchangeRound;
+    std::vector<double> smallRtt, largeRtt, exchangeRound;
     std::chrono::steady_clock::time_point t0;
     std::vector<CalibrationRecord> records;
 };
@@ -72,7 +71,7 @@ void roundDone(void* ctx, int status);
 
 int startRound(hieragg_comm& c, LinkCalibrationState& st) {
     Runtime& rt = *Runtime::instance();
-    const size_t n = st.round < kSmallRounds ? kSmallBytes : longerRound(st.round) ? kLongerBytes : kLargeBytes;
+    const size_t n = st.round < kSmallRounds ? kSmallBytes : kLargeBytes;
     ScheduleBuilder b(st.round < kPingPongRounds ? "calibration-pingpong" : "calibration-exchange");
     const BufRef data{kRecvBuf, 0}, reply{kRecvBuf, static_cast<ptrdiff_t>(kLargeBytes)};
     if (st.round >= kPingPongRounds) {  // both send and receive at once
@@ -156,10 +155,7 @@ void roundDone(void* ctx, int status) {
     if (st->initiator) {
         const double us =
             std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - st->t0).count();
-        (st->round < kSmallRounds        ? st->smallRtt
-         : st->round >= kPingPongRounds ? st->exchangeRound
-         : longerRound(st->round)        ? st->longerRtt
-                                         : st->largeRtt)
+        (st->round < kSmallRounds ? st->smallRtt : st->round < kPingPongRounds ? st->largeRtt : st->exchangeRound)
             .push_back(us);
     }
     if (++st->round < kPingPongRounds + kExchangeRounds) {
@@ -167,18 +163,15 @@ void roundDone(void* ctx, int status) {
         return;
     }
     if (st->initiator) {
-        hier::MeasuredLink m = hier::estimateLink({st->smallRtt, kSmallBytes}, {st->longerRtt, kLongerBytes},
-                                                  {st->largeRtt, kLargeBytes});
+        hier::MeasuredLink m = hier::estimateLink(st->smallRtt, st->largeRtt, kLargeBytes, kSmallBytes);
         if (m.valid) m.exchange_us = hier::estimateExchangeRound(st->exchangeRound, m.alpha_us);
         if (Runtime::instance()->config().verbose >= 3) {  // the raw samples, to judge the estimate
-            std::string small, longer, large, exchange;
+            std::string small, large, exchange;
             for (double t : st->smallRtt) small += " " + fixed(t, 1);
-            for (double t : st->longerRtt) longer += " " + fixed(t, 1);
             for (double t : st->largeRtt) large += " " + fixed(t, 1);
             for (double t : st->exchangeRound) exchange += " " + fixed(t, 1);
             Runtime::instance()->verbose(3, "hieragg: network calibration, rank " + std::to_string(c.rank) + " with " +
                                                 std::to_string(st->peer) + ": round trips [us] of 8 B:" + small +
-                                                "; of " + std::to_string(kLongerBytes) + " B:" + longer +
                                                 "; of " + std::to_string(kLargeBytes) + " B:" + large +
                                                 "; exchange rounds [us] of 8 B each way:" + exchange);
         }

@@ -33,46 +33,41 @@ MeasuredLink link(double a, double b) {
 
 TEST(LinkCalibration, EstimatorRecoversAlphaBetaFromMinimums) {
     const double alpha = 84.0, beta = 8.6;  // the emulated cluster's link
-    const size_t longer = 128 * 1024, longest = 512 * 1024;
+    const size_t big = 128 * 1024;
     // First round trip opens the connection (slow), one is delayed by a busy peer.
     const std::vector<double> small = {rtt(alpha, beta, 8, 8) + 900, rtt(alpha, beta, 8, 8) + 15,
                                        rtt(alpha, beta, 8, 8), rtt(alpha, beta, 8, 8) + 3};
-    const std::vector<double> mid = {rtt(alpha, beta, longer, 8) + 400, rtt(alpha, beta, longer, 8)};
-    const std::vector<double> large = {rtt(alpha, beta, longest, 8), rtt(alpha, beta, longest, 8) + 70};
-    const MeasuredLink m = hier::estimateLink({small, 8}, {mid, longer}, {large, longest});
+    const std::vector<double> large = {rtt(alpha, beta, big, 8) + 400, rtt(alpha, beta, big, 8)};
+    const MeasuredLink m = hier::estimateLink(small, large, big, 8);
     ASSERT_TRUE(m.valid);
     // alpha absorbs the 8-byte transfer of each direction: 8 B * 8.6 ns = 0.07 us.
     EXPECT_NEAR(m.alpha_us, alpha + 8 * beta / 1000.0, 1e-9);
     EXPECT_NEAR(m.beta_ns_per_byte, beta, 1e-9);
 }
 
-TEST(LinkCalibration, RendezvousHandshakeDoesNotInflateBeta) {
-    // Past an eager limit of 64 KiB a message first sends a request and waits for the
-    // receiver's answer: one more round trip (2 alpha) on both long sizes. The slope between
-    // them is the link's beta; a slope from the 8-byte round trip would add 2 alpha / 128 KiB.
-    const double alpha = 30.0, beta = 1.2;
-    const size_t longer = 128 * 1024, longest = 512 * 1024;
-    const double handshake = 2 * alpha;
-    const MeasuredLink m = hier::estimateLink({{rtt(alpha, beta, 8, 8)}, 8},
-                                              {{rtt(alpha, beta, longer, 8) + handshake}, longer},
-                                              {{rtt(alpha, beta, longest, 8) + handshake}, longest});
-    ASSERT_TRUE(m.valid);
-    EXPECT_NEAR(m.beta_ns_per_byte, beta, 1e-9);
-    const double fromSmall = (rtt(alpha, beta, longer, 8) + handshake - rtt(alpha, beta, 8, 8)) / (longer - 8) * 1000;
-    EXPECT_GT(fromSmall, beta + 0.4);  // what the one-slope estimate said: 1.66 ns/B
+TEST(LinkCalibration, RendezvousHandshakeIsSpreadOverTheLargeMessage) {
+    // Past an eager limit (TCP's 64 KiB) a message first sends a request and waits for the
+    // receiver's answer: the large round trip carries one more round trip (2 alpha). beta
+    // takes it as per-byte cost, spread over the large message: 4x less at 512 KiB (the
+    // component's size) than at 128 KiB.
+    const double alpha = 56.0, beta = 1.2, handshake = 2 * alpha;
+    auto estimated = [&](size_t big) {
+        return hier::estimateLink({rtt(alpha, beta, 8, 8)}, {rtt(alpha, beta, big, 8) + handshake}, big, 8)
+            .beta_ns_per_byte;
+    };
+    EXPECT_NEAR(estimated(128 * 1024), beta + handshake / (128 * 1024 - 8) * 1000, 1e-9);
+    EXPECT_NEAR(estimated(512 * 1024), beta + handshake / (512 * 1024 - 8) * 1000, 1e-9);
+    EXPECT_LT(estimated(512 * 1024) - beta, (estimated(128 * 1024) - beta) / 3.99);
 }
 
 TEST(LinkCalibration, EstimatorRefusesMissingOrNonsenseSamples) {
-    const size_t a = 128 * 1024, b = 512 * 1024;
-    EXPECT_FALSE(hier::estimateLink({{}, 8}, {{100.0}, a}, {{200.0}, b}).valid);
-    EXPECT_FALSE(hier::estimateLink({{10.0}, 8}, {{}, a}, {{200.0}, b}).valid);
-    EXPECT_FALSE(hier::estimateLink({{10.0}, 8}, {{100.0}, a}, {{}, b}).valid);
-    EXPECT_FALSE(hier::estimateLink({{0.0}, 8}, {{100.0}, a}, {{200.0}, b}).valid);
-    EXPECT_FALSE(hier::estimateLink({{10.0}, a}, {{100.0}, a}, {{200.0}, b}).valid);
-    EXPECT_FALSE(hier::estimateLink({{10.0}, 8}, {{100.0}, b}, {{200.0}, b}).valid);
-    EXPECT_FALSE(hier::estimateLink({{NAN}, 8}, {{100.0}, a}, {{200.0}, b}).valid);
-    // The longest round trip faster than the longer one (noise): beta is floored, not negative.
-    const MeasuredLink m = hier::estimateLink({{10.0}, 8}, {{100.0}, a}, {{90.0}, b});
+    EXPECT_FALSE(hier::estimateLink({}, {100.0}, 65536, 8).valid);
+    EXPECT_FALSE(hier::estimateLink({10.0}, {}, 65536, 8).valid);
+    EXPECT_FALSE(hier::estimateLink({0.0}, {100.0}, 65536, 8).valid);
+    EXPECT_FALSE(hier::estimateLink({10.0}, {100.0}, 8, 8).valid);
+    EXPECT_FALSE(hier::estimateLink({NAN}, {100.0}, 65536, 8).valid);
+    // A large round trip faster than the small one (noise): beta is floored, not negative.
+    const MeasuredLink m = hier::estimateLink({10.0}, {9.0}, 65536, 8);
     ASSERT_TRUE(m.valid);
     EXPECT_DOUBLE_EQ(m.alpha_us, 5.0);
     EXPECT_DOUBLE_EQ(m.beta_ns_per_byte, hier::kMinBetaNsPerByte);

@@ -24,22 +24,13 @@ struct MeasuredLink {
 // model to absurd values): beta at least kMinBetaNsPerByte (100 GB/s).
 constexpr double kMinBetaNsPerByte = 0.01;
 
-// Round trips of `bytes` one way and a small reply back [us].
-struct RoundTrips {
-    std::vector<double> us;
-    size_t bytes = 0;
-};
-
-// alpha = min(small round trips) / 2; beta = the slope between the minimums of two long
-// messages, (min(longest) - min(longer)) / (longest.bytes - longer.bytes). Both long sizes
-// lie past the transports' eager limits, so the rendezvous each pays (a handshake round trip
-// before the data: 2-3 alphas) cancels; a slope from the small message spreads it over the
-// long one's bytes (emulated 1 Gbit/s links, 8 ns/B on the wire: 8.0-9.0 ns/B from the two
-// long sizes, 9.9-49 ns/B from 8 B and 128 KiB in the same loaded session).
-// Minimums: a round trip is never faster than the link, only slower (a peer busy elsewhere,
-// a connection being opened). Invalid without samples of all three kinds, with a
-// non-positive small round trip or with sizes not increasing.
-MeasuredLink estimateLink(const RoundTrips& small, const RoundTrips& longer, const RoundTrips& longest);
+// alpha = min(small round trips) / 2; beta = (min(large round trips) - min(small round
+// trips)) / (largeBytes - smallBytes), where a large round trip is largeBytes there and
+// smallBytes back. Minimums: a round trip is never faster than the link, only slower
+// (a peer busy elsewhere, a connection being opened). Invalid without both kinds of
+// samples or with a non-positive small round trip.
+MeasuredLink estimateLink(const std::vector<double>& smallRttUs, const std::vector<double>& largeRttUs,
+                          size_t largeBytes, size_t smallBytes);
 
 // One exchange round from the durations of back-to-back rounds (each side sends its small
 // message and receives the other's at once, the next round when its message arrived).
