@@ -15,20 +15,13 @@
 namespace hieragg {
 
 namespace {
-// About 30 ms on an Ethernet-like link (84 us one way, 116 MB/s): 8 x 170 us + 6 x 4.7 ms.
+// About 5 ms on an Ethernet-like link (84 us one way, 116 MB/s): 8 x 170 us + 3 x 1.3 ms.
 // The first small round trip often opens the connection; minimums drop it and whatever
 // a busy machine adds (samples of 140 us to 9 ms were seen for the same emulated link).
-// The large message is past the eager limits, so its round trip carries a rendezvous
-// handshake (2-3 alphas) that beta = (large - small) / bytes spreads over its bytes: over
-// 128 KiB that said 7.2 ns/B on unshaped links moving bulk data at 0.8-1.7 ns/B, and priced
-// every unsegmented 64 KiB message 4x too high; over 512 KiB a quarter of that. (A slope
-// between two long sizes cancels the handshake but, on a loaded machine, came out at the
-// 0.01 ns/B floor on a 1 Gbit/s link: the ~3 ms between the two sizes drowned in delays of
-// several ms; against the 8-byte round trip the signal is the whole 4 ms.)
 constexpr int kSmallRounds = 8;
-constexpr int kLargeRounds = 6;
+constexpr int kLargeRounds = 3;
 constexpr size_t kSmallBytes = 8;
-constexpr size_t kLargeBytes = 512 * 1024;
+constexpr size_t kLargeBytes = 128 * 1024;  // past the eager limits, like a segment
 // Then both ends send 8 B and receive 8 B at once, each round when the last one's message
 // arrived: what one dissemination / butterfly round costs when every leader sends and
 // receives across the network together (every pair measures at once). About 8 x 100-200 us.

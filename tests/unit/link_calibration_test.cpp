@@ -45,21 +45,6 @@ TEST(LinkCalibration, EstimatorRecoversAlphaBetaFromMinimums) {
     EXPECT_NEAR(m.beta_ns_per_byte, beta, 1e-9);
 }
 
-TEST(LinkCalibration, RendezvousHandshakeIsSpreadOverTheLargeMessage) {
-    // Past an eager limit (TCP's 64 KiB) a message first sends a request and waits for the
-    // receiver's answer: the large round trip carries one more round trip (2 alpha). beta
-    // takes it as per-byte cost, spread over the large message: 4x less at 512 KiB (the
-    // component's size) than at 128 KiB.
-    const double alpha = 56.0, beta = 1.2, handshake = 2 * alpha;
-    auto estimated = [&](size_t big) {
-        return hier::estimateLink({rtt(alpha, beta, 8, 8)}, {rtt(alpha, beta, big, 8) + handshake}, big, 8)
-            .beta_ns_per_byte;
-    };
-    EXPECT_NEAR(estimated(128 * 1024), beta + handshake / (128 * 1024 - 8) * 1000, 1e-9);
-    EXPECT_NEAR(estimated(512 * 1024), beta + handshake / (512 * 1024 - 8) * 1000, 1e-9);
-    EXPECT_LT(estimated(512 * 1024) - beta, (estimated(128 * 1024) - beta) / 3.99);
-}
-
 TEST(LinkCalibration, EstimatorRefusesMissingOrNonsenseSamples) {
     EXPECT_FALSE(hier::estimateLink({}, {100.0}, 65536, 8).valid);
     EXPECT_FALSE(hier::estimateLink({10.0}, {}, 65536, 8).valid);
