@@ -8,7 +8,7 @@
 #
 # usage: bash bench/perf-compare.sh [--quick] [--runs R] [--layouts 2x4rr,4x2block]
 #                                   [--colls a,b] [--sizes 8,65536,4194304] [--iters 100,20,3]
-#                                   [--out DIR] [--publish] [--virtual] [--show-decisions]
+#                                   [--out DIR] [--publish] [--virtual] [--show-decisions] [--log-plans]
 #                                   [--one-node [--nps 4,8]] [--profiles slow,fast,one-node]
 #   default           3 runs, 50/10/3 iterations at 8 B/64 KiB/4 MiB (about 8 minutes)
 #   --quick           2 runs, 20/5/2 iterations (about 3 minutes for both layouts)
@@ -34,6 +34,12 @@
 #   --show-decisions  before the timed runs of each layout, one untimed hieragg job
 #                     (1 iteration) prints its decomposition (coll_hieragg_verbose=1)
 #                     and the algorithm per call (verbose=2) to OUT/raw/LAYOUT.decisions.log
+#   --log-plans       every timed hieragg job logs its measured network and the plan of each
+#                     cell (coll_hieragg_verbose=2, printed once per cell, outside the timed
+#                     loop's repeats); OUT/plans.md then gives each cell's time per plan over
+#                     all runs. The network calibration runs in every job, so on a loaded
+#                     machine the plan of one cell can differ between runs: the stack's
+#                     median then mixes rows, the per-plan times do not
 # Environment: DELAY (50us), RATE (1gbit): the emulated links; BUILD_DIR (build);
 #   HIERAGG_MCA="name value ...": MCA settings for the hieragg stack only (a forced row).
 #
@@ -48,7 +54,7 @@ BUILD_DIR=${BUILD_DIR:-build}
 build=$(cd "$root" && mkdir -p "$BUILD_DIR" && cd "$BUILD_DIR" && pwd)
 emu=$root/bench/emucluster
 
-profiles="" publish_as="" runs=3 layouts=2x4rr,4x2block out=$root/out/perf publish=0 virtual=auto decisions=0 onenode=0 nps=4 runs_set=0 iters_set=0
+profiles="" publish_as="" runs=3 layouts=2x4rr,4x2block out=$root/out/perf publish=0 virtual=auto decisions=0 logplans=0 onenode=0 nps=4 runs_set=0 iters_set=0
 colls=bcast,allreduce,reduce,allgather,allgatherv,alltoall,gather,scatter,reduce_scatter,barrier,scan,allreduce_inplace
 sizes=8,65536,4194304 iters=50,10,3 job_timeout=180
 cmdline="bash bench/perf-compare.sh $*"
@@ -69,7 +75,8 @@ while [ $# -gt 0 ]; do
     --publish-as) publish_as=$2; shift 2 ;;   # internal (--profiles): the profile's own section
     --virtual) virtual=1; shift ;;
     --show-decisions) decisions=1; shift ;;
-    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
+    --log-plans) logplans=1; shift ;;
+    -h|--help) sed -n '2,44p' "$0"; exit 0 ;;
     *) echo "perf-compare: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -191,6 +198,7 @@ run_stack() {
     done_cells=$(awk '$1=="CELL"||$1=="CRASH"||$1=="TIMEOUT"||$1=="SKIPPED"{printf "%s:%s,", $2, $3}' "$log" 2>/dev/null || true)
     local prog=("$bench" --colls "$colls" --sizes "$sizes" --iters "$iters" --skip "${done_cells%,}")
     [ -n "$extra" ] && args+=(--mca coll_hieragg_verbose 2) && prog+=(--iters 1 --pingpong 0)
+    [ -z "$extra" ] && [ "$logplans" = 1 ] && [ "$stack" = hieragg ] && args+=(--mca coll_hieragg_verbose 2)
     local tmp=$raw/.job.out rc=0 t0=$SECONDS
     if [ "$virtual" = 1 ]; then
       # One machine: hieragg is told where the node boundaries would be.
@@ -204,6 +212,8 @@ run_stack() {
       timeout -k 10 "$job_timeout" "$emu/emu-mpirun" "${args[@]}" "${prog[@]}" {lockfd}>&- >"$tmp" 2>&1 || rc=$?
     fi
     grep -E '^(LAYOUT|PINGPONG|PINGLOCAL|PINGDUPLEX|BEGIN|CELL) ' "$tmp" >>"$log" || true
+    # --log-plans: the measured network and each cell's plan, as verbose 2 prints them (perf_report.py reads them)
+    [ "$logplans" = 1 ] && { grep -E '^\[[^]]*\] hieragg: (network: |[a-z_]+ on [0-9]+ ranks: )' "$tmp" >>"$log" || true; }
     [ -n "$extra" ] && cat "$tmp" >>"$log.verbose"   # BEGIN lines tell which call the verbose lines are about
     # The cell that was running when the job died: BEGIN without its CELL.
     local open

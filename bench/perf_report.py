@@ -131,6 +131,77 @@ def parse(raw):
     return cells, info, order
 
 
+PLAN_RE = re.compile(r"hieragg: ([a-z_]+) on \d+ ranks: (\S+)(?:.*\[(\d+) B)?")
+NETWORK_RE = re.compile(r"hieragg: network: alpha=([\d.]+) us beta=([\d.]+) ns/B")
+
+
+def parse_plans(raw):
+    """perf-compare --log-plans: each hieragg job's measured network and the plan each cell
+    ran (coll_hieragg_verbose=2 lines kept in the run logs). Returns {layout: {"times":
+    {(coll, bytes): {plan: [us, ...]}}, "networks": [(alpha, beta), ...]}}, empty without
+    such lines. A cell takes the next plan line of its collective and size in the same log
+    (allreduce_inplace counts as allreduce: the two cells' plans come in the bench's order;
+    a plan line without a size, scan's, matches any size)."""
+    out = {}
+    for name in sorted(os.listdir(raw)):
+        m = re.match(r"(.+)\.hieragg\.run(\d+)\.log$", name)
+        if not m:
+            continue
+        lines = open(os.path.join(raw, name)).read().splitlines()
+        plans = defaultdict(list)  # (coll, bytes or None) -> plans in order
+        nets = []
+        for line in lines:
+            n = NETWORK_RE.search(line)
+            if n:
+                nets.append((float(n.group(1)), float(n.group(2))))
+                continue
+            p = PLAN_RE.search(line)
+            if p:
+                plans[(p.group(1), int(p.group(3)) if p.group(3) else None)].append(p.group(2))
+        if not plans and not nets:
+            continue
+        lay = out.setdefault(m.group(1), {"times": defaultdict(lambda: defaultdict(list)), "networks": []})
+        lay["networks"] += nets
+        for line in lines:
+            f = line.split()
+            if len(f) < 8 or f[0] != "CELL" or f[7] != "ok":
+                continue
+            coll, nbytes = f[1], int(f[2])
+            base = coll[:-len("_inplace")] if coll.endswith("_inplace") else coll
+            queue = plans.get((base, nbytes)) or plans.get((base, None)) or []
+            plan = queue.pop(0) if queue else "?"
+            lay["times"][(coll, nbytes)][plan].append(float(f[4]))
+    return out
+
+
+def plans_table(plans, order):
+    """OUT/plans.md: per layout and cell, the median time of the hieragg runs of each plan."""
+    md = ["hieragg's time per plan (perf-compare --log-plans): the median t_max of the runs whose job ran that "
+          "plan for the cell; a cell with more than one plan had its choice changed between runs by the "
+          "network measured at setup.", ""]
+    for layout in sorted(plans):
+        lay = plans[layout]
+        md.append(f"### {layout}")
+        md.append("")
+        if lay["networks"]:
+            al = [x for x, _ in lay["networks"]]
+            be = [y for _, y in lay["networks"]]
+            md.append(f"Measured network over {len(al)} jobs: alpha {min(al):.0f}-{max(al):.0f} µs (median "
+                      f"{statistics.median(al):.0f}), beta {min(be):.2f}-{max(be):.2f} ns/B (median "
+                      f"{statistics.median(be):.2f}).")
+            md.append("")
+        md.append("| collective | size | plan | median | runs |")
+        md.append("|---|---|---|---|---|")
+        for coll, nbytes in order:
+            by = lay["times"].get((coll, nbytes))
+            if not by:
+                continue
+            for plan, t in sorted(by.items(), key=lambda kv: statistics.median(kv[1])):
+                md.append(f"| {coll} | {size_label(nbytes)} | `{plan}` | {time_label(statistics.median(t))} | {len(t)} |")
+        md.append("")
+    return "\n".join(md)
+
+
 def summarize(entry):
     t = entry["t"]
     if entry["flags"] & {"CRASH", "TIMEOUT"}:
@@ -404,6 +475,11 @@ def main():
     table = "\n".join(md) + "\n"
     with open(os.path.join(a.out, "performance.md"), "w") as fh:
         fh.write(table)
+    plans = parse_plans(a.raw)
+    if plans:
+        with open(os.path.join(a.out, "plans.md"), "w") as fh:
+            fh.write(plans_table(plans, order))
+        print(f"perf-report: wrote {a.out}/plans.md (hieragg's time per plan)")
 
     png = os.path.join(a.out, "performance.png")
     if not a.no_plot:

@@ -66,5 +66,21 @@ if [ -f "$doc" ]; then
     if [ "$n" -eq 2 ]; then echo "ok: one $m marker pair"; else echo "FAIL: $n $m markers after --publish"; status=1; fi
   done
 fi
+# plans.md (perf-compare --log-plans): the hieragg logs carry each job's network and plans. bcast
+# 4 MiB ran the pipeline in run 1 (42 ms) and the level-by-level rows in run 2 (44 ms): one line each,
+# fastest first; bcast 8 B ran one plan in both runs: median(120, 140) = 130 us over 2 runs; the
+# networks: alpha 90 and 120 -> 90-120 (median 105), beta 8.50 and 9.50 -> median 9.00.
+expect_plans() {
+  if grep -qF -- "$1" "$out/plans.md"; then echo "ok: $1"; else echo "FAIL: no plans.md line with: $1"; status=1; fi
+}
+expect_plans "| bcast | 4 MiB | \`hier_pipeline(chain+chain,frag=32768x128)\` | 42.0 ms | 1 |"
+expect_plans "| bcast | 4 MiB | \`leaders:knomial(k=2)+L0:chain\` | 44.0 ms | 1 |"
+expect_plans "| bcast | 8 B | \`leaders:knomial(k=2)+L0:chain\` | 130 µs | 2 |"
+expect_plans "Measured network over 2 jobs: alpha 90-120 µs (median 105), beta 8.50-9.50 ns/B (median 9.00)."
+if [ "$(grep -n 'hier_pipeline(chain+chain' "$out/plans.md" | cut -d: -f1)" -lt "$(grep -n '4 MiB | `leaders' "$out/plans.md" | cut -d: -f1)" ]; then
+  echo "ok: the faster plan first"
+else
+  echo "FAIL: plans of one cell not fastest first"; status=1
+fi
 [ "$status" -eq 0 ] && echo "report_test: OK"
 exit $status
