@@ -7,7 +7,7 @@
 #   -b  build directory whose src/ompi holds mca_coll_hieragg.so (default: build)
 #   -n  process counts (default: "4 5")
 #   -s  coll_hieragg_split values; "default" leaves it unset (default: every one-host split of
-#       docs/decomposition.md: default node numa socket virtual:2 virtual:3 roundrobin:2
+#       docs/decomposition.md: default node numa virtual:2 virtual:3 roundrobin:2
 #       virtual:2,virtual:4)
 #   -m  modes: exclusive (--mca coll hieragg), beside (coll_hieragg_priority 100), ompi (Open MPI's
 #       own stack, no hieragg: the reference) (default: "ompi exclusive")
@@ -25,7 +25,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=build nps="4 5" modes="ompi exclusive" timeout_s=900 keep=0
-splits="default node numa socket virtual:2 virtual:3 roundrobin:2 virtual:2,virtual:4"
+splits="default node numa virtual:2 virtual:3 roundrobin:2 virtual:2,virtual:4"
 incl_pat=() excl_pat=()
 while getopts "b:n:s:m:i:e:t:k" o; do
   case $o in
