@@ -97,7 +97,10 @@ bool CompiledCall::compile(std::shared_ptr<const Schedule> s, const hieragg_dtyp
 }
 
 int CompiledCall::start(Transport& tr, const Binding& b) {
-    tr_ = &tr;
+    if (tr_ != &tr) {
+        tr_ = &tr;
+        if (!tr.doneWord(doneOffset_, doneValue_)) doneOffset_ = 0;
+    }
     bind_ = b;
     // The caller's tag bases may live on its stack: actions fired later (from poll) read
     // this call's own copy.
@@ -112,12 +115,12 @@ int CompiledCall::start(Transport& tr, const Binding& b) {
         finish(0);
         return 0;
     }
-    advance();
+    advance(true);
     return status_;
 }
 
 bool CompiledCall::poll() {
-    if (!finished_) advance();
+    if (!finished_) advance(false);  // since the last pass only a message can have ended
     return finished_;
 }
 
@@ -158,11 +161,11 @@ int CompiledCall::fire(size_t i) {
     return HIERAGG_ERR_INTERNAL;
 }
 
-void CompiledCall::advance() {
-    for (;;) {
+void CompiledCall::advance(bool fireFirst) {
+    for (bool firing = fireFirst;; firing = true) {
         // Fire everything ready; a fired message may let a later one of its pair and
         // channel go (Action::after), so pass again until nothing fires.
-        for (bool fired = true; fired;) {
+        for (bool fired = firing; fired;) {
             fired = false;
             for (uint64_t waiting = all_ & ~fired_; waiting; waiting &= waiting - 1) {
                 const size_t i = static_cast<size_t>(__builtin_ctzll(waiting));
@@ -180,6 +183,9 @@ void CompiledCall::advance() {
         const uint64_t before = done_;
         for (uint64_t posted = fired_ & ~done_; posted; posted &= posted - 1) {
             const size_t i = static_cast<size_t>(__builtin_ctzll(posted));
+            if (doneOffset_ && *reinterpret_cast<const void* const volatile*>(static_cast<char*>(req_[i]) + doneOffset_) !=
+                                   doneValue_)
+                continue;  // certainly not ended (Transport::doneWord): no test
             bool done = false;
             const int rc = tr_->test(req_[i], done);
             if (rc != 0 || done) {

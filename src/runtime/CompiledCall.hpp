@@ -89,8 +89,9 @@ private:
     }
     // Fires action i; sets its done bit when it completed at once. Returns an error code.
     int fire(size_t i);
-    // Fires every ready action and tests the posted ones until nothing moves.
-    void advance();
+    // Fires every ready action and tests the posted ones until nothing moves; the first
+    // firing pass only if `fireFirst` (nothing can be newly ready unless a message ended).
+    void advance(bool fireFirst);
     void finish(int status);
 
     std::shared_ptr<const Schedule> sched_;
@@ -102,6 +103,8 @@ private:
 
     // One call's state.
     Transport* tr_ = nullptr;
+    size_t doneOffset_ = 0;           // tr_'s doneWord (0: none, test every posted message)
+    const void* doneValue_ = nullptr;
     Binding bind_;
     int tags_[kMaxActions] = {};  // the call's per-peer tag bases (copied from the Binding)
     void* req_[kMaxActions] = {};
