@@ -58,7 +58,7 @@ void CallCache::end(BlockingWait& w, int status) {
 
 void CallCache::wait(BlockingWait& w, Transport& tr) {
     while (!w.done) {
-        if (inFlight_ && waiter_ == &w && inFlight_->poll()) {
+        if (inFlight_ && waiter_ == &w && inFlight_->mayHaveMoved() && inFlight_->poll()) {
             const int status = inFlight_->status();
             inFlight_ = nullptr;
             waiter_ = nullptr;
