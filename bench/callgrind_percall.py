@@ -6,14 +6,19 @@ inside PMPI_<Coll> only, and passes both profiles here. A blocking call that wai
 peers spins in Open MPI's progress engine; how many times depends on the other ranks' timing,
 not on the call. So each profile's count drops its idle progress polls:
 
-    Ir_without_waiting = Ir - (P - W) * I,    I = (incl(opal_progress) - incl(callbacks)) / P
+    Ir_without_waiting = Ir - (P - W) * I,
+    I = (incl(opal_progress) - incl(callbacks) + self(wait loops)) / P
 
 P is the number of opal_progress calls (each pass of a blocking wait loop makes one, in both
 stacks), W the number of the PML's receive callbacks (mca_pml_ob1_recv_frag_callback_*: one
 per arriving fragment, whose whole cost is kept), and I the cost of one poll apart from those
 callbacks (the progress loop, the BTL's scan of its mailboxes, every registered progress
-callback, hieragg's included). Every fragment keeps one poll to find it; every other poll
-found nothing and is waiting. The result per call is the difference of the two profiles
+callback, hieragg's included) plus the waiting loop's own instructions around it: the self
+cost of the functions that call opal_progress (and, through wrappers called once per poll,
+the function whose loop it is: Open MPI's request wait for tuned, CallCache::wait for
+hieragg) over P, an upper bound of one pass's since it includes what such a function does
+once per wait. Every fragment keeps one poll to find it; every other poll found nothing and
+is waiting. The result per call is the difference of the two profiles
 divided by N2 - N1, which removes set-up (first call, connections). Every number comes from
 callgrind's call counts and inclusive costs: the same profiles give the same result.
 
@@ -29,9 +34,10 @@ CALLBACK = re.compile(r"^mca_pml_ob1_recv_frag_callback_")
 
 
 def parse(path):
-    """Total Ir, and per called function: calls and inclusive Ir summed over its call arcs."""
-    names, calls, incl = {}, {}, {}
-    total, cfn, pending = 0, None, None
+    """Total Ir; per called function its calls and inclusive Ir summed over its call arcs;
+    per function its self Ir; and the call arcs (caller, callee) -> calls."""
+    names, calls, incl, self_ir, arcs = {}, {}, {}, {}, {}
+    total, fn, cfn, pending = 0, None, None, None
 
     def name(field):
         m = re.match(r"\((\d+)\)(?:\s+(.*))?$", field)
@@ -44,28 +50,53 @@ def parse(path):
     with open(path, errors="replace") as f:
         for line in f:
             if line.startswith("fn="):
-                name(line[3:].rstrip("\n"))
+                fn = name(line[3:].rstrip("\n"))
             elif line.startswith("cfn="):
                 cfn = name(line[4:].rstrip("\n"))
             elif line.startswith("calls="):
                 pending = int(line[6:].split()[0])
             elif line.startswith(("summary:", "totals:")):
                 total = int(line.split()[1])
-            elif pending is not None and line[:1] and (line[0].isdigit() or line[0] in "+-*"):
+            elif line[:1] and (line[0].isdigit() or line[0] in "+-*"):
                 parts = line.split()
+                ir = int(parts[1]) if len(parts) > 1 else 0
+                if pending is None:
+                    self_ir[fn] = self_ir.get(fn, 0) + ir
+                    continue
                 calls[cfn] = calls.get(cfn, 0) + pending
-                incl[cfn] = incl.get(cfn, 0) + (int(parts[1]) if len(parts) > 1 else 0)
+                incl[cfn] = incl.get(cfn, 0) + ir
+                arcs[(fn, cfn)] = arcs.get((fn, cfn), 0) + pending
                 pending = None
-    return total, calls, incl
+    return total, calls, incl, self_ir, arcs
+
+
+def wait_loop(profile):
+    """The functions of the waiting loops: the callers of opal_progress, and while a caller
+    is only a wrapper (called once per poll, from one place), its caller in turn."""
+    _, calls, _, _, arcs = profile
+    polls = calls.get(PROGRESS, 0)
+    loop, frontier = set(), [PROGRESS]
+    while frontier:
+        callee = frontier.pop()
+        for (caller, c), n in arcs.items():
+            if c != callee or caller in loop or caller == PROGRESS:
+                continue
+            loop.add(caller)
+            if calls.get(caller, 0) == n == polls:
+                frontier.append(caller)  # a wrapper: its caller holds the loop
+    return loop
 
 
 def without_waiting(profile):
-    total, calls, incl = profile
+    total, calls, incl, self_ir, _ = profile
     polls = calls.get(PROGRESS, 0)
     found = sum(n for f, n in calls.items() if CALLBACK.match(f))
     if polls == 0:
         return total, 0, 0
     per_poll = (incl.get(PROGRESS, 0) - sum(c for f, c in incl.items() if CALLBACK.match(f))) / polls
+    # The waiting loops' own instructions, spread over their passes (an upper bound of one
+    # pass's: it includes what the loop function does once per wait).
+    per_poll += sum(self_ir.get(f, 0) for f in wait_loop(profile)) / polls
     return total - max(0, polls - found) * per_poll, polls, per_poll
 
 
