@@ -10,8 +10,10 @@
 # as often as the other ranks' timing makes it, so bench/callgrind_percall.py drops every idle
 # poll from the count, from callgrind's call counts: Ir - (P - W) * I, with P the opal_progress
 # calls, W the PML's receive callbacks (one per arriving fragment, kept whole with one poll each)
-# and I the cost of one poll besides them (the same profile's inclusive cost of opal_progress minus
-# the callbacks', over P). Both stacks are measured alike. Two runs of N1 and N2 calls and their
+# and I the cost of one pass besides them (the same profile's inclusive cost of opal_progress minus
+# the callbacks', plus the self cost of the wait loop around it, over P). Both stacks are measured
+# alike. Ranks that wait (allreduce, barrier) still vary by up to ~15% between runs with very
+# different numbers of passes (the polls columns): I is an average over each profile's passes. Two runs of N1 and N2 calls and their
 # difference over N2 - N1 remove what remains of set-up (the first timed call compiles hieragg's
 # fast path). Instruction counts do not depend on the machine's load.
 #
