@@ -4,24 +4,32 @@
 #
 # Method. hieragg-bench runs N back-to-back calls of one collective on one node. The measured rank
 # alone runs under valgrind --tool=callgrind (MPMD: `-np 1 valgrind ... : -np P-1 bench`), with
-# collection on only inside PMPI_<Coll> (--collect-atstart=no --toggle-collect). Valgrind slows that
-# rank ~50x, so the native ranks are always ahead of it: what it receives has arrived before it
-# asks, and a reply it waits for comes back within a few of its own progress polls; the spin while
-# waiting, which a blocking call's total would otherwise include, is thereby kept to a handful of
-# polls, and the same holds for both stacks. Two runs of N1 and N2 calls and their difference
-# divided by N2 - N1 remove set-up (first-call decomposition, caches, connections). Instruction
-# counts do not depend on the machine's load.
+# collection on only inside PMPI_<Coll> (--collect-atstart=no --toggle-collect) and the counts
+# zeroed after the warm-up call (CALLGRIND_ZERO_STATS in hieragg-bench), so set-up is not counted.
+# Waiting is not counted either: a blocking call that waits for its peers spins in opal_progress,
+# as often as the other ranks' timing makes it, so bench/callgrind_percall.py drops every idle
+# poll from the count, from callgrind's call counts: Ir - (P - W) * I, with P the opal_progress
+# calls, W the PML's receive callbacks (one per arriving fragment, kept whole with one poll each)
+# and I the cost of one pass besides them (the same profile's inclusive cost of opal_progress minus
+# the callbacks', plus the self cost of the wait loop around it, over P). Both stacks are measured
+# alike. Ranks that wait (allreduce, barrier) still vary by up to ~15% between runs with very
+# different numbers of passes (the polls columns): I is an average over each profile's passes. Two runs of N1 and N2 calls and their
+# difference over N2 - N1 remove what remains of set-up (the first timed call compiles hieragg's
+# fast path). Instruction counts do not depend on the machine's load.
 #
 # usage: bash bench/percall-instructions.sh [--nps 4,8] [--colls bcast,reduce,allreduce,barrier]
-#                                           [--bytes 8] [--calls 200,600] [--stacks hieragg,tuned]
-#                                           [--out DIR]
+#                                           [--bytes 8] [--calls 100,300] [--stacks hieragg,tuned]
+#                                           [--before BUILD] [--out DIR] [--publish]
+# --before BUILD: also measure the component of another build (column "before").
+# --publish: write the table into docs/performance.md between the percall markers.
 # Environment: BUILD_DIR (build), HIERAGG_MCA="name value ...": more MCA settings for hieragg.
 # Prints a markdown table (also OUT/percall.md) of instructions per call and hieragg / tuned.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-build}
 build=$(cd "$root" && cd "$BUILD_DIR" && pwd)
-nps=4,8 colls=bcast,reduce,allreduce,barrier bytes=8 calls=200,600 stacks=hieragg,tuned out=$root/out/percall
+nps=4,8 colls=bcast,reduce,allreduce,barrier bytes=8 calls=100,300 stacks=hieragg,tuned out=$root/out/percall
+before="" publish=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --nps) nps=$2; shift 2 ;;
@@ -30,7 +38,9 @@ while [ $# -gt 0 ]; do
     --calls) calls=$2; shift 2 ;;
     --stacks) stacks=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    --before) before=$(cd "$2" && pwd); shift 2 ;;
+    --publish) publish=1; shift ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "percall-instructions: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -42,17 +52,22 @@ bench=$build/bench/hieragg-bench
   { echo "percall-instructions: build $build first (scripts/build.sh)" >&2; exit 1; }
 pkglib=$(ompi_info --path pkglibdir | sed 's/^.*Pkglibdir: *//')
 mkdir -p "$out"
+if [ -n "$before" ]; then
+  [ -f "$before/src/ompi/mca_coll_hieragg.so" ] || { echo "percall-instructions: no component in $before" >&2; exit 1; }
+  case ",$stacks," in *,before,*) ;; *) stacks=before,$stacks ;; esac
+fi
 
 stack_args() {
   case "$1" in
     hieragg) echo "--mca mca_base_component_path $build/src/ompi:$pkglib --mca coll hieragg ${HIERAGG_MCA:+$(set -- $HIERAGG_MCA; while [ $# -ge 2 ]; do printf -- '--mca %s %s ' "$1" "$2"; shift 2; done)}" ;;
+    before) echo "--mca mca_base_component_path $before/src/ompi:$pkglib --mca coll hieragg $(stack_args hieragg | sed 's/^.*--mca coll hieragg//')" ;;
     tuned) echo "" ;;
     *) echo "percall-instructions: unknown stack $1" >&2; exit 2 ;;
   esac
 }
 
-# instructions STACK NP COLL RANK CALLS: Ir collected inside PMPI_<Coll> on rank RANK.
-instructions() {
+# profile STACK NP COLL RANK CALLS: runs it; prints the callgrind profile of rank RANK.
+profile() {
   local stack=$1 np=$2 coll=$3 rank=$4 n=$5 fn cg log
   fn=PMPI_$(echo "${coll:0:1}" | tr a-z A-Z)${coll:1}
   cg=$out/cg.$stack.np$np.$coll.r$rank.$n.out log=$out/run.$stack.np$np.$coll.r$rank.$n.log
@@ -66,33 +81,52 @@ instructions() {
   timeout -k 10 600 mpirun --allow-run-as-root --oversubscribe --bind-to none --mca mpi_yield_when_idle 1 \
     $(stack_args "$stack") "${mpmd[@]}" >"$log" 2>&1 || { echo "percall-instructions: run failed, see $log" >&2; tail -5 "$log" >&2; return 1; }
   grep -q "^CELL $coll .* ok " "$log" || { echo "percall-instructions: no correct CELL line in $log" >&2; return 1; }
-  awk '/^(summary|totals):/ {print $2; exit}' "$cg"
+  echo "$cg"
 }
 
 table=$out/percall.md
+made="Made by \`bash bench/percall-instructions.sh --nps $nps --colls $colls --calls $calls\` on $(date -u '+%Y-%m-%d %H:%M') UTC"
 {
-  echo "Instructions per ${bytes}-byte call inside \`PMPI_<Coll>\` (callgrind; the measured rank alone under"
-  echo "valgrind, the others native; (Ir($n2 calls) − Ir($n1 calls)) / $((n2 - n1)); Open MPI $(ompi_info --version | awk 'NR==1{print $NF}'), one node)."
+  echo "$made: instructions per ${bytes}-byte call inside \`PMPI_<Coll>\` without waiting (callgrind; the"
+  echo "measured rank alone under valgrind, the others native; idle progress polls removed; (Ir($n2) − Ir($n1)) / $((n2 - n1));"
+  echo "Open MPI $(ompi_info --version | awk 'NR==1{print $NF}'), one node). polls: opal_progress calls per call, idle ones included."
   echo
-  printf '| collective | np | rank |'; for s in ${stacks//,/ }; do printf ' %s |' "$s"; done; echo ' hieragg ÷ tuned |'
-  printf '|---|---|---|'; for _ in ${stacks//,/ }; do printf -- '---|'; done; echo '---|'
+  printf '| collective | np | rank |'; for s in ${stacks//,/ }; do printf ' %s |' "$s"; done
+  printf ' hieragg ÷ tuned |'; for s in ${stacks//,/ }; do printf ' polls %s |' "$s"; done; echo
+  printf '|---|---|---|'; for _ in ${stacks//,/ }; do printf -- '---|---|'; done; echo '---|'
 } >"$table"
 for np in ${nps//,/ }; do
   for coll in ${colls//,/ }; do
     for rank in 0 $((np - 1)); do
-      role=leaf; [ "$rank" = 0 ] && role=root; [ "$coll" = barrier ] || [ "$coll" = allreduce ] && role=rank
-      declare -A per=()
+      role=leaf; [ "$rank" = 0 ] && role=root; { [ "$coll" = barrier ] || [ "$coll" = allreduce ]; } && role=rank
+      declare -A per=() polls=()
       for s in ${stacks//,/ }; do
-        a=$(instructions "$s" "$np" "$coll" "$rank" "$n1") b=$(instructions "$s" "$np" "$coll" "$rank" "$n2")
-        per[$s]=$(( (b - a) / (n2 - n1) ))
+        a=$(profile "$s" "$np" "$coll" "$rank" "$n1") b=$(profile "$s" "$np" "$coll" "$rank" "$n2")
+        read -r _ per[$s] polls[$s] < <(python3 "$root/bench/callgrind_percall.py" "$a" "$b" "$n1" "$n2")
       done
       ratio=""
       [ -n "${per[hieragg]:-}" ] && [ -n "${per[tuned]:-}" ] && [ "${per[tuned]}" -gt 0 ] &&
         ratio=$(awk -v h="${per[hieragg]}" -v t="${per[tuned]}" 'BEGIN{printf "%.2f", h / t}')
       { printf '| %s | %s | %s %s |' "$coll" "$np" "$role" "$rank"
-        for s in ${stacks//,/ }; do printf ' %s |' "${per[$s]}"; done; echo " $ratio |"; } >>"$table"
-      unset per
+        for s in ${stacks//,/ }; do printf ' %s |' "${per[$s]}"; done
+        printf ' %s |' "$ratio"
+        for s in ${stacks//,/ }; do printf ' %s |' "${polls[$s]}"; done; echo; } >>"$table"
+      unset per polls
     done
   done
 done
 cat "$table"
+if [ "$publish" = 1 ]; then
+  doc=$root/docs/performance.md
+  grep -q '<!-- percall:begin -->' "$doc" && grep -q '<!-- percall:end -->' "$doc" ||
+    { echo "percall-instructions: no percall markers in $doc" >&2; exit 1; }
+  python3 - "$doc" "$table" <<'PY'
+import sys
+doc, table = sys.argv[1], open(sys.argv[2]).read()
+text = open(doc).read()
+head, rest = text.split("<!-- percall:begin -->", 1)
+_, tail = rest.split("<!-- percall:end -->", 1)
+open(doc, "w").write(head + "<!-- percall:begin -->\n" + table + "<!-- percall:end -->" + tail)
+PY
+  echo "percall-instructions: published in $doc"
+fi

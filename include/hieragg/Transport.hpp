@@ -67,6 +67,14 @@ public:
     virtual void* packedType() = 0;
     // Drive whatever makes messages move (used only where the core must wait).
     virtual void progress() {}
+    // Where a request of isend/irecv says it has ended, if the transport knows (abi.h
+    // request_done_offset): while the word at `offset` of it differs from `value` it has
+    // certainly not ended, and test() need not be called. False: always test().
+    virtual bool doneWord(size_t& offset, const void*& value) const {
+        (void)offset;
+        (void)value;
+        return false;
+    }
     // Offloaded collectives (only transports that joined a group offer them).
     virtual int icollective(const FabricCollective& what, void** req) {
         (void)what;

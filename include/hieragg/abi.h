@@ -148,6 +148,13 @@ typedef struct hieragg_transport {
      * receive already matched) and must be tested until it ends, so that no buffer of the
      * call is touched once the call has completed. NULL: abandon. */
     int (*cancel_failed)(void* req);
+    /* A request from isend/irecv has certainly not ended while the pointer-sized word at
+     * byte `request_done_offset` of it differs from `request_done_value` (Open MPI's
+     * req_complete and REQUEST_COMPLETED): a waiter reads it instead of calling test() on
+     * every pass of its wait, and calls test() once it matches. 0: no such word; test()
+     * every time (under ULFM a failed request ends only inside a test). */
+    size_t request_done_offset;
+    const void* request_done_value;
 } hieragg_transport;
 
 /* Cost of one kind of link for the selection's model (coll_hieragg_cost_<link>_<param>).

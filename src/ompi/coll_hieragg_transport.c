@@ -5,6 +5,7 @@
 #include "coll_hieragg.h"
 
 #include <limits.h>
+#include <stddef.h>
 
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/mca/pml/pml.h"
@@ -193,7 +194,12 @@ void mca_coll_hieragg_transport(hieragg_transport* t) {
     t->numeric_kind = t_numeric_kind;
 #if HIERAGG_ULFM
     t->cancel_failed = t_cancel_failed;
+    t->request_done_offset = 0; /* a failed request ends only when tested (compat.h) */
+    t->request_done_value = NULL;
 #else
     t->cancel_failed = NULL;
+    /* hieragg_compat_request_ended is REQUEST_COMPLETE alone here */
+    t->request_done_offset = offsetof(ompi_request_t, req_complete);
+    t->request_done_value = REQUEST_COMPLETED;
 #endif
 }

@@ -20,7 +20,7 @@ CallCache::~CallCache() = default;
 
 CompiledCall* CallCache::compiledFor(const std::shared_ptr<const Schedule>& sched, const hieragg_dtype_info& stype,
                                      const hieragg_dtype_info& rtype) {
-    if (!sched || inFlight_) return nullptr;
+    if (!sched || inFlight_ || failed_) return nullptr;
     if (compiled_ && compiled_->schedule() == sched.get() && sameLayout(stype_, stype) && sameLayout(rtype_, rtype))
         return compiled_.get();
     if (refused_ == sched) return nullptr;
@@ -38,9 +38,12 @@ CompiledCall* CallCache::compiledFor(const std::shared_ptr<const Schedule>& sche
 }
 
 int CallCache::start(CompiledCall& f, Transport& tr, const CompiledCall::Binding& b, BlockingWait& w) {
-    if (const int rc = f.start(tr, b)) return rc;
+    if (const int rc = f.start(tr, b)) {
+        failed_ = true;
+        return rc;
+    }
     if (f.done()) {
-        BlockingWait::complete(&w, f.status());
+        end(w, f.status());
         return 0;
     }
     inFlight_ = &f;
@@ -48,13 +51,18 @@ int CallCache::start(CompiledCall& f, Transport& tr, const CompiledCall::Binding
     return 0;
 }
 
+void CallCache::end(BlockingWait& w, int status) {
+    if (status != 0) failed_ = true;  // every later call of this communicator takes the general path
+    BlockingWait::complete(&w, status);
+}
+
 void CallCache::wait(BlockingWait& w, Transport& tr) {
     while (!w.done) {
-        if (inFlight_ && waiter_ == &w && inFlight_->poll()) {
+        if (inFlight_ && waiter_ == &w && inFlight_->mayHaveMoved() && inFlight_->poll()) {
             const int status = inFlight_->status();
             inFlight_ = nullptr;
             waiter_ = nullptr;
-            BlockingWait::complete(&w, status);
+            end(w, status);
             return;
         }
         tr.progress();

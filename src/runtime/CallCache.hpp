@@ -49,17 +49,23 @@ public:
     void wait(BlockingWait& w, Transport& tr);
     // Drops the compiled call (its schedule and layouts); the next repeat compiles anew.
     void clear();
+    // A compiled call failed (a process failure, a revoked communicator: docs/fault-tolerance.md):
+    // from then on every call of the communicator takes the general path.
+    bool failed() const { return failed_; }
     // Tests: compilations so far, and why the last one declined ("" if it did not).
     size_t compilations() const { return compilations_; }
     const char* declined() const { return declined_; }
 
 private:
+    void end(BlockingWait& w, int status);  // completes `w`, remembering a failure
+
     std::unique_ptr<CompiledCall> compiled_;
     hieragg_dtype_info stype_{}, rtype_{};                // the layouts compiled_ is bound to
     std::shared_ptr<const Schedule> refused_;             // the schedule the compiler declined
     CompiledCall* inFlight_ = nullptr;
     BlockingWait* waiter_ = nullptr;
     size_t compilations_ = 0;
+    bool failed_ = false;
     const char* declined_ = "";
 };
 

@@ -89,15 +89,55 @@ bool CompiledCall::compile(std::shared_ptr<const Schedule> s, const hieragg_dtyp
                 if (actions_[j].kind == st.kind && actions_[j].peer == st.peer && actions_[j].channel == st.channel)
                     a.after |= uint64_t{1} << j;
     }
-    count_ = s->steps.size();
+    count_ = dropJoins(s->steps.size());
+    for (size_t i = 0; i < count_; ++i) dependents_[i] = followers_[i] = 0;
+    for (size_t i = 0; i < count_; ++i)
+        for (size_t j = 0; j < count_; ++j) {
+            if (actions_[i].deps >> j & 1) dependents_[j] |= uint64_t{1} << i;
+            if (actions_[i].after >> j & 1) followers_[j] |= uint64_t{1} << i;
+        }
     all_ = count_ == kMaxActions ? ~uint64_t{0} : (uint64_t{1} << count_) - 1;
     tempBytes_ = s->tempBytes();
     sched_ = std::move(s);
     return true;
 }
 
+size_t CompiledCall::dropJoins(size_t n) {
+    // A join (Nop) is done as soon as it is ready: whoever waits for it waits for what it
+    // waits for. The schedule's dependencies form a DAG, so the substitution ends.
+    uint64_t joins = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (actions_[i].kind == StepKind::Nop) joins |= uint64_t{1} << i;
+    if (!joins) return n;
+    for (size_t i = 0; i < n; ++i)
+        while (const uint64_t j = actions_[i].deps & joins) {
+            const size_t k = static_cast<size_t>(__builtin_ctzll(j));
+            actions_[i].deps = (actions_[i].deps & ~(uint64_t{1} << k)) | actions_[k].deps;
+        }
+    // The other actions move down, keeping their order; their masks follow them.
+    size_t to[kMaxActions];
+    size_t kept = 0;
+    for (size_t i = 0; i < n; ++i) to[i] = joins >> i & 1 ? kMaxActions : kept++;
+    auto remap = [&](uint64_t m) {
+        uint64_t out = 0;
+        for (; m; m &= m - 1) out |= uint64_t{1} << to[__builtin_ctzll(m)];
+        return out;
+    };
+    for (size_t i = 0; i < n; ++i) {
+        if (to[i] == kMaxActions) continue;
+        Action a = actions_[i];
+        a.deps = remap(a.deps);
+        a.after = remap(a.after);  // messages only: never a join
+        actions_[to[i]] = a;
+    }
+    return kept;
+}
+
 int CompiledCall::start(Transport& tr, const Binding& b) {
-    tr_ = &tr;
+    if (tr_ != &tr) {
+        tr_ = &tr;
+        if (!tr.doneWord(doneOffset_, doneValue_)) doneOffset_ = 0;
+    }
     bind_ = b;
     // The caller's tag bases may live on its stack: actions fired later (from poll) read
     // this call's own copy.
@@ -112,12 +152,12 @@ int CompiledCall::start(Transport& tr, const Binding& b) {
         finish(0);
         return 0;
     }
-    advance();
+    advance(all_);
     return status_;
 }
 
 bool CompiledCall::poll() {
-    if (!finished_) advance();
+    if (!finished_) advance(0);  // since the last pass only a message can have ended
     return finished_;
 }
 
@@ -158,33 +198,39 @@ int CompiledCall::fire(size_t i) {
     return HIERAGG_ERR_INTERNAL;
 }
 
-void CompiledCall::advance() {
+void CompiledCall::advance(uint64_t wake) {
     for (;;) {
-        // Fire everything ready; a fired message may let a later one of its pair and
-        // channel go (Action::after), so pass again until nothing fires.
-        for (bool fired = true; fired;) {
-            fired = false;
-            for (uint64_t waiting = all_ & ~fired_; waiting; waiting &= waiting - 1) {
-                const size_t i = static_cast<size_t>(__builtin_ctzll(waiting));
-                const Action& a = actions_[i];
-                if ((a.deps & ~done_) || (a.after & ~fired_)) continue;
-                fired_ |= uint64_t{1} << i;
-                if (const int rc = fire(i)) {
-                    finish(rc);
-                    return;
-                }
-                fired = true;
+        // Fire what is ready among the woken actions. An action is woken when it may have
+        // become ready: at the start (every action), when an action it depends on is done,
+        // when the message before it on its pair, kind and channel was fired. One that is
+        // still not ready is woken again by its next such event, so each action is looked
+        // at once per event, not once per pass over the call.
+        while (const uint64_t look = wake & ~fired_) {
+            const size_t i = static_cast<size_t>(__builtin_ctzll(look));
+            const uint64_t bit = uint64_t{1} << i;
+            wake &= ~bit;
+            const Action& a = actions_[i];
+            if ((a.deps & ~done_) || (a.after & ~fired_)) continue;
+            fired_ |= bit;
+            if (const int rc = fire(i)) {
+                finish(rc);
+                return;
             }
+            wake |= followers_[i] | (done_ & bit ? dependents_[i] : 0);
         }
         // Test every posted message once; only a completion can unblock more.
         const uint64_t before = done_;
         for (uint64_t posted = fired_ & ~done_; posted; posted &= posted - 1) {
             const size_t i = static_cast<size_t>(__builtin_ctzll(posted));
+            if (doneOffset_ && *reinterpret_cast<const void* const volatile*>(static_cast<char*>(req_[i]) + doneOffset_) !=
+                                   doneValue_)
+                continue;  // certainly not ended (Transport::doneWord): no test
             bool done = false;
             const int rc = tr_->test(req_[i], done);
             if (rc != 0 || done) {
                 req_[i] = nullptr;  // released by the test
                 done_ |= uint64_t{1} << i;
+                wake |= dependents_[i];
             }
             if (rc != 0) {
                 finish(rc);

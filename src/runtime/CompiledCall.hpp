@@ -57,6 +57,16 @@ public:
     int start(Transport& tr, const Binding& b);
     // Tests the posted messages and fires what they unlock; true once the call is over.
     bool poll();
+    // False when no posted message can have ended since the last poll (their completion
+    // words say so, Transport::doneWord): a waiter skips poll() then. True if unknown.
+    bool mayHaveMoved() const {
+        if (!doneOffset_) return true;
+        for (uint64_t posted = fired_ & ~done_; posted; posted &= posted - 1) {
+            const char* req = static_cast<const char*>(req_[__builtin_ctzll(posted)]);
+            if (*reinterpret_cast<const void* const volatile*>(req + doneOffset_) == doneValue_) return true;
+        }
+        return false;
+    }
     bool done() const { return finished_; }
     int status() const { return status_; }
     // A call is between start() and its end.
@@ -89,8 +99,12 @@ private:
     }
     // Fires action i; sets its done bit when it completed at once. Returns an error code.
     int fire(size_t i);
-    // Fires every ready action and tests the posted ones until nothing moves.
-    void advance();
+    // Removes the joins (Nop) of the first n actions, their dependents waiting for their
+    // dependencies instead; returns the actions left.
+    size_t dropJoins(size_t n);
+    // Fires the ready actions among `wake` and what they unlock, and tests the posted
+    // messages, until nothing moves.
+    void advance(uint64_t wake);
     void finish(int status);
 
     std::shared_ptr<const Schedule> sched_;
@@ -98,10 +112,14 @@ private:
     size_t count_ = 0;
     uint64_t all_ = 0;
     size_t tempBytes_ = 0;
+    uint64_t dependents_[kMaxActions] = {};  // per action: the actions that depend on it
+    uint64_t followers_[kMaxActions] = {};   // per action: the messages that keep its order (Action::after)
     alignas(64) char arena_[kArenaBytes];
 
     // One call's state.
     Transport* tr_ = nullptr;
+    size_t doneOffset_ = 0;           // tr_'s doneWord (0: none, test every posted message)
+    const void* doneValue_ = nullptr;
     Binding bind_;
     int tags_[kMaxActions] = {};  // the call's per-peer tag bases (copied from the Binding)
     void* req_[kMaxActions] = {};

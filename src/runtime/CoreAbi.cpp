@@ -353,6 +353,28 @@ int runCompiled(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, C
     return c.callCache.start(f, tr, b, w);
 }
 
+bool strongReproducible(const Runtime& rt, const hieragg_comm& c, const hieragg_coll_args& a);
+
+// The compiled fast path's entry (CallCache.hpp), the first thing a blocking call does:
+// a repeat of the last call's raw arguments on a communicator whose decomposition is
+// ready runs the last schedule compiled into a flat action array, inside the caller's
+// wait. It is what launch() would run for it: never a strong reduction's chain, and
+// last-raw state exists only for one-stage calls on intracommunicators without offload.
+// Kinds with per-rank vectors are compared by value in scheduleFor and never come here.
+// False (nothing started) for every other call; else *rc is the start's error code.
+bool runRepeat(hieragg_comm& c, const hieragg_coll_args& args, BlockingWait& w, int* rc) {
+    Runtime* rt = Runtime::instance();
+    if (!rt) return false;
+    std::lock_guard<std::recursive_mutex> lock(c.mutex);
+    if (c.decomp != hieragg_comm::Decomp::Ready || !c.lastServedValid || !repeatsLastRaw(c, args) ||
+        hier::factsOf(args.kind).vectors != hier::kNoVectors || strongReproducible(*rt, c, args))
+        return false;
+    CompiledCall* f = c.callCache.compiledFor(c.lastSchedule, c.lastRawStype, c.lastRawRtype);
+    if (!f) return false;
+    *rc = runCompiled(c, args, rt->transport(), *f, true, w);
+    return true;
+}
+
 // Which tags a Task takes: the next per-pair call numbers, a persistent request's tags
 // of its init, or numbers a chain reserved earlier (one per link, on every pair).
 struct CallNumbers {
@@ -370,14 +392,6 @@ int launchTask(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, co
     try {
         // A strong chain's links run on their own transport: never offloaded.
         const bool plainTransport = &tr == &rt->transport();
-        // A blocking repeat of the last call's raw arguments runs the last schedule compiled
-        // into a flat action array, inside the caller's wait (CallCache.hpp). Last-raw
-        // state exists only for one-stage calls on intracommunicators without offload.
-        if (done == BlockingWait::complete && plainTransport && stage.stage == 0 && numbers.persistentId < 0 &&
-            !numbers.reserved && c.lastServedValid && repeatsLastRaw(c, args) &&
-            hier::factsOf(args.kind).vectors == hier::kNoVectors)  // vectors: compared in scheduleFor
-            if (CompiledCall* f = c.callCache.compiledFor(c.lastSchedule, c.lastRawStype, c.lastRawRtype))
-                return runCompiled(c, args, tr, *f, numbers.countCall, *static_cast<BlockingWait*>(ctx));
         CollCall call;
         std::shared_ptr<const Schedule> sched;
         if (int rc = scheduleFor(c, args, call, sched, plainTransport, stage)) return rc;
@@ -738,7 +752,10 @@ int hieragg_start_nonblocking(hieragg_comm* c, const hieragg_coll_args* args, hi
 
 int hieragg_run(hieragg_comm* c, const hieragg_coll_args* args) {
     BlockingWait w;
-    if (const int rc = startCall(*c, *args, -1, BlockingWait::complete, &w, ArgsLifetime::UntilCompletion)) return rc;
+    int rc = 0;
+    if (!runRepeat(*c, *args, w, &rc))
+        rc = startCall(*c, *args, -1, BlockingWait::complete, &w, ArgsLifetime::UntilCompletion);
+    if (rc != 0) return rc;
     c->callCache.wait(w, Runtime::instance()->transport());
     return w.status;
 }

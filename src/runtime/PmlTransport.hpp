@@ -41,6 +41,11 @@ public:
     void* packedType() override { return cb_.packed_type; }
     void* accumulatorType() const { return cb_.accumulator_type; }
     void progress() override { cb_.progress(); }
+    bool doneWord(size_t& offset, const void*& value) const override {
+        offset = cb_.request_done_offset;
+        value = cb_.request_done_value;
+        return offset != 0;
+    }
     // Offload: the element kind of dtype's signature and the kind of op (abi.h).
     void numericKind(void* type, void* op, int& elem, int& opKind) const {
         elem = opKind = 0;

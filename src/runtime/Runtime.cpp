@@ -112,6 +112,7 @@ void Runtime::track(std::unique_ptr<Task> task, hieragg_complete_fn done, void* 
     std::unique_lock<std::mutex> lock(mutex_);
     if (!task->done()) {
         active_.push_back({std::move(task), done, ctx});
+        noteWorkLocked();
         return;
     }
     const int status = task->status();
@@ -132,12 +133,14 @@ void Runtime::forget(void* ctx) {
             dropped.push_back(std::move(active_[i]));
             active_.erase(active_.begin() + static_cast<ptrdiff_t>(i));
         }
+        noteWorkLocked();
     }
 }
 
 void Runtime::addPoller(Transport* t) {
     std::lock_guard<std::mutex> lock(mutex_);
     pollers_.push_back(t);
+    noteWorkLocked();
 }
 
 void Runtime::removePoller(Transport* t) {
@@ -147,9 +150,11 @@ void Runtime::removePoller(Transport* t) {
             pollers_.erase(pollers_.begin() + static_cast<ptrdiff_t>(i));
             break;
         }
+    noteWorkLocked();
 }
 
 int Runtime::progress() {
+    if (busy_.load(std::memory_order_acquire) == 0) return 0;  // nothing to progress: an idle poll
     // The completions of this pass: a few at most in practice, kept on the stack.
     constexpr size_t kInline = 8;
     Finished inlineDone[kInline];
@@ -181,6 +186,7 @@ int Runtime::progress() {
             recycleLocked(a.task);
         }
         active_.resize(kept);
+        noteWorkLocked();
         inProgress_ = false;
     }
     // Completion callbacks run unlocked: they may start new collectives.

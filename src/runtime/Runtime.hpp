@@ -1,6 +1,7 @@
 // Process-wide state of the core: the transport, the configuration and every
 // collective in flight, progressed from Open MPI's progress engine.
 #pragma once
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -111,6 +112,8 @@ private:
     // Keeps a finished task for reuse if the pool has room and it is small; else frees it.
     // mutex_ held.
     void recycleLocked(std::unique_ptr<Task>& task);
+    // active_ and pollers_ changed (mutex_ held): progress() reads busy_ without the lock.
+    void noteWorkLocked() { busy_.store(active_.size() + pollers_.size(), std::memory_order_release); }
     PmlTransport transport_;
     hieragg_config config_;
     TagLayout tags_;
@@ -127,6 +130,9 @@ private:
     // kSpareTaskBytes (Runtime.cpp), so the pool stays bounded whatever ran before.
     std::vector<std::unique_ptr<Task>> spare_;
     bool inProgress_ = false;
+    // Tasks and pollers there are (noteWorkLocked): an idle progress poll, the one every
+    // blocking wait of any component spins on, returns after reading it, without the lock.
+    std::atomic<size_t> busy_{0};
     // MPI_THREAD_MULTIPLE: threads may start collectives on different communicators
     // and drive opal_progress at once; one of them progresses, the others move on.
     std::mutex mutex_;

@@ -334,3 +334,55 @@ TEST(CallCacheTest, ACallCompletingInItsStartCompletesItsWaiterAtOnce) {
     cache.wait(w, net.transport(0));  // returns at once
     EXPECT_EQ(buf.out, (std::vector<int64_t>{41, 42}));
 }
+
+TEST(CallCacheTest, AFailedCallSendsEveryLaterCallOfTheCommunicatorToTheGeneralPath) {
+    // Rank 0 of a two-rank allreduce whose sends fail (a process failure, a revoked
+    // communicator): the call ends with the error, and the cache hands out no compiled
+    // call any more, for that schedule or any other, clear() or not.
+    const int p = 2;
+    hier::Hierarchy h = hier::Hierarchy::flat(p);
+    sim::SimNetwork net(p);
+    sim::SimComm comm{3};
+    RankBuffers buf;
+    buf.in = {5};
+    buf.out = {0};
+    CollCall c = callFor(HIERAGG_ALLREDUCE, 0, p, &h, 1, 0, buf, net);
+    auto s = std::make_shared<const Schedule>(recipes::buildSchedule(c));
+    CallCache cache;
+    CompiledCall* f = cache.compiledFor(s, c.stype, c.rtype);
+    ASSERT_NE(f, nullptr);
+    constexpr int kFailure = 75;
+    net.failSends(0, 0, kFailure);
+    std::vector<int> tags(s->peers.size(), -100);
+    BlockingWait w;
+    const int rc = cache.start(*f, net.transport(0), bindingFor(c, net, comm, tags.data()), w);
+    if (rc == 0) cache.wait(w, net.transport(0));
+    EXPECT_EQ(rc != 0 ? rc : w.status, kFailure);
+    EXPECT_TRUE(cache.failed());
+    EXPECT_EQ(cache.compiledFor(s, c.stype, c.rtype), nullptr) << "a failed communicator's repeat compiled again";
+    auto other = std::make_shared<const Schedule>(recipes::buildSchedule(c));
+    EXPECT_EQ(cache.compiledFor(other, c.stype, c.rtype), nullptr);
+    cache.clear();
+    EXPECT_EQ(cache.compiledFor(s, c.stype, c.rtype), nullptr);
+}
+
+TEST(CompiledCallSim, JoinsAreCompiledAway) {
+    // A barrier's schedule joins its rounds with Nop steps; the compiled call has none of
+    // them (its actions wait for what the joins waited for) and still waits for every
+    // rank: the closed-form and barrier tests above run the same compiled calls.
+    for (int p : {4, 8}) {
+        hier::Hierarchy h = virtualNodes(p, 2);
+        sim::SimNetwork net(p);
+        RankBuffers buf;
+        CollCall c = callFor(HIERAGG_BARRIER, 0, p, &h, 0, 0, buf, net);
+        Schedule s = recipes::buildSchedule(c);
+        size_t joins = 0;
+        for (const Step& st : s.steps) joins += st.kind == StepKind::Nop;
+        ASSERT_GT(joins, 0u) << "p=" << p << ": the test needs a schedule with joins";
+        const size_t steps = s.steps.size();
+        CompiledCall f;
+        const char* why = "";
+        ASSERT_TRUE(f.compile(std::make_shared<const Schedule>(std::move(s)), c.stype, c.rtype, &why)) << why;
+        EXPECT_EQ(f.actions(), steps - joins) << "p=" << p;
+    }
+}

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Instructions per call from two callgrind profiles of N1 and N2 calls, without waiting.
+
+bench/percall-instructions.sh runs one collective N1 and N2 times with callgrind collecting
+inside PMPI_<Coll> only, and passes both profiles here. A blocking call that waits for its
+peers spins in Open MPI's progress engine; how many times depends on the other ranks' timing,
+not on the call. So each profile's count drops its idle progress polls:
+
+    Ir_without_waiting = Ir - (P - W) * I,
+    I = (incl(opal_progress) - incl(callbacks) + self(wait loops)) / P
+
+P is the number of opal_progress calls (each pass of a blocking wait loop makes one, in both
+stacks), W the number of the PML's receive callbacks (mca_pml_ob1_recv_frag_callback_*: one
+per arriving fragment, whose whole cost is kept), and I the cost of one poll apart from those
+callbacks (the progress loop, the BTL's scan of its mailboxes, every registered progress
+callback, hieragg's included) plus the waiting loop's own instructions around it: the self
+cost of the functions that call opal_progress (and, through wrappers called once per poll,
+the function whose loop it is: Open MPI's request wait for tuned, CallCache::wait for
+hieragg) over P, an upper bound of one pass's since it includes what such a function does
+once per wait. Every fragment keeps one poll to find it; every other poll found nothing and
+is waiting. The result per call is the difference of the two profiles
+divided by N2 - N1, which removes set-up (first call, connections). Every number comes from
+callgrind's call counts and inclusive costs: the same profiles give the same result.
+
+usage: callgrind_percall.py PROFILE_N1 PROFILE_N2 N1 N2        -> "raw wait-free polls/call"
+       callgrind_percall.py --functions K PROFILE_N1 PROFILE_N2 N1 N2
+           -> also the K functions of largest inclusive cost per call (for profiling)
+"""
+import re
+import sys
+
+PROGRESS = "opal_progress"
+CALLBACK = re.compile(r"^mca_pml_ob1_recv_frag_callback_")
+
+
+def parse(path):
+    """Total Ir; per called function its calls and inclusive Ir summed over its call arcs;
+    per function its self Ir; and the call arcs (caller, callee) -> calls."""
+    names, calls, incl, self_ir, arcs = {}, {}, {}, {}, {}
+    total, fn, cfn, pending = 0, None, None, None
+
+    def name(field):
+        m = re.match(r"\((\d+)\)(?:\s+(.*))?$", field)
+        if not m:
+            return field
+        if m.group(2):
+            names[m.group(1)] = m.group(2)
+        return names[m.group(1)]
+
+    with open(path, errors="replace") as f:
+        for line in f:
+            if line.startswith("fn="):
+                fn = name(line[3:].rstrip("\n"))
+            elif line.startswith("cfn="):
+                cfn = name(line[4:].rstrip("\n"))
+            elif line.startswith("calls="):
+                pending = int(line[6:].split()[0])
+            elif line.startswith(("summary:", "totals:")):
+                total = int(line.split()[1])
+            elif line[:1] and (line[0].isdigit() or line[0] in "+-*"):
+                parts = line.split()
+                ir = int(parts[1]) if len(parts) > 1 else 0
+                if pending is None:
+                    self_ir[fn] = self_ir.get(fn, 0) + ir
+                    continue
+                calls[cfn] = calls.get(cfn, 0) + pending
+                incl[cfn] = incl.get(cfn, 0) + ir
+                arcs[(fn, cfn)] = arcs.get((fn, cfn), 0) + pending
+                pending = None
+    return total, calls, incl, self_ir, arcs
+
+
+def wait_loop(profile):
+    """The functions of the waiting loops: the callers of opal_progress, and while a caller
+    is only a wrapper (called once per poll, from one place), its caller in turn."""
+    _, calls, _, _, arcs = profile
+    polls = calls.get(PROGRESS, 0)
+    loop, frontier = set(), [PROGRESS]
+    while frontier:
+        callee = frontier.pop()
+        for (caller, c), n in arcs.items():
+            if c != callee or caller in loop or caller == PROGRESS:
+                continue
+            loop.add(caller)
+            if calls.get(caller, 0) == n == polls:
+                frontier.append(caller)  # a wrapper: its caller holds the loop
+    return loop
+
+
+def without_waiting(profile):
+    total, calls, incl, self_ir, _ = profile
+    polls = calls.get(PROGRESS, 0)
+    found = sum(n for f, n in calls.items() if CALLBACK.match(f))
+    if polls == 0:
+        return total, 0, 0
+    per_poll = (incl.get(PROGRESS, 0) - sum(c for f, c in incl.items() if CALLBACK.match(f))) / polls
+    # The waiting loops' own instructions, spread over their passes (an upper bound of one
+    # pass's: it includes what the loop function does once per wait).
+    per_poll += sum(self_ir.get(f, 0) for f in wait_loop(profile)) / polls
+    return total - max(0, polls - found) * per_poll, polls, per_poll
+
+
+def main(argv):
+    top = 0
+    if argv and argv[0] == "--functions":
+        top, argv = int(argv[1]), argv[2:]
+    if len(argv) != 4:
+        sys.exit(__doc__)
+    a, b = parse(argv[0]), parse(argv[1])
+    n = int(argv[3]) - int(argv[2])
+    if n <= 0:
+        sys.exit("callgrind_percall: N2 must exceed N1")
+    (wa, pa, ia), (wb, pb, ib) = without_waiting(a), without_waiting(b)
+    print(f"{(b[0] - a[0]) / n:.0f} {(wb - wa) / n:.0f} {(pb - pa) / n:.1f}")
+    if top:
+        diff = {f: (b[2].get(f, 0) - a[2].get(f, 0)) / n for f in set(a[2]) | set(b[2])}
+        ncalls = {f: (b[1].get(f, 0) - a[1].get(f, 0)) / n for f in diff}
+        print(f"idle poll: {ia:.0f} / {ib:.0f} instructions")
+        for f in sorted(diff, key=lambda f: -diff[f])[:top]:
+            print(f"{diff[f]:9.0f} {ncalls[f]:7.2f}  {f[:150]}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
