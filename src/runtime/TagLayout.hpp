@@ -40,6 +40,9 @@ public:
     static TagLayout forMaxTag(long long maxTag, std::string& why) { return forMaxTag(maxTag, kDefaultTop, why); }
     TagLayout() = default;  // the 32-bit layout
 
+    // This layout with its window cut to at most `limit` (rounded down to a power of two,
+    // at least 1; 0: unchanged): coll_hieragg_tag_window, for tests and sites.
+    TagLayout capped(uint32_t limit) const;
     uint32_t window() const { return window_; }
     int top() const { return top_; }
     // Call number `seq` (per pair, or a persistent request's init number).
