@@ -210,6 +210,9 @@ typedef struct hieragg_config {
      * reserves for itself (MCA_COLL_BASE_TAG_NONBLOCKING_BASE - 1: -28 on 4.1, -34 on 5.0).
      * 0: -28. */
     int tag_top;
+    /* coll_hieragg_tag_window (testing, or a site that wants fewer tags): the call-number
+     * window is at most this (rounded down to a power of two); 0 = what pml_max_tag allows. */
+    unsigned tag_window;
 } hieragg_config;
 #define HIERAGG_COST_SET_ALPHA 1
 #define HIERAGG_COST_SET_BETA 2

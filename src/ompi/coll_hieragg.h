@@ -41,6 +41,7 @@ typedef struct mca_coll_hieragg_component_t {
     double ofi_join_timeout;    /* coll_hieragg_ofi_join_timeout */
     double ofi_op_timeout;      /* coll_hieragg_ofi_op_timeout */
     char* ofi_inject_error;     /* coll_hieragg_ofi_inject_error (testing) */
+    int tag_window;       /* coll_hieragg_tag_window (testing/site): cap on the call-number window */
     char* rules_file;     /* coll_hieragg_rules_file (tuning: docs/tuning.md) */
     int output;           /* opal_output stream for verbose messages */
     int core_ready;       /* hieragg_core_init succeeded */

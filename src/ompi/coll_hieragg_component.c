@@ -105,6 +105,13 @@ static void hieragg_register_offload(mca_base_component_t* c, mca_coll_hieragg_c
         "the process fail (on that world rank; on every leader without a rank), to exercise the "
         "recovery over point-to-point; hang: it never completes instead (coll_hieragg_ofi_op_timeout)",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY, &m->ofi_inject_error);
+    m->tag_window = 0;
+    (void)mca_base_component_var_register(c, "tag_window",
+        "For testing, or a site that wants fewer tags: at most this many call numbers per pair of "
+        "ranks before they wrap (rounded down to a power of two, >= 1; 0 = what the PML's "
+        "MPI_TAG_UB allows: 65536 with 32-bit tags, 256 under pml ucx). A call whose number would "
+        "reuse the tags of a call still in flight waits, inside hieragg, for that call to complete",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY, &m->tag_window);
     m->ofi_manual_progress = false;
     (void)mca_base_component_var_register(c, "ofi_manual_progress",
         "Triggered operations (a provider with FI_TRIGGER, e.g. sockets): false = the provider "
@@ -521,6 +528,7 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
     cfg.ofi_join_timeout = m->ofi_join_timeout;
     cfg.ofi_op_timeout = m->ofi_op_timeout;
     cfg.ofi_inject_error = m->ofi_inject_error;
+    cfg.tag_window = m->tag_window > 0 ? (unsigned)m->tag_window : 0u;
     cfg.rules_file = m->rules_file;
     /* More ranks than cores on this node make every hand-off inside it wait for a
      * reschedule: the core raises the node link's start-up (docs/selection.md). */

@@ -1,9 +1,10 @@
 // Per-communicator state of the core (the hieragg_comm of the C ABI): the
 // per-pair call numbers that give every collective its own tags, the
 // decomposition (built by a nonblocking identity exchange on first use), the
-// calls waiting for it, and the schedule cache.
+// calls waiting for it or for the tag window, and the schedule cache.
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "CallCache.hpp"
+#include "CallWindow.hpp"
 #include "CommCounters.hpp"
 #include "OwnedCallArgs.hpp"
 #include "ScheduleCache.hpp"
@@ -30,8 +32,10 @@ constexpr size_t kCacheLimit = 128;  // schedules (and plans) kept per communica
 // Memory the cached schedules (with their keys and per-rank vectors) of one communicator may
 // hold; the most recent one stays whatever its size (ScheduleCache.hpp).
 constexpr size_t kCacheBytes = size_t{64} << 20;
-// A call started before the decomposition exists; it runs, in start order, once it does.
-// Its arrays are copied: a nonblocking caller may have freed its own by then.
+// A call started before the decomposition exists, or whose tags a call still in flight
+// holds (CallWindow.hpp), or queued behind such a call; they run in start order once the
+// decomposition exists and each fits the window. Its arrays are copied: a nonblocking
+// caller may have freed its own by then.
 struct PendingStart {
     OwnedCallArgs args;
     hieragg_complete_fn done;
@@ -65,7 +69,9 @@ struct hieragg_comm {
     std::unordered_map<uint32_t, hieragg::OwnedCallArgs> persistentArgs;
 
     enum class Decomp { None, Exchanging, Ready } decomp = Decomp::None;
-    std::vector<hieragg::PendingStart> pending;
+    std::deque<hieragg::PendingStart> pending;
+    // The calls in flight here, against the tag window (CallWindow.hpp).
+    hieragg::CallWindow window;
     std::vector<char> identityRecords;  // the exchange's receive buffer while it runs
     void (*onReady)(hieragg_comm&, int) = nullptr;  // what beginDecomposition was given
     std::unique_ptr<hieragg::hier::Hierarchy> hierarchy;  // null: run flat

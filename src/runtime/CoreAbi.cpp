@@ -1,8 +1,10 @@
 // The C ABI (include/hieragg/abi.h) over the C++ core.
 #include <algorithm>
+#include <deque>
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 
@@ -609,29 +611,136 @@ int launch(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId,
     return launchTask(c, args, rt->transport(), numbers, done, ctx);
 }
 
-// The decomposition exists: run the calls that waited for it, in start order. One that
-// cannot start completes with its error (its caller has already returned).
-void runPending(hieragg_comm& c, int status) {
-    std::vector<PendingStart> pending;
-    pending.swap(c.pending);
-    for (const PendingStart& p : pending) {
-        // p.args goes with `pending`: a chain copies what it keeps.
-        const int rc =
-            status != 0 ? status : launch(c, p.args.args(), p.persistentId, p.done, p.ctx, ArgsLifetime::UntilReturn);
+// The per-pair call numbers `args` may take on any one pair, at most (CallWindow.hpp):
+// as launch() decides, a strong reduction's chain its links, a two-stage call two.
+uint64_t callNumbersBound(const hieragg_comm& c, const hieragg_coll_args& args) {
+    if (strongReproducible(*Runtime::instance(), c, args)) return ReproducibleCall::kMaxLinks;
+    if (!c.inter && hier::factsOf(args.kind).sizeStage != hier::SizeStage::None) return 2;
+    return 1;
+}
+
+// Whether the call may start now without meeting the tags of a call in flight here.
+bool fitsWindow(const hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId) {
+    const uint32_t w = Runtime::instance()->tags().window();
+    if (persistentId >= 0) return c.window.fitsPersistent(static_cast<uint32_t>(persistentId), c.inter, w);
+    return c.window.fitsCall(callNumbersBound(c, args), w);
+}
+
+void drainPending(hieragg_comm& c);
+
+// A nonblocking call or persistent start counted in its communicator's window: its
+// completion frees its numbers and starts the calls that waited for them.
+struct WindowedCompletion {
+    hieragg_comm* comm;
+    uint64_t first;  // its first number (not persistent)
+    int64_t persistentId;
+    hieragg_complete_fn done;
+    void* ctx;
+
+    static void complete(void* self, int status) {
+        std::unique_ptr<WindowedCompletion> w(static_cast<WindowedCompletion*>(self));
+        hieragg_comm& c = *w->comm;
+        std::lock_guard<std::recursive_mutex> lock(c.mutex);
+        if (w->persistentId >= 0)
+            c.window.closePersistent(static_cast<uint32_t>(w->persistentId));
+        else
+            c.window.closeCall(w->first);
+        w->done(w->ctx, status);
+        drainPending(c);
+    }
+};
+
+// Launches a call that fits the window, counted in it (CallWindow.hpp). A blocking one
+// is not recorded: nothing else starts on the communicator until it returns.
+int launchCounted(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId, hieragg_complete_fn done,
+                  void* ctx, ArgsLifetime lifetime) {
+    if (persistentId < 0 && done == BlockingWait::complete) {
+        c.window.openCall(callNumbersBound(c, args), false);
+        return launch(c, args, persistentId, done, ctx, lifetime);
+    }
+    auto* w = new (std::nothrow) WindowedCompletion{&c, 0, persistentId, done, ctx};
+    if (!w) return HIERAGG_ERR_NO_MEM;
+    if (persistentId >= 0) {
+        c.window.openPersistent(static_cast<uint32_t>(persistentId));
+    } else {
+        try {
+            w->first = c.window.openCall(callNumbersBound(c, args), true);
+        } catch (const std::bad_alloc&) {
+            delete w;
+            return HIERAGG_ERR_NO_MEM;
+        }
+    }
+    const int rc = launch(c, args, persistentId, WindowedCompletion::complete, w, lifetime);
+    if (rc != 0) {  // nothing started, `done` not called
+        if (persistentId >= 0)
+            c.window.closePersistent(static_cast<uint32_t>(persistentId));
+        else
+            c.window.closeCall(w->first);
+        delete w;
+    }
+    return rc;
+}
+
+// Runs the queued calls, in start order, while the next one fits the window (the
+// decomposition exists). One that cannot start completes with its error (its caller has
+// already returned). A call completing meanwhile does not drain again: this loop goes on.
+void drainPending(hieragg_comm& c) {
+    if (c.decomp != hieragg_comm::Decomp::Ready || c.window.draining) return;
+    c.window.draining = true;
+    while (!c.pending.empty() && fitsWindow(c, c.pending.front().args.args(), c.pending.front().persistentId)) {
+        PendingStart p = std::move(c.pending.front());
+        c.pending.pop_front();
+        // p.args goes when this iteration ends: a chain copies what it keeps.
+        const int rc = launchCounted(c, p.args.args(), p.persistentId, p.done, p.ctx, ArgsLifetime::UntilReturn);
         if (rc != 0) p.done(p.ctx, rc);
     }
+    c.window.draining = false;
+}
+
+// The decomposition exists: run the calls that waited for it, in start order, as the
+// window lets them. If it failed, each completes with that error.
+void runPending(hieragg_comm& c, int status) {
+    if (status == 0) return drainPending(c);
+    std::deque<PendingStart> pending;
+    pending.swap(c.pending);
+    for (const PendingStart& p : pending) p.done(p.ctx, status);
+}
+
+// Says once per communicator that a call waits for the window (coll_hieragg_verbose=2).
+void announceWait(hieragg_comm& c) {
+    if (c.window.announced) return;
+    c.window.announced = true;
+    Runtime* rt = Runtime::instance();
+    rt->verbose(2, "hieragg: tags: a call on a communicator of " + std::to_string(c.size) +
+                       " ranks waits: it would reuse the tags of a call still in flight here (" +
+                       std::to_string(c.window.inFlight()) + " in flight, window " +
+                       std::to_string(rt->tags().window()) +
+                       "); it starts when the older calls complete (once per communicator, world rank " +
+                       std::to_string(c.worldRank) + ")");
 }
 
 int startCall(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId, hieragg_complete_fn done,
               void* ctx, ArgsLifetime lifetime) {
     if (!Runtime::instance()) return HIERAGG_ERR_INTERNAL;
     std::lock_guard<std::recursive_mutex> lock(c.mutex);
-    if (c.decomp == hieragg_comm::Decomp::Ready) return launch(c, args, persistentId, done, ctx, lifetime);
+    if (c.decomp == hieragg_comm::Decomp::Ready && c.pending.empty()) {
+        // A blocking call with nothing in flight here: no tags to keep clear of, and
+        // nothing starts before it returns (the repeated-call path pays three tests).
+        if (done == BlockingWait::complete && persistentId < 0 && c.window.idle())
+            return launch(c, args, persistentId, done, ctx, lifetime);
+        if (fitsWindow(c, args, persistentId)) return launchCounted(c, args, persistentId, done, ctx, lifetime);
+    }
     try {
         // Launched after this returns: a nonblocking caller's arrays are copied now.
         c.pending.push_back({OwnedCallArgs::held(args, sideOf(c), lifetime), done, ctx, persistentId});
     } catch (const std::bad_alloc&) {
         return HIERAGG_ERR_NO_MEM;
+    }
+    if (c.decomp == hieragg_comm::Decomp::Ready) {
+        // Behind the window (or behind a call that waits for it): a call in flight here
+        // completes and drains the queue from the progress engine.
+        announceWait(c);
+        return 0;
     }
     beginDecomposition(c, runPending);  // may run the pending calls at once
     return 0;
@@ -729,6 +838,11 @@ void hieragg_comm_destroy(hieragg_comm* comm) {
         // ever completed here): the exchange must not call back into freed state.
         if (comm->decomp == hieragg_comm::Decomp::Exchanging) rt->forget(comm);
     }
+    // Calls still queued never start now: their requests complete with an error rather
+    // than never (MPI_Comm_free with calls outstanding).
+    std::deque<PendingStart> queued;
+    queued.swap(comm->pending);
+    for (const PendingStart& p : queued) p.done(p.ctx, HIERAGG_ERR_INTERNAL);
     delete comm;
 }
 

@@ -32,6 +32,7 @@ namespace {
 constexpr size_t kChunkBudgetSegments = 16;
 // Chunks per call at most: their links take call numbers from a per-pair window of 65536.
 constexpr size_t kMaxChunks = 4096;
+static_assert(ReproducibleCall::kMaxLinks == 2 * kMaxChunks, "an allreduce chunk is two links");
 }  // namespace
 
 std::unique_ptr<ReproducibleCall> ReproducibleCall::create(OwnedCallArgs held, int rank, int size,

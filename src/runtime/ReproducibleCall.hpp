@@ -63,6 +63,9 @@ class ReproducibleCall {
 public:
     // True if strong mode applies: MPI_SUM on double/float of a reduction on an intracommunicator.
     static bool applies(const hieragg_coll_args& a, bool inter);
+    // The most links a chain has (kMaxChunks chunks of two links): the call numbers it may
+    // reserve on a pair (CallWindow.hpp).
+    static constexpr size_t kMaxLinks = 2 * 4096;
     // Plans the chunks and allocates one chunk's buffers; nullptr if memory ran out. `user`:
     // the call's arguments, held until the last link has started (OwnedCallArgs.hpp).
     static std::unique_ptr<ReproducibleCall> create(OwnedCallArgs user, int rank, int size,

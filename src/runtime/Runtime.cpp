@@ -22,10 +22,13 @@ Runtime::Runtime(const hieragg_transport& tr, const hieragg_config& cfg)
         std::string why;
         if (config_.pml_max_tag <= 0) config_.pml_max_tag = INT32_MAX;
         tags_ = TagLayout::forMaxTag(config_.pml_max_tag, config_.tag_top, why);
+        const uint32_t fromPml = tags_.window();
+        tags_ = tags_.capped(config_.tag_window);
         if (tags_.window() < TagLayout::kMaxWindow)
             verbose(2, "hieragg: tags: the PML's MPI_TAG_UB is " + std::to_string(config_.pml_max_tag) +
                            ": call numbers wrap after " + std::to_string(tags_.window()) +
-                           " (at most that many calls in flight between two ranks)");
+                           (tags_.window() < fromPml ? " (coll_hieragg_tag_window)" : "") +
+                           " (more calls in flight between two ranks wait for the oldest)");
     }
     ofiInject_ = cfg.ofi_inject_error ? cfg.ofi_inject_error : "";
     config_.ofi_inject_error = ofiInject_.c_str();

@@ -24,6 +24,13 @@ TagLayout TagLayout::forMaxTag(long long maxTag, int top, std::string& why) {
     return TagLayout(w, top);
 }
 
+TagLayout TagLayout::capped(uint32_t limit) const {
+    if (limit == 0 || window_ == 0 || limit >= window_) return *this;
+    uint32_t w = 1;
+    while (w * 2 <= limit) w *= 2;
+    return TagLayout(w, top_);
+}
+
 int TagLayout::callBase(uint32_t seq, TagSpace space, bool localGroup) const {
     const long long block = static_cast<long long>(window_) * kChannels;
     long long t = top_ - static_cast<long long>(seq % window_) * kChannels;

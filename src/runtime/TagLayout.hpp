@@ -27,10 +27,9 @@ public:
     static constexpr uint32_t kChannels = 4096;           // channels of one call at most
     static constexpr uint32_t kSetupBlocks = 8;           // identity, 5 offload, 2 calibration
     static constexpr uint32_t kMaxWindow = 1u << 16;      // the window with 32-bit tags
-    // Below it hieragg stays out. Nothing holds back a call whose number is W past the
-    // oldest one still in flight on its pair, so W must exceed what programs keep in
-    // flight: at 16 (mtl ofi's ofi_tag_2) the suite's 40 nonblocking calls on one
-    // communicator mixed up their messages; 256 is what pml ucx's 24 bits give.
+    // Below it hieragg stays out (256 is what pml ucx's 24 bits give). A call whose number
+    // is W past a call still in flight here waits for it (CallWindow.hpp), so a small
+    // window costs concurrency, not correctness; this keeps it from costing much.
     static constexpr uint32_t kMinWindow = 256;
 
     // The layout for a PML whose MPI_TAG_UB is `maxTag`, its tags from `top` down (a top of
@@ -40,6 +39,9 @@ public:
     static TagLayout forMaxTag(long long maxTag, std::string& why) { return forMaxTag(maxTag, kDefaultTop, why); }
     TagLayout() = default;  // the 32-bit layout
 
+    // This layout with its window cut to at most `limit` (rounded down to a power of two,
+    // at least 1; 0: unchanged): coll_hieragg_tag_window, for tests and sites.
+    TagLayout capped(uint32_t limit) const;
     uint32_t window() const { return window_; }
     int top() const { return top_; }
     // Call number `seq` (per pair, or a persistent request's init number).

@@ -102,3 +102,24 @@ TEST(TagLayout, TooSmallATagSpaceIsRefusedWithTheReason) {
     EXPECT_EQ(TagLayout::forMaxTag(4227098, why).window(), TagLayout::kMinWindow);
     EXPECT_EQ(TagLayout::forMaxTag(4227097, why).window(), 0u);
 }
+
+// coll_hieragg_tag_window: a smaller window, rounded down to a power of two, from the same
+// top; never a larger one than the PML's tags allow.
+TEST(TagLayout, CappedWindowIsAPowerOfTwoWithinThePmlsOwn) {
+    std::string why;
+    const TagLayout full = TagLayout::forMaxTag(2147483647LL, why);
+    EXPECT_EQ(full.capped(0).window(), TagLayout::kMaxWindow);
+    EXPECT_EQ(full.capped(16).window(), 16u);
+    EXPECT_EQ(full.capped(20).window(), 16u);
+    EXPECT_EQ(full.capped(1).window(), 1u);
+    EXPECT_EQ(full.capped(1u << 20).window(), TagLayout::kMaxWindow);
+    EXPECT_EQ(full.capped(16).top(), full.top());
+    const TagLayout ucx = TagLayout::forMaxTag(8388607LL, why);
+    EXPECT_EQ(ucx.capped(4096).window(), 256u);
+    EXPECT_EQ(ucx.capped(100).window(), 64u);
+    // Call numbers 0 and W share their tags; 0 and 1 do not.
+    const TagLayout w4 = full.capped(4);
+    EXPECT_EQ(w4.callBase(0, TagSpace::Call, false), w4.callBase(4, TagSpace::Call, false));
+    EXPECT_NE(w4.callBase(0, TagSpace::Call, false), w4.callBase(1, TagSpace::Call, false));
+    EXPECT_GE(w4.lowest(), full.lowest());
+}
