@@ -359,16 +359,21 @@ bool strongReproducible(const Runtime& rt, const hieragg_comm& c, const hieragg_
 
 // The compiled fast path's entry (CallCache.hpp), the first thing a blocking call does:
 // a repeat of the last call's raw arguments on a communicator whose decomposition is
-// ready runs the last schedule compiled into a flat action array, inside the caller's
-// wait. It is what launch() would run for it: never a strong reduction's chain, and
-// last-raw state exists only for one-stage calls on intracommunicators without offload.
+// ready, with nothing else of it queued or in flight here (the case startCall launches
+// without the window's accounting), runs the last schedule compiled into a flat action
+// array, inside the caller's wait. It is what launch() would run for it: never a strong
+// reduction's chain, and last-raw state exists only for one-stage calls on
+// intracommunicators without offload.
 // Kinds with per-rank vectors are compared by value in scheduleFor and never come here.
 // False (nothing started) for every other call; else *rc is the start's error code.
 bool runRepeat(hieragg_comm& c, const hieragg_coll_args& args, BlockingWait& w, int* rc) {
     Runtime* rt = Runtime::instance();
     if (!rt) return false;
     std::lock_guard<std::recursive_mutex> lock(c.mutex);
-    if (c.decomp != hieragg_comm::Decomp::Ready || !c.lastServedValid || !repeatsLastRaw(c, args) ||
+    // Behind a queued call, or beside nonblocking calls in flight here, the call goes
+    // through startCall: it must keep its place in the queue and the window's count.
+    if (c.decomp != hieragg_comm::Decomp::Ready || !c.pending.empty() || !c.window.idle() ||
+        !c.lastServedValid || !repeatsLastRaw(c, args) ||
         hier::factsOf(args.kind).vectors != hier::kNoVectors || strongReproducible(*rt, c, args))
         return false;
     CompiledCall* f = c.callCache.compiledFor(c.lastSchedule, c.lastRawStype, c.lastRawRtype);
