@@ -20,164 +20,18 @@
 #include "recipes/PipelinedTree.hpp"
 #include "hieragg/Transport.hpp"
 #include "recipes/ReductionPulses.hpp"
+#include "model/PipelineModel.hpp"
+#include "model/SharedCoresModel.hpp"
+#include "model/SliceModel.hpp"
+#include "model/StageLoad.hpp"
+#include "model/TreeModel.hpp"
+#include "model/WhyText.hpp"
 
 namespace hieragg::hier {
 
+using namespace model;  // the named models (coll_hier/src/model/)
+
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr int kMaxRadix = 64;  // radices scanned for k-ary and the hierarchical tree
-
-using Shape = ModelShape;  // the collective's row says it (CollectiveFacts.hpp)
-
-std::string fmt(const char* f, double x) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, x);
-    return buf;
-}
-
-// One node (no decomposition) with more ranks than cores (CostParams::nodeCores): the ranks
-// take turns on the cores, which the one-node terms below price.
-bool crowdedOneNode(const CollCall& c, const CostParams& p) {
-    return !isDecomposed(c) && p.nodeCores > 0 && c.size > p.nodeCores;
-}
-
-// What one stage's model needs to know about the call.
-struct Load {
-    Shape shape;
-    double bytes = 0;        // message (bcast), vector (reductions), all blocks (gather)
-    double pulseBytes = 0;   // reductions: bytes per pulse (coll_hieragg_segment_size)
-    double pulses = 1;
-    size_t elemBytes = 1;
-    double segmentCap = 0;   // coll_hieragg_segment_size: no pipeline segment is larger
-    // Bcast or reduce on one node with more ranks than cores (docs/selection.md): the
-    // cores, else 0.
-    int sharedCores = 0;
-};
-
-// A flat bcast on one node with more ranks than cores. A receiver copies the message out
-// of its sender's memory itself (shared-memory single copy), so a parent serves a child
-// in theta and the children's copies run side by side, but only `cores` at a time: the
-// n - 1 copies (and a chain's per-segment handling) are a bound on the call. When the
-// bound decides for several shapes, the shortest critical path (fewest hand-offs in
-// sequence: a star, as tuned's linear bcast) wins: 1e-3 of it breaks the tie.
-double sharedCoresBcastUs(double latency, double work, const Load& ld) {
-    return std::max(latency, work / ld.sharedCores) + 1e-3 * latency;
-}
-
-// Per-message work at the receiver for `bytes` bytes.
-double packetUs(const LinkCost& l, const Load& ld, double bytes) {
-    const bool reduces = ld.shape == Shape::Reduce || ld.shape == Shape::Allreduce;
-    return l.theta_us + bytes * l.beta_us_per_byte + (reduces ? bytes * l.gamma_us_per_byte : 0.0);
-}
-
-// A pulsed reduction whose single pulse takes `single`: further pulses stream through the
-// busiest node (d packets of b each), but at most kPulseWindow pulses are in flight per
-// rank, and a rank learns that a pulse left only when its receiver took it, so every
-// window costs at least a round trip (2a) on each edge.
-double pulsedUs(double single, const Load& ld, double a, double b, double d) {
-    const double streamed = single + (ld.pulses - 1) * d * b;
-    const double windows = std::ceil(ld.pulses / static_cast<double>(recipes::kPulseWindow));
-    const double windowed = single + (windows - 1) * (2 * a + recipes::kPulseWindow * d * b);
-    return std::max(streamed, windowed);
-}
-
-// The tree model (SPEC 3.2's T = r l + h k (theta + S beta + S* gamma), per edge): a
-// parent serves its children one after the other, largest subtree first, each costing b,
-// and a message takes `a` to arrive; the stage ends at the latest arrival. Reductions
-// add the pipeline of further pulses through the busiest node; allreduce and barrier go
-// up and down.
-double exactTreeUs(const MemberTree& t, const Load& ld, double a, double b) {
-    std::vector<double> at(t.size(), 0.0);
-    std::vector<int> order{t.root};
-    double worst = 0;
-    size_t busiest = 0;
-    for (size_t i = 0; i < order.size(); ++i) {
-        const int v = order[i];
-        const auto& kids = t.children[v];
-        busiest = std::max(busiest, kids.size());
-        for (size_t j = kids.size(); j-- > 0;) {
-            const int c = kids[j];
-            at[c] = at[v] + a + static_cast<double>(kids.size() - j) * b;
-            worst = std::max(worst, at[c]);
-            order.push_back(c);
-        }
-    }
-    if (ld.shape == Shape::Reduce || ld.shape == Shape::Allreduce)
-        worst = pulsedUs(worst, ld, a, b, static_cast<double>(std::max<size_t>(busiest, 1)));
-    if (ld.shape == Shape::Allreduce || ld.shape == Shape::Barrier) worst *= 2;
-    return worst;
-}
-
-// A flat reduce on one node with more ranks than cores, priced as one call of a
-// back-to-back stream (IMB's loop), as scanPlan prices forward-only rows: every message of
-// a reduction tree goes toward the root, so consecutive calls overlap and a call costs its
-// busiest rank's receptions (d children per pulse) plus one start-up, bounded by all ranks'
-// receptions over the cores; when the bound decides, the shape whose busiest rank handles
-// fewest messages wins (1e-3 of its share breaks the tie): a chain spreads the combining
-// over every rank. Only where the cores bound the shape (short vectors keep the lone-call
-// model), and as for scan, only while its lone call (`lone`) takes at most twice the
-// quickest shape's (`loneMin`): a chain's n - 1 hand-offs in sequence stay priced as such.
-// Measured (np 4 and 8 on 2 cores, 64 KiB, interleaved with tuned's binomial): chain
-// 0.96-1.79x, k-ary 1.04-5.1x, k-nomial (k = 3) 1.4-12x.
-double sharedCoresReduceUs(const Load& ld, const LinkCost& l, int n, double d, double b, double lone,
-                           double loneMin) {
-    const double busiest = ld.pulses * d * b, bound = (n - 1) * ld.pulses * b / ld.sharedCores;
-    if (bound < busiest + l.alpha_us || lone > 2 * loneMin) return lone;
-    return std::min(lone, bound + 1e-3 * busiest);
-}
-
-// The quickest lone reduce over the shapes sharedCoresReduceUs compares: k-nomial k = 2..n
-// (the k-ary trees of the same fan-out are no quicker) and the chain.
-double reduceLoneMinUs(const Load& ld, const LinkCost& l, int n, double b) {
-    double best = pulsedUs((n - 1) * (l.alpha_us + b), ld, l.alpha_us, b, 1.0);
-    for (int k = 2; k <= std::max(2, n); ++k)
-        best = std::min(best, exactTreeUs(TreeShape::knomial(k).build(n, 0), ld, l.alpha_us, b));
-    return best;
-}
-
-// The tree rows on one node with more ranks than cores, best k of 2..n (k-nomial; k-ary up
-// to kMaxRadix). Reduce: sharedCoresReduceUs with the tree's busiest rank. Bcast:
-// sharedCoresBcastUs with the exact tree model, a parent's turn per child theta and the
-// child's own copy part of its arrival (a = alpha + S beta): each rank copies once.
-StageChoice sharedCoresTree(const AlgorithmInfo& a, const Load& ld, const LinkCost& l, int n) {
-    StageChoice s;
-    s.algo = &a;
-    s.members = n;
-    const bool kary = a.shape == TreeShape::Kind::Kary;
-    const int top = kary ? std::min(kMaxRadix, std::max(2, n - 1)) : std::max(2, n);
-    auto shapeOf = [&](int k) { return kary ? TreeShape::kary(k) : TreeShape::knomial(k); };
-    if (ld.shape == Shape::Reduce) {
-        const double b = packetUs(l, ld, ld.pulseBytes), loneMin = reduceLoneMinUs(ld, l, n, b);
-        double best = kInf;
-        int bestK = 2;
-        for (int k = 2; k <= top; ++k) {
-            const MemberTree t = shapeOf(k).build(n, 0);
-            size_t d = 1;
-            for (const auto& kids : t.children) d = std::max(d, kids.size());
-            const double us = sharedCoresReduceUs(ld, l, n, static_cast<double>(d), b,
-                                                  exactTreeUs(t, ld, l.alpha_us, b), loneMin);
-            if (us < best) best = us, bestK = k;
-        }
-        s.shape = shapeOf(bestK);
-        s.predUs = best;
-        s.why = std::to_string(ld.sharedCores) + " cores, back-to-back calls where they bound it: best k of 2.." +
-                std::to_string(top);
-        return s;
-    }
-    const double arrive = l.alpha_us + ld.bytes * l.beta_us_per_byte;
-    const double work = (n - 1) * (l.theta_us + ld.bytes * l.beta_us_per_byte);
-    double best = kInf;
-    int bestK = 2;
-    for (int k = 2; k <= top; ++k) {
-        const double t = sharedCoresBcastUs(exactTreeUs(shapeOf(k).build(n, 0), ld, arrive, l.theta_us), work, ld);
-        if (t < best) best = t, bestK = k;
-    }
-    s.shape = shapeOf(bestK);
-    s.predUs = best;
-    s.why = "receivers copy, " + std::to_string(ld.sharedCores) + " cores: best k of 2.." + std::to_string(top);
-    return s;
-}
 
 // Predict `a` on a stage of n members over link `l`; fills k / segment / why.
 StageChoice predict(const AlgorithmInfo& a, const Load& ld, const LinkCost& l, int n, double epsilon) {
@@ -324,32 +178,6 @@ std::vector<int> stageSizes(const Hierarchy& h) {
     return out;
 }
 
-// Exact model of a whole tree: the latest arrival over every vertex, edges priced by the
-// link class of the lowest level whose group holds both ends.
-double wholeTreeUs(const aggtree::Tree& t, const Hierarchy& h, const std::vector<int>& links,
-                   const CostParams& p, const Load& ld, int k, double unit) {
-    std::vector<double> at(t.size(), 0.0);
-    std::vector<int> order{t.root};
-    double worst = 0;
-    for (size_t i = 0; i < order.size(); ++i) {
-        const int v = order[i];
-        const auto& kids = t.children[v];
-        for (size_t j = 0; j < kids.size(); ++j) {
-            const int c = kids[j];
-            int level = 0;
-            while (level < h.levels() && h.groupOf(level, v) != h.groupOf(level, c)) ++level;
-            const LinkCost& l = p.link[links[level]];
-            at[c] = at[v] + l.alpha_us + static_cast<double>(j + 1) * packetUs(l, ld, unit);
-            worst = std::max(worst, at[c]);
-            order.push_back(c);
-        }
-    }
-    if (ld.shape == Shape::Reduce || ld.shape == Shape::Allreduce)
-        worst = pulsedUs(worst, ld, p.link[links.back()].alpha_us, packetUs(p.link[links.back()], ld, unit), k);
-    if (ld.shape == Shape::Allreduce || ld.shape == Shape::Barrier) worst *= 2;
-    return worst;
-}
-
 StageChoice predictWhole(const AlgorithmInfo& a, const CollCall& c, const Load& ld, const CostParams& p,
                          const std::vector<int>& links) {
     StageChoice s;
@@ -400,54 +228,6 @@ StageChoice predictSwitchTree(const AlgorithmInfo& a, const CollCall& c, const L
     s.why = st.label() + "; proxies fan in up to " + std::to_string(t.maxDegree()) + " ranks, height " +
             std::to_string(t.height());
     return s;
-}
-
-// The pipelined rows (PipelinedTree): fragments of c bytes stream through one tree over
-// every level (PipelineTree.hpp). T(c) = fill(c) + (m/c - 1) * stage(c): the first fragment
-// reaches the last rank along the tree's slowest path (per-edge alpha + the children
-// served before it), then one fragment leaves every stage time, the busiest vertex's
-// per-fragment work (its children served one after the other, each theta + c beta
-// (+ c gamma reducing) on that edge's link). At most kFragmentWindow fragments are in
-// flight per rank, and a window costs at least a round trip on the slowest link. The
-// candidates are SPEC 3.5's chain chunk and powers of two up to m, capped by
-// coll_hieragg_segment_size and kMaxFragmentBytes (rendezvous above it); below the
-// leaders the best of k-nomial 2..4 and the chain.
-double pipelineUs(const MemberTree& t, const Hierarchy& h, const std::vector<int>& links, const CostParams& p,
-                  const Load& ld, double c, double* stageOut) {
-    std::vector<double> at(t.size(), 0.0);
-    std::vector<int> order{t.root};
-    double fill = 0, stage = 0, slowAlpha = 0;
-    for (size_t i = 0; i < order.size(); ++i) {
-        const int v = order[i];
-        const auto& kids = t.children[v];
-        double busy = 0, served = 0;
-        for (size_t j = kids.size(); j-- > 0;) {  // the order TreeBcast serves them
-            const int k = kids[j];
-            int level = 0;
-            while (level < h.levels() && h.groupOf(level, v) != h.groupOf(level, k)) ++level;
-            const LinkCost& l = p.link[links[level]];
-            served += packetUs(l, ld, c);
-            busy += packetUs(l, ld, c);
-            slowAlpha = std::max(slowAlpha, l.alpha_us);
-            at[k] = at[v] + l.alpha_us + served;
-            fill = std::max(fill, at[k]);
-            order.push_back(k);
-        }
-        stage = std::max(stage, busy);
-    }
-    if (ld.shape == Shape::Allreduce) {
-        // Up and down the same tree: twice the fill, and every vertex handles each
-        // fragment twice (combining its children's parts, then forwarding the result).
-        fill *= 2;
-        stage *= 2;
-    }
-    const double m = std::max(ld.bytes, 1.0);
-    const double frags = std::ceil(m / c);
-    const double streamed = fill + (frags - 1) * stage;
-    const double w = static_cast<double>(recipes::kFragmentWindow);
-    const double windowed = fill + (std::ceil(frags / w) - 1) * (2 * slowAlpha + w * stage);
-    if (stageOut) *stageOut = stage;
-    return std::max(streamed, windowed);
 }
 
 StageChoice predictPipeline(const AlgorithmInfo& a, const CollCall& c, const Load& ld, const CostParams& p,
@@ -537,35 +317,6 @@ bool slices(const AlgorithmInfo& a) {
     default:
         return false;
     }
-}
-
-// Allreduce of `bytes` over n members whose messages cross link l, x of them at once on
-// the busiest link (members of a node sharing its interface). Pulses of `pulseBytes`
-// overlap kPulseWindow at a time: their start-ups overlap, their bytes queue.
-double ringAllreduceUs(const LinkCost& l, int n, double bytes, double pulseBytes, double x) {
-    if (n <= 1) return 0;
-    const double windows = std::ceil(std::max(1.0, std::ceil(bytes / std::max(pulseBytes, 1.0))) /
-                                     static_cast<double>(recipes::kPulseWindow));
-    // A ring step is an exchange round: every member sends to its successor while it receives.
-    return 2.0 * (n - 1) * exchangeRoundUs(l) * windows +
-           (n - 1.0) / n * bytes * (2 * x * l.beta_us_per_byte + l.gamma_us_per_byte);
-}
-double butterflyAllreduceUs(const LinkCost& l, int n, double bytes, double pulseBytes, double x, bool halving) {
-    if (n <= 1) return 0;
-    const int p2 = butterflyCore(n);
-    const double lg = std::log2(static_cast<double>(p2)), fold = p2 == n ? 0.0 : 1.0;
-    const double windows = std::ceil(std::max(1.0, std::ceil(bytes / std::max(pulseBytes, 1.0))) /
-                                     static_cast<double>(recipes::kPulseWindow));
-    const double msgs = (halving ? 2 * lg : lg) + 2 * fold;
-    // Halving + doubling move 2 (p2 - 1)/p2 of the vector and reduce (p2 - 1)/p2 of it; plain
-    // recursive doubling moves and reduces all of it every round. The fold moves it twice.
-    const double moved = halving ? 2.0 * (p2 - 1) / p2 + 2 * fold : lg + 2 * fold;
-    const double reduced = halving ? (p2 - 1.0) / p2 + fold : lg + fold;
-    // The butterfly's rounds are exchanges (both partners send and receive); the fold's two
-    // messages go one way.
-    const double latency = (msgs - 2 * fold) * exchangeRoundUs(l) + 2 * fold * (l.alpha_us + l.theta_us);
-    return latency * windows +
-           bytes * (moved * x * l.beta_us_per_byte + reduced * l.gamma_us_per_byte);
 }
 
 // reduce_scatter's `recursive_halving` row (ReduceScatter.cpp) on n ranks of one link class,
@@ -933,14 +684,6 @@ Plan treePlan(const CollCall& c, const CostParams& p);
 }
 
 namespace {
-// More ranks on one node than cores (CostParams::nodeCores): the ranks' work, `msgs`
-// receptions that each combine `bytes`, cannot finish faster than the cores can do it.
-// Only for a flat plan inside one node (no decomposition); 0 elsewhere.
-double coresBoundUs(const CollCall& c, const CostParams& p, double msgs, double bytes, const LinkCost& l) {
-    if (!crowdedOneNode(c, p)) return 0;
-    return msgs * (l.theta_us + bytes * (l.beta_us_per_byte + l.gamma_us_per_byte)) / p.nodeCores;
-}
-
 // Scan, exscan: flat recursive doubling (every step may cross the network), the leader
 // prefix (a scan inside each outermost group, an exscan of the G group totals between the
 // groups' last ranks, a binomial bcast of that prefix in each group) and the leader chain
