@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "hieragg/algorithms/ButterflyAllreduce.hpp"
+#include "hieragg/hier/CollectiveFacts.hpp"
+#include "hieragg/hier/Hierarchy.hpp"
 #include "recipes/ReductionPulses.hpp"
 
 namespace hieragg::hier::model {
@@ -32,6 +34,32 @@ double butterflyAllreduceUs(const LinkCost& l, int n, double bytes, double pulse
     const double latency = (msgs - 2 * fold) * exchangeRoundUs(l) + 2 * fold * (l.alpha_us + l.theta_us);
     return latency * windows +
            bytes * (moved * x * l.beta_us_per_byte + reduced * l.gamma_us_per_byte);
+}
+
+SliceLayout sliceLayoutOf(const CollCall& c, const CostParams& p, const std::vector<int>& links) {
+    SliceLayout x;
+    x.seg = static_cast<double>(std::max<size_t>(c.segmentBytes, 1));
+    x.hier = isDecomposed(c);
+    const int n = c.size;
+    x.n = n, x.S = n, x.M = n;
+    if (x.hier) {
+        const Hierarchy& h = *c.hierarchy;
+        const int top = h.levels() - 1;
+        x.G = h.groupCount(top);
+        x.S = n, x.M = 0;
+        std::vector<int> out(x.G, 0);
+        for (int g = 0; g < x.G; ++g) {
+            const int m = static_cast<int>(h.groupMembers(top, g).size());
+            x.S = std::min(x.S, m), x.M = std::max(x.M, m);
+        }
+        for (int r = 0; r < n; ++r)
+            if (h.groupOf(top, r) != h.groupOf(top, (r + 1) % n)) ++out[h.groupOf(top, r)];
+        x.cross = std::max(1, *std::max_element(out.begin(), out.end()));
+        x.in = &p.link[links[links.size() - 2]];
+    }
+    x.link = links.back();
+    x.net = &p.link[x.link];
+    return x;
 }
 
 }  // namespace hieragg::hier::model

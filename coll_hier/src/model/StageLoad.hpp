@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <limits>
 
+#include "hieragg/CollCall.hpp"
 #include "hieragg/hier/CollectiveFacts.hpp"
 #include "hieragg/hier/CostParams.hpp"
 
@@ -26,6 +27,11 @@ struct Load {
     // cores, else 0.
     int sharedCores = 0;
 };
+
+// The load of call c: the model's bytes (all blocks for gather and scatter), the pulses of
+// coll_hieragg_segment_size and, for bcast and reduce on one node with more ranks than
+// cores (the shared-cores terms were measured for those two), the cores.
+Load stageLoadOf(const CollCall& c, const CostParams& p);
 
 inline bool reduces(const Load& ld) { return ld.shape == Shape::Reduce || ld.shape == Shape::Allreduce; }
 

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include <stdexcept>
+
+#include "hieragg/aggtree/HierarchicalKnomialTree.hpp"
+#include "hieragg/hier/HierarchyAdapter.hpp"
 #include "recipes/ReductionPulses.hpp"
 
 namespace hieragg::hier::model {
@@ -58,6 +62,35 @@ double wholeTreeUs(const aggtree::Tree& t, const Hierarchy& h, const std::vector
         worst = pulsedUs(worst, ld, p.link[links.back()].alpha_us, packetUs(p.link[links.back()], ld, unit), k);
     if (ld.shape == Shape::Allreduce || ld.shape == Shape::Barrier) worst *= 2;
     return worst;
+}
+
+StageChoice minimumHeightTree(const AlgorithmInfo& a, const CollCall& c, const Load& ld, const CostParams& p,
+                         const std::vector<int>& links) {
+    StageChoice s;
+    s.algo = &a;
+    s.members = c.size;
+    s.link = links.back();
+    const aggtree::ProcessHierarchy ph = toProcessHierarchy(*c.hierarchy);
+    // Root 0 whatever the call's root: a plan is shared by every root of its signature class,
+    // and must be the same on every rank (ranks see different in-place flags, for one).
+    const int root = 0;
+    const double unit = unitBytes(ld);
+    double best = kInf;
+    int bestK = 2;
+    for (int k = 2; k <= std::min(kMaxRadix, std::max(2, c.size)); k = k < 16 ? k + 1 : k * 2) {
+        aggtree::Tree t;
+        try {
+            t = aggtree::buildHierarchicalKnomialTree(ph, k, root);
+        } catch (const std::overflow_error&) {
+            break;  // positions exceed 2^62 (deep hierarchies, wide k): no wider k fits either
+        }
+        const double us = wholeTreeUs(t, *c.hierarchy, links, p, ld, k, unit);
+        if (us < best) best = us, bestK = k;
+    }
+    s.shape = TreeShape::knomial(bestK);
+    s.predUs = best;
+    s.why = "min-height tree: best k of 2..16,32,64 by the per-edge model";
+    return s;
 }
 
 }  // namespace hieragg::hier::model

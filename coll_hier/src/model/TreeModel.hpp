@@ -6,7 +6,10 @@
 
 #include "hieragg/aggtree/Tree.hpp"
 #include "hieragg/algorithms/MemberTree.hpp"
+#include "hieragg/CollCall.hpp"
+#include "hieragg/hier/AlgorithmRegistry.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
+#include "hieragg/hier/Selection.hpp"
 #include "model/StageLoad.hpp"
 
 namespace hieragg::hier::model {
@@ -26,5 +29,11 @@ double exactTreeUs(const MemberTree& t, const Load& ld, double a, double b);
 // link class of the lowest level whose group holds both ends.
 double wholeTreeUs(const aggtree::Tree& t, const Hierarchy& h, const std::vector<int>& links,
                    const CostParams& p, const Load& ld, int k, double unit);
+
+// The minimum-height hierarchical k-nomial tree over every level (type I, SPEC 3.2
+// algorithms 2-4) for row `a`: best k of 2..16, 32, 64 by wholeTreeUs, root 0 (a plan is
+// shared by every root of its signature class).
+StageChoice minimumHeightTree(const AlgorithmInfo& a, const CollCall& c, const Load& ld, const CostParams& p,
+                              const std::vector<int>& links);
 
 }  // namespace hieragg::hier::model

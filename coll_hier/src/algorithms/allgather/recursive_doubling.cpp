@@ -1,0 +1,28 @@
+// Allgather by recursive doubling: log2 p exchanges of doubling ranges of blocks
+// (power-of-two sizes), priced by the exchange rounds model.
+#include <cmath>
+
+#include "algorithms/Row.hpp"
+#include "algorithms/allgather/ExchangeRow.hpp"
+#include "model/WhyText.hpp"
+
+namespace hieragg::hier::units {
+
+namespace {
+using namespace model;
+
+Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
+    Estimate e = exchangeEstimate(a, q);
+    const ExchangeLayout x = exchangeLayoutOf(q.call, q.params, q.links);
+    e.choice.predUs = doublingRoundsUs(x, q.bytes, false);
+    e.choice.why = fmt("%.0f", std::ceil(std::log2(std::max(x.n, 1)))) + " rounds";
+    return e;
+}
+}  // namespace
+
+extern const AlgorithmInfo allgather_recursive_doubling = {
+    HIERAGG_ALLGATHER, "recursive_doubling", kServesFlat, kNeedsIntracomm | kNeedsPowerOfTwo, 0,
+    Emitter::RecursiveDoubling, K::Knomial, "log2 p exchanges of doubling ranges of blocks (power-of-two sizes)",
+    Pricing::Alone, cost};
+
+}  // namespace hieragg::hier::units
