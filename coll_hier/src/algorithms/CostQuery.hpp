@@ -3,6 +3,7 @@
 // stage of the plan; the function prices its row on it and says why.
 #pragma once
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hieragg/CollCall.hpp"
@@ -43,13 +44,53 @@ struct Estimate {
     bool alwaysStreams = false;
 };
 
-// A row that serves `q` and whose time is not modelled (the v-variants, the neighborhood
-// collectives): the first such row of its stage runs.
-inline Estimate unpriced(const AlgorithmInfo& row, const CostQuery& q) {
+// A row's estimate of one stage of q.members ranks (Stage rows), nothing priced yet.
+inline Estimate stageEstimate(const AlgorithmInfo& row, const CostQuery& q) {
     Estimate e;
     e.choice.algo = &row;
     e.choice.members = q.members;
     return e;
 }
+
+// A row's choice over the whole communicator, its messages on the outermost link of
+// `links`, nothing priced yet.
+inline StageChoice callChoice(const AlgorithmInfo& row, const CollCall& c, const std::vector<int>& links) {
+    StageChoice s;
+    s.algo = &row;
+    s.members = c.size;
+    s.link = links.back();
+    return s;
+}
+// The same as an estimate (Alone rows).
+inline Estimate callEstimate(const AlgorithmInfo& row, const CostQuery& q) {
+    Estimate e;
+    e.choice = callChoice(row, q.call, q.links);
+    return e;
+}
+
+// The same, priced as one call of a back-to-back stream (prefix rows, Estimate::stream).
+inline Estimate streamEstimate(const AlgorithmInfo& row, const CostQuery& q) {
+    Estimate e = callEstimate(row, q);
+    e.streamPriced = true;
+    return e;
+}
+
+// Estimate e with its prediction and why.
+inline Estimate priced(Estimate e, double us, std::string why) {
+    e.choice.predUs = us;
+    e.choice.why = std::move(why);
+    return e;
+}
+
+// An estimate that is only the model's choice.
+inline Estimate estimateOf(const StageChoice& choice) {
+    Estimate e;
+    e.choice = choice;
+    return e;
+}
+
+// A row that serves `q` and whose time is not modelled (the v-variants, the neighborhood
+// collectives): the first such row of its stage runs.
+inline Estimate unpriced(const AlgorithmInfo& row, const CostQuery& q) { return stageEstimate(row, q); }
 
 }  // namespace hieragg::hier

@@ -6,6 +6,7 @@
 
 namespace hieragg::hier::units {
 
+using namespace model;  // the shared cost models (coll_hier/src/model/)
 using K = TreeShape::Kind;
 constexpr unsigned kAny = kServesAnyLevel;
 constexpr unsigned kTree = kTunesRadix | kTunesSegment;

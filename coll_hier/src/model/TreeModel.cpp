@@ -40,6 +40,15 @@ double exactTreeUs(const MemberTree& t, const Load& ld, double a, double b) {
     return worst;
 }
 
+RadixChoice bestRadix(TreeShape (*shape)(int), int from, int to, int n, const Load& ld, double a, double b) {
+    RadixChoice best;
+    for (int k = from; k <= to; ++k) {
+        const double t = exactTreeUs(shape(k).build(n, 0), ld, a, b);
+        if (t < best.us) best.us = t, best.k = k;
+    }
+    return best;
+}
+
 double wholeTreeUs(const aggtree::Tree& t, const Hierarchy& h, const std::vector<int>& links,
                    const CostParams& p, const Load& ld, int k, double unit) {
     std::vector<double> at(t.size(), 0.0);

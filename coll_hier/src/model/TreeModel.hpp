@@ -25,6 +25,14 @@ double pulsedUs(double single, const Load& ld, double a, double b, double d);
 // further pulses through the busiest node; allreduce and barrier go up and down.
 double exactTreeUs(const MemberTree& t, const Load& ld, double a, double b);
 
+// The radix k in [from, to] whose tree shape(k) over n members is the quickest by
+// exactTreeUs (the first such k on ties).
+struct RadixChoice {
+    int k = 2;
+    double us = kInf;
+};
+RadixChoice bestRadix(TreeShape (*shape)(int), int from, int to, int n, const Load& ld, double a, double b);
+
 // A whole tree over every level: the latest arrival over every vertex, edges priced by the
 // link class of the lowest level whose group holds both ends.
 double wholeTreeUs(const aggtree::Tree& t, const Hierarchy& h, const std::vector<int>& links,

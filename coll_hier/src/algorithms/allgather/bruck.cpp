@@ -4,25 +4,21 @@
 #include <cmath>
 
 #include "algorithms/Row.hpp"
-#include "algorithms/allgather/ExchangeRow.hpp"
+#include "model/ExchangeModel.hpp"
 #include "model/WhyText.hpp"
 
 namespace hieragg::hier::units {
 
-namespace {
-using namespace model;
-
-Estimate rounds(const AlgorithmInfo& a, const CostQuery& q, double copies) {
-    Estimate e = exchangeEstimate(a, q);
+static Estimate rounds(const AlgorithmInfo& a, const CostQuery& q, double copies) {
+    Estimate e = callEstimate(a, q);
     const ExchangeLayout x = exchangeLayoutOf(q.call, q.params, q.links);
     e.choice.predUs = doublingRoundsUs(x, q.bytes, true);
     if (copies > 0) e.choice.predUs += copies * x.n * q.bytes * x.in->beta_us_per_byte;
     e.choice.why = fmt("%.0f", std::ceil(std::log2(std::max(x.n, 1)))) + " rounds";
     return e;
 }
-Estimate costScratch(const AlgorithmInfo& a, const CostQuery& q) { return rounds(a, q, 2.0); }
-Estimate costInPlace(const AlgorithmInfo& a, const CostQuery& q) { return rounds(a, q, 0.0); }
-}  // namespace
+static Estimate costScratch(const AlgorithmInfo& a, const CostQuery& q) { return rounds(a, q, 2.0); }
+static Estimate costInPlace(const AlgorithmInfo& a, const CostQuery& q) { return rounds(a, q, 0.0); }
 
 extern const AlgorithmInfo allgather_bruck = {
     HIERAGG_ALLGATHER, "bruck", kServesFlat, kNeedsIntracomm, 0, Emitter::Bruck, K::Knomial,

@@ -3,27 +3,20 @@
 #include <string>
 
 #include "algorithms/Row.hpp"
-#include "algorithms/allgather/ExchangeRow.hpp"
+#include "model/ExchangeModel.hpp"
 
 namespace hieragg::hier::units {
 
-namespace {
-using namespace model;
-
-Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
-    Estimate e = exchangeEstimate(a, q);
-    const ExchangeLayout x = exchangeLayoutOf(q.call, q.params, q.links);
-    if (!x.hier) return {};
-    const LinkCost &in = *x.in, &net = *x.net;
+static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
+    const ExchangeLayout x = exchangeLayoutOf(q.call, q.params, q.links);  // decomposed (needs)
     const double S = q.bytes, L = x.groups, m = x.m, n = x.n, lg = x.lg;
-    e.choice.predUs = (m - 1) * S * in.beta_us_per_byte + lg * (in.alpha_us + in.theta_us) +
+    const LinkCost &in = *x.in, &net = *x.net;
+    const double us = (m - 1) * S * in.beta_us_per_byte + lg * (in.alpha_us + in.theta_us) +
                       (L - 1) * (exchangeStartUs(net) + messageUs(net, m * S)) + lg * (in.alpha_us + messageUs(in, n * S));
-    e.choice.why = std::to_string(x.groups) + " leaders, " + std::to_string(x.m) + " ranks per group";
-    return e;
+    return priced(callEstimate(a, q), us, std::to_string(x.groups) + " leaders, " + std::to_string(x.m) + " ranks per group");
 }
 constexpr unsigned kNeeds = kNeedsIntracomm | kNeedsDecomposition;
 constexpr const char* kSummary = "gather to leaders, ring among leaders, broadcast down";
-}  // namespace
 
 extern const AlgorithmInfo allgather_hierarchical = {HIERAGG_ALLGATHER, "hierarchical", kServesWhole, kNeeds,
                                                      kTunesSegment, Emitter::HierarchicalGatherRingBcast, K::Knomial,

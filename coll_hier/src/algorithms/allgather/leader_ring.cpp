@@ -6,21 +6,16 @@
 #include <string>
 
 #include "algorithms/Row.hpp"
-#include "algorithms/allgather/ExchangeRow.hpp"
+#include "model/ExchangeModel.hpp"
 #include "model/WhyText.hpp"
 
 namespace hieragg::hier::units {
 
-namespace {
-using namespace model;
-
-Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
-    Estimate e = exchangeEstimate(a, q);
-    const ExchangeLayout x = exchangeLayoutOf(q.call, q.params, q.links);
-    if (!x.hier) return {};
-    const LinkCost &in = *x.in, &net = *x.net;
-    const double S = q.bytes, m = x.m, lg = x.lg;
+static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
+    const ExchangeLayout x = exchangeLayoutOf(q.call, q.params, q.links);  // decomposed (needs)
     const Hierarchy& hh = *x.h;
+    const double S = q.bytes, m = x.m, lg = x.lg;
+    const LinkCost &in = *x.in, &net = *x.net;
     const int top = hh.levels() - 1;
     int runs = 1;
     for (int g = 0; g < x.groups; ++g) {
@@ -39,6 +34,7 @@ Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     const double segment = std::min(m * S, std::max(static_cast<double>(q.call.segmentBytes), m * S / 64));
     // Crowded node: the bcasts add to the ring, as multileader's forwards do (measured
     // 273-300 ms on 2 x 4 round robin at 4 MiB, 4 ranks on 2 cores).
+    Estimate e = callEstimate(a, q);
     e.choice.predUs = gather + (x.crowded ? ring + fanout * m / q.params.nodeCores : std::max(ring, fanout)) +
                       lg * (in.alpha_us + messageUs(in, segment));
     e.choice.why = std::to_string(x.groups) + " leaders, " + std::to_string(runs) + " runs per group, ring " +
@@ -48,7 +44,6 @@ Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
 constexpr unsigned kNeeds = kNeedsIntracomm | kNeedsDecomposition;
 constexpr const char* kSummary =
     "blocks to the leader, leaders' ring of groups, each group broadcast as it arrives, no staging";
-}  // namespace
 
 extern const AlgorithmInfo allgather_leader_ring = {HIERAGG_ALLGATHER, "leader_ring", kServesWhole, kNeeds, 0,
                                                     Emitter::LeaderRing, K::Knomial, kSummary, Pricing::Alone, cost};

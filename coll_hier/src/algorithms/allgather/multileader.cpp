@@ -7,21 +7,16 @@
 #include <string>
 
 #include "algorithms/Row.hpp"
-#include "algorithms/allgather/ExchangeRow.hpp"
+#include "model/ExchangeModel.hpp"
 #include "model/WhyText.hpp"
 #include "recipes/MultiLeaderAllgather.hpp"
 
 namespace hieragg::hier::units {
 
-namespace {
-using namespace model;
-
-Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
-    Estimate e = exchangeEstimate(a, q);
-    const ExchangeLayout x = exchangeLayoutOf(q.call, q.params, q.links);
-    if (!x.hier) return {};
-    const LinkCost &in = *x.in, &net = *x.net;
+static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
+    const ExchangeLayout x = exchangeLayoutOf(q.call, q.params, q.links);  // decomposed (needs)
     const CollCall& c = q.call;
+    const LinkCost &in = *x.in, &net = *x.net;
     const double S = q.bytes, L = x.groups;
     const int m = x.m;
     const size_t elem = std::max<size_t>(1, c.rtype.size);
@@ -38,6 +33,7 @@ Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     // against 170-230 for Bruck and recursive doubling, whose crossing round runs alone
     // and whose node rounds follow it).
     const double forwards = x.crowded ? local * m / q.params.nodeCores : local;
+    Estimate e = callEstimate(a, q);
     e.choice.predUs =
         (x.crowded ? ring + forwards : std::max(ring, local)) + (m - 1) * (in.alpha_us + messageUs(in, piece));
     e.choice.why = std::to_string(m) + " column rings of " + std::to_string(x.groups) + " nodes " +
@@ -47,7 +43,6 @@ Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
 constexpr unsigned kNeeds = kNeedsIntracomm | kNeedsDecomposition | kNeedsEqualGroups;
 constexpr const char* kSummary =
     "member j of every node a column ring between nodes, pieces forwarded into the node as they arrive";
-}  // namespace
 
 extern const AlgorithmInfo allgather_multileader = {HIERAGG_ALLGATHER, "multileader", kServesWhole, kNeeds,
                                                     kTunesSegment, Emitter::MultiLeaderAllgather, K::Knomial,

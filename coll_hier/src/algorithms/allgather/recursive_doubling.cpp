@@ -3,22 +3,16 @@
 #include <cmath>
 
 #include "algorithms/Row.hpp"
-#include "algorithms/allgather/ExchangeRow.hpp"
+#include "model/ExchangeModel.hpp"
 #include "model/WhyText.hpp"
 
 namespace hieragg::hier::units {
 
-namespace {
-using namespace model;
-
-Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
-    Estimate e = exchangeEstimate(a, q);
+static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     const ExchangeLayout x = exchangeLayoutOf(q.call, q.params, q.links);
-    e.choice.predUs = doublingRoundsUs(x, q.bytes, false);
-    e.choice.why = fmt("%.0f", std::ceil(std::log2(std::max(x.n, 1)))) + " rounds";
-    return e;
+    return priced(callEstimate(a, q), doublingRoundsUs(x, q.bytes, false),
+                  fmt("%.0f", std::ceil(std::log2(std::max(x.n, 1)))) + " rounds");
 }
-}  // namespace
 
 extern const AlgorithmInfo allgather_recursive_doubling = {
     HIERAGG_ALLGATHER, "recursive_doubling", kServesFlat, kNeedsIntracomm | kNeedsPowerOfTwo, 0,

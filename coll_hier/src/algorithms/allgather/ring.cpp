@@ -3,26 +3,19 @@
 #include <string>
 
 #include "algorithms/Row.hpp"
-#include "algorithms/allgather/ExchangeRow.hpp"
+#include "model/ExchangeModel.hpp"
 
 namespace hieragg::hier::units {
 
-namespace {
-using namespace model;
-
-Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
-    Estimate e = exchangeEstimate(a, q);
+static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     const ExchangeLayout x = exchangeLayoutOf(q.call, q.params, q.links);
-    const LinkCost &in = *x.in, &net = *x.net;
-    const double S = q.bytes;
     const int cross = x.ringCross();
-    e.choice.predUs =
-        cross ? x.steps * (exchangeStartUs(net) + crossingUs(net, cross) + cross * S * net.beta_us_per_byte)
-              : x.steps * (in.alpha_us + messageUs(in, S));
-    e.choice.why = std::to_string(cross) + " ring hops per step leave the busiest node";
-    return e;
+    const double S = q.bytes;
+    const LinkCost &in = *x.in, &net = *x.net;
+    const double us = cross ? x.steps * (exchangeStartUs(net) + crossingUs(net, cross) + cross * S * net.beta_us_per_byte)
+                            : x.steps * (in.alpha_us + messageUs(in, S));
+    return priced(callEstimate(a, q), us, std::to_string(cross) + " ring hops per step leave the busiest node");
 }
-}  // namespace
 
 extern const AlgorithmInfo allgather_ring = {HIERAGG_ALLGATHER, "ring", kServesFlat, 0, 0, Emitter::Ring,
                                              K::Knomial, "ring over the whole communicator", Pricing::Alone, cost};

@@ -4,17 +4,14 @@
 #include <string>
 
 #include "algorithms/Row.hpp"
-#include "algorithms/allreduce/SliceRow.hpp"
+#include "model/SliceModel.hpp"
 #include "model/WhyText.hpp"
 
 namespace hieragg::hier::units {
 
-namespace {
-using namespace model;
-
-Estimate slices(const AlgorithmInfo& a, const CostQuery& q, bool ringBetween) {
+static Estimate slices(const AlgorithmInfo& a, const CostQuery& q, bool ringBetween) {
     const SliceLayout x = sliceLayoutOf(q.call, q.params, q.links);
-    Estimate e = sliceEstimate(a, q, x);
+    Estimate e = callEstimate(a, q);
     if (!x.hier) return e;
     const double bytes = q.bytes, slice = bytes / x.S;
     const double inner = ringAllreduceUs(*x.in, x.M, static_cast<double>(x.M) / x.S * bytes, x.seg * x.M, 1);
@@ -25,10 +22,9 @@ Estimate slices(const AlgorithmInfo& a, const CostQuery& q, bool ringBetween) {
                    " nodes " + fmt("%.1f", between) + " us";
     return e;
 }
-Estimate ringCost(const AlgorithmInfo& a, const CostQuery& q) { return slices(a, q, true); }
-Estimate rabenseifnerCost(const AlgorithmInfo& a, const CostQuery& q) { return slices(a, q, false); }
+static Estimate ringCost(const AlgorithmInfo& a, const CostQuery& q) { return slices(a, q, true); }
+static Estimate rabenseifnerCost(const AlgorithmInfo& a, const CostQuery& q) { return slices(a, q, false); }
 constexpr unsigned kNeeds = kNeedsIntracomm | kNeedsDecomposition | kNeedsCommutativeOp;
-}  // namespace
 
 extern const AlgorithmInfo allreduce_multileader_ring = {
     HIERAGG_ALLREDUCE, "multileader_ring", kServesWhole, kNeeds, kTunesSegment, Emitter::MultiLeaderRing, K::Knomial,

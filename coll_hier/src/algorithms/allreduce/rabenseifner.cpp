@@ -3,23 +3,19 @@
 #include <string>
 
 #include "algorithms/Row.hpp"
-#include "algorithms/allreduce/SliceRow.hpp"
+#include "model/SliceModel.hpp"
 #include "hieragg/algorithms/ButterflyAllreduce.hpp"
 
 namespace hieragg::hier::units {
 
-namespace {
-using namespace model;
-
-Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
+static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     const SliceLayout x = sliceLayoutOf(q.call, q.params, q.links);
-    Estimate e = sliceEstimate(a, q, x);
+    Estimate e = callEstimate(a, q);
     const int share = x.hier ? x.M : 1;
     e.choice.predUs = butterflyAllreduceUs(*x.net, x.n, q.bytes, x.seg * butterflyCore(x.n), share, true);
     e.choice.why = "2 log2 p steps, " + std::to_string(share) + " ranks share a link";
     return e;
 }
-}  // namespace
 
 extern const AlgorithmInfo allreduce_rabenseifner = {
     HIERAGG_ALLREDUCE, "rabenseifner", kServesFlat, kNeedsIntracomm | kNeedsCommutativeOp, kTunesSegment,

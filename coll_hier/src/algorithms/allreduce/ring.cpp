@@ -3,21 +3,17 @@
 #include <string>
 
 #include "algorithms/Row.hpp"
-#include "algorithms/allreduce/SliceRow.hpp"
+#include "model/SliceModel.hpp"
 
 namespace hieragg::hier::units {
 
-namespace {
-using namespace model;
-
-Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
+static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     const SliceLayout x = sliceLayoutOf(q.call, q.params, q.links);
-    Estimate e = sliceEstimate(a, q, x);
+    Estimate e = callEstimate(a, q);
     e.choice.predUs = ringAllreduceUs(*x.net, x.n, q.bytes, x.seg * x.n, x.cross);
     e.choice.why = "2(n-1) steps of 1/n, " + std::to_string(x.cross) + " ring hops leave the busiest node";
     return e;
 }
-}  // namespace
 
 extern const AlgorithmInfo allreduce_ring = {
     HIERAGG_ALLREDUCE, "ring", kServesFlat, kNeedsIntracomm | kNeedsCommutativeOp, kTunesSegment, Emitter::Ring,

@@ -5,26 +5,19 @@
 #include <string>
 
 #include "algorithms/Row.hpp"
-#include "algorithms/allgather/ExchangeRow.hpp"
+#include "model/ExchangeModel.hpp"
 
 namespace hieragg::hier::units {
 
-namespace {
-using namespace model;
-
-Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
-    Estimate e = exchangeEstimate(a, q);
-    const ExchangeLayout x = exchangeLayoutOf(q.call, q.params, q.links);
-    if (!x.hier) return {};
+static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
+    const ExchangeLayout x = exchangeLayoutOf(q.call, q.params, q.links);  // decomposed (needs)
+    const int m = x.m, n = x.n;
     const LinkCost &in = *x.in, &net = *x.net;
     const double S = q.bytes, L = x.groups;
-    const int m = x.m, n = x.n;
     const double local = (m - 1) * n * S * in.beta_us_per_byte + x.lg * (in.alpha_us + in.theta_us);
-    e.choice.predUs = 2 * local + std::ceil((L - 1) / 8) * net.alpha_us + (L - 1) * messageUs(net, m * m * S);
-    e.choice.why = std::to_string(x.groups) + " leaders, " + std::to_string(m) + " ranks per group";
-    return e;
+    const double us = 2 * local + std::ceil((L - 1) / 8) * net.alpha_us + (L - 1) * messageUs(net, m * m * S);
+    return priced(callEstimate(a, q), us, std::to_string(x.groups) + " leaders, " + std::to_string(m) + " ranks per group");
 }
-}  // namespace
 
 extern const AlgorithmInfo alltoall_hierarchical = {
     HIERAGG_ALLTOALL, "hierarchical", kServesWhole, kNeedsIntracomm | kNeedsDecomposition, 0,

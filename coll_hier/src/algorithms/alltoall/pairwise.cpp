@@ -5,28 +5,21 @@
 #include <cmath>
 
 #include "algorithms/Row.hpp"
-#include "algorithms/allgather/ExchangeRow.hpp"
+#include "model/ExchangeModel.hpp"
 #include "model/WhyText.hpp"
 
 namespace hieragg::hier::units {
 
-namespace {
-using namespace model;
-
-Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
-    Estimate e = exchangeEstimate(a, q);
+static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     const ExchangeLayout x = exchangeLayoutOf(q.call, q.params, q.links);
+    const double outOfNode = x.hier ? static_cast<double>(x.m) * (x.n - x.m) : 0.0, S = q.bytes;
     const LinkCost &in = *x.in, &net = *x.net;
-    const double S = q.bytes;
-    const double outOfNode = x.hier ? static_cast<double>(x.m) * (x.n - x.m) : 0.0;
-    e.choice.predUs = std::ceil(x.steps / 8) * (x.hier ? net.alpha_us : in.alpha_us) +
+    const double us = std::ceil(x.steps / 8) * (x.hier ? net.alpha_us : in.alpha_us) +
                       std::max(crossingUs(net, outOfNode) + outOfNode * S * net.beta_us_per_byte,
                                x.steps * messageUs(in, S));
-    e.choice.why = fmt("%.0f", outOfNode) + " messages leave the busiest node";
-    return e;
+    return priced(callEstimate(a, q), us, fmt("%.0f", outOfNode) + " messages leave the busiest node");
 }
 constexpr const char* kSummary = "n-1 pairwise exchange steps";
-}  // namespace
 
 extern const AlgorithmInfo alltoall_pairwise = {HIERAGG_ALLTOALL, "pairwise", kServesFlat, 0, 0, Emitter::Pairwise,
                                                 K::Knomial, kSummary, Pricing::Alone, cost};

@@ -8,20 +8,16 @@
 
 namespace hieragg::hier::units {
 
-namespace {
-Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
-    Estimate e;
+static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
+    Estimate e = stageEstimate(a, q);
     StageChoice& s = e.choice;
     const LinkCost& l = *q.link;
     const int n = q.members;
-    s.algo = &a;
-    s.members = n;
     if (n <= 1) return e;
     s.predUs = std::ceil(std::log2(n)) * exchangeRoundUs(l);
     s.why = "ceil(log2 " + std::to_string(n) + ") rounds of " + model::fmt("%.3g", exchangeRoundUs(l)) + " us";
     return e;
 }
-}  // namespace
 
 extern const AlgorithmInfo barrier_dissemination = {
     HIERAGG_BARRIER, "dissemination", kServesFlat | kServesLeaders, 0, 0, Emitter::Dissemination, K::Knomial,

@@ -9,19 +9,13 @@
 
 namespace hieragg::hier::units {
 
-namespace {
-using namespace model;
-
 // Gather/scatter `direct` (DirectRooted.hpp): every block moves once, straight between its
 // rank and the root, all messages posted at once: start-ups overlap, the blocks of ranks
 // outside the root's node queue on its link, the others on shared memory beside them.
 // Priced for the worst root (the smallest node), since the plan serves every root.
-StageChoice predictDirect(const AlgorithmInfo& a, const CollCall& c, const Load& ld, const CostParams& p,
-                          const std::vector<int>& links) {
-    StageChoice s;
-    s.algo = &a;
-    s.members = c.size;
-    s.link = links.back();
+static StageChoice predictDirect(const AlgorithmInfo& a, const CollCall& c, const Load& ld, const CostParams& p,
+                                 const std::vector<int>& links) {
+    StageChoice s = callChoice(a, c, links);
     const Hierarchy& h = *c.hierarchy;
     const int top = h.levels() - 1, n = c.size;
     int smallest = n, largest = 1;
@@ -39,20 +33,17 @@ StageChoice predictDirect(const AlgorithmInfo& a, const CollCall& c, const Load&
     return s;
 }
 
-Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
-    Estimate e;
-    e.choice = predictDirect(a, q.call, q.load, q.params, q.links);
-    return e;
+static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
+    return estimateOf(predictDirect(a, q.call, q.load, q.params, q.links));
 }
-constexpr Pricing P = Pricing::WholeTree;
-constexpr unsigned kNeeds = kNeedsIntracomm | kNeedsDecomposition;
-}  // namespace
 
 extern const AlgorithmInfo gather_direct = {
-    HIERAGG_GATHER, "direct", kServesWhole, kNeeds, 0, Emitter::Direct, K::Knomial,
-    "every rank's block straight into the root's rbuf, all at once: no store-and-forward (large blocks)", P, cost};
+    HIERAGG_GATHER, "direct", kServesWhole, kNeedsIntracomm | kNeedsDecomposition, 0, Emitter::Direct, K::Knomial,
+    "every rank's block straight into the root's rbuf, all at once: no store-and-forward (large blocks)",
+    Pricing::WholeTree, cost};
 extern const AlgorithmInfo scatter_direct = {
-    HIERAGG_SCATTER, "direct", kServesWhole, kNeeds, 0, Emitter::Direct, K::Knomial,
-    "the root sends every rank its block straight from sbuf, remote nodes first: no store-and-forward", P, cost};
+    HIERAGG_SCATTER, "direct", kServesWhole, kNeedsIntracomm | kNeedsDecomposition, 0, Emitter::Direct, K::Knomial,
+    "the root sends every rank its block straight from sbuf, remote nodes first: no store-and-forward",
+    Pricing::WholeTree, cost};
 
 }  // namespace hieragg::hier::units

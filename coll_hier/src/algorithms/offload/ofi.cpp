@@ -12,18 +12,13 @@
 
 namespace hieragg::hier::units {
 
-namespace {
-using namespace model;
-
-Estimate price(const AlgorithmInfo& a, const CostQuery& q) {
-    Estimate e;
-    StageChoice& s = e.choice;
-    const Load& ld = q.load;
-    const LinkCost& o = q.params.offload;
+static Estimate price(const AlgorithmInfo& a, const CostQuery& q) {
     const int n = q.members;
-    s.algo = &a;
-    s.members = n;
+    Estimate e = stageEstimate(a, q);
     if (n <= 1) return e;
+    const LinkCost& o = q.params.offload;
+    const Load& ld = q.load;
+    StageChoice& s = e.choice;
     const double rounds = std::ceil(std::log2(n));
     if (ld.shape == Shape::Barrier) {
         s.predUs = rounds * o.alpha_us;
@@ -39,9 +34,8 @@ Estimate price(const AlgorithmInfo& a, const CostQuery& q) {
     }
     return e;
 }
-Estimate cost(const AlgorithmInfo& a, const CostQuery& q) { return preferredIfAsked(price(a, q), q); }
+static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) { return preferredIfAsked(price(a, q), q); }
 constexpr unsigned kNeeds = kNeedsIntracomm | kNeedsDecomposition | kNeedsOffload;
-}  // namespace
 
 extern const AlgorithmInfo bcast_ofi = {
     HIERAGG_BCAST, "ofi", kServesLeaders, kNeeds, 0, Emitter::Fabric, K::Knomial,

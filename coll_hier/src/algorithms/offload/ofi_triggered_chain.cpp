@@ -13,18 +13,13 @@
 
 namespace hieragg::hier::units {
 
-namespace {
-using namespace model;
-
-Estimate price(const AlgorithmInfo& a, const CostQuery& q) {
-    Estimate e;
-    StageChoice& s = e.choice;
-    const Load& ld = q.load;
-    const LinkCost& o = q.params.offload;
+static Estimate price(const AlgorithmInfo& a, const CostQuery& q) {
+    Estimate e = stageEstimate(a, q);
+    if (q.members <= 1) return e;
     const int n = q.members;
-    s.algo = &a;
-    s.members = n;
-    if (n <= 1) return e;
+    const LinkCost& o = q.params.offload;
+    const Load& ld = q.load;
+    StageChoice& s = e.choice;
     s.shape = TreeShape::chain();
     const double bw = o.beta_us_per_byte > 0 ? 1.0 / o.beta_us_per_byte : 1e12;
     double c = TreeBcast::optimalChainSegmentBytes(ld.bytes, n, o.alpha_us, bw);
@@ -38,8 +33,7 @@ Estimate price(const AlgorithmInfo& a, const CostQuery& q) {
             std::to_string(n - 1) + " hops";
     return e;
 }
-Estimate cost(const AlgorithmInfo& a, const CostQuery& q) { return preferredIfAsked(price(a, q), q); }
-}  // namespace
+static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) { return preferredIfAsked(price(a, q), q); }
 
 extern const AlgorithmInfo bcast_ofi_triggered_chain = {
     HIERAGG_BCAST, "ofi_triggered_chain", kServesLeaders, kNeedsIntracomm | kNeedsDecomposition | kNeedsTriggered,

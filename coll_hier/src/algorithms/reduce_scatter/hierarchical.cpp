@@ -5,13 +5,10 @@
 #include <string>
 
 #include "algorithms/Row.hpp"
-#include "algorithms/allreduce/SliceRow.hpp"
+#include "model/SliceModel.hpp"
 #include "recipes/ReductionPulses.hpp"
 
 namespace hieragg::hier::units {
-
-namespace {
-using namespace model;
 
 // reduce_scatter's `hierarchical` row (LeaderRingReduceScatter.hpp) on n ranks in G outermost
 // groups of up to M, vector of `bytes`: pulses of a piece of every block (a node block of about
@@ -22,7 +19,7 @@ using namespace model;
 //   scatter: the leader's M - 1 sends of one piece (start-ups overlap).
 // The leader's own reductions and copies of the group stage do not overlap its ring (one
 // progress engine does both), so per pulse they add to the slower of ring and scatter.
-double leaderRingReduceScatterUs(const LinkCost& in, const LinkCost& net, int n, int G, int M, double bytes,
+static double leaderRingReduceScatterUs(const LinkCost& in, const LinkCost& net, int n, int G, int M, double bytes,
                                  double seg) {
     if (n <= 1 || bytes <= 0) return 0;
     const double block = bytes / n, piece = std::max(1.0, std::min(block, seg / std::max(M, 1)));
@@ -39,9 +36,9 @@ double leaderRingReduceScatterUs(const LinkCost& in, const LinkCost& net, int n,
     return inLat + ringLat + scatterLat + (pulses - 1) * (inBusy + std::max(ringBusy, scatterBusy));
 }
 
-Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
+static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     const SliceLayout x = sliceLayoutOf(q.call, q.params, q.links);
-    Estimate e = sliceEstimate(a, q, x);
+    Estimate e = callEstimate(a, q);
     if (!x.hier) return e;
     e.choice.predUs = leaderRingReduceScatterUs(*x.in, *x.net, x.n, x.G, x.M, q.bytes, x.seg);
     e.choice.why = std::to_string(x.G) + " leaders' ring of node blocks, groups of up to " + std::to_string(x.M);
@@ -50,7 +47,6 @@ Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
 constexpr unsigned kNeeds = kNeedsIntracomm | kNeedsDecomposition | kNeedsCommutativeOp;
 constexpr const char* kSummary =
     "reduce to each node's leader, ring reduce-scatter of node blocks between leaders, scatter in the node";
-}  // namespace
 
 extern const AlgorithmInfo reduce_scatter_hierarchical = {HIERAGG_REDUCE_SCATTER, "hierarchical", kServesWhole,
                                                           kNeeds, kTunesSegment, Emitter::LeaderRing, K::Knomial,

@@ -5,19 +5,16 @@
 #include <string>
 
 #include "algorithms/Row.hpp"
-#include "algorithms/allreduce/SliceRow.hpp"
+#include "model/SliceModel.hpp"
 #include "model/SharedCoresModel.hpp"
 #include "model/WhyText.hpp"
 #include "recipes/ReductionPulses.hpp"
 
 namespace hieragg::hier::units {
 
-namespace {
-using namespace model;
-
-Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
+static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     const SliceLayout x = sliceLayoutOf(q.call, q.params, q.links);
-    Estimate e = sliceEstimate(a, q, x);
+    Estimate e = callEstimate(a, q);
     const LinkCost& net = *x.net;
     const int n = x.n;
     const double bytes = q.bytes;
@@ -36,7 +33,6 @@ Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
 }
 constexpr unsigned kNeeds = kNeedsIntracomm | kNeedsCommutativeOp;
 constexpr const char* kSummary = "ring reduce-scatter without a root: each block's partial travels the ring once";
-}  // namespace
 
 extern const AlgorithmInfo reduce_scatter_ring = {HIERAGG_REDUCE_SCATTER, "ring", kServesFlat, kNeeds, kTunesSegment,
                                                   Emitter::Ring, K::Knomial, kSummary, Pricing::Alone, cost};

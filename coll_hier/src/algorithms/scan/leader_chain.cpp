@@ -4,15 +4,12 @@
 #include <string>
 
 #include "algorithms/Row.hpp"
-#include "algorithms/scan/PrefixRow.hpp"
+#include "model/PrefixModel.hpp"
 
 namespace hieragg::hier::units {
 
-namespace {
-using namespace model;
-
-Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
-    Estimate e = prefixEstimate(a, q);
+static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
+    Estimate e = streamEstimate(a, q);
     const PrefixGroups x = prefixGroupsOf(q.call, q.params, q.links);
     const LinkCost &in = *x.in, &net = q.params.link[q.links.back()];
     const double S = q.bytes, lm = x.lm;
@@ -30,7 +27,6 @@ Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     return e;
 }
 constexpr unsigned kNeeds = kNeedsIntracomm | kNeedsDecomposition | kNeedsContiguousRanks;
-}  // namespace
 
 extern const AlgorithmInfo scan_leader_chain = {
     HIERAGG_SCAN, "leader_chain", kServesWhole, kNeeds, 0, Emitter::LeaderChain, K::Knomial,

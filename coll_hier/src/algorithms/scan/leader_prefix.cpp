@@ -4,32 +4,26 @@
 #include <string>
 
 #include "algorithms/Row.hpp"
-#include "algorithms/scan/PrefixRow.hpp"
+#include "model/PrefixModel.hpp"
 
 namespace hieragg::hier::units {
 
-namespace {
-using namespace model;
-
-Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
-    Estimate e = prefixEstimate(a, q);
+static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     const PrefixGroups x = prefixGroupsOf(q.call, q.params, q.links);
-    const LinkCost &in = *x.in, &net = q.params.link[q.links.back()];
     const double S = q.bytes;
-    e.choice.predUs = x.lm * prefixRoundUs(in, S, true) + x.lG * prefixRoundUs(net, S, true) +
+    const LinkCost &in = *x.in, &net = q.params.link[q.links.back()];
+    const double us = x.lm * prefixRoundUs(in, S, true) + x.lG * prefixRoundUs(net, S, true) +
                       x.lm * prefixRoundUs(in, S, false) + S * in.gamma_us_per_byte;
-    e.choice.why = std::to_string(x.G) + " groups of up to " + std::to_string(x.M);
-    return e;
+    return priced(streamEstimate(a, q), us, std::to_string(x.G) + " groups of up to " + std::to_string(x.M));
 }
-constexpr unsigned kNeeds = kNeedsIntracomm | kNeedsDecomposition | kNeedsContiguousRanks;
-}  // namespace
-
 extern const AlgorithmInfo scan_leader_prefix = {
-    HIERAGG_SCAN, "leader_prefix", kServesWhole, kNeeds, 0, Emitter::LeaderPrefix, K::Knomial,
+    HIERAGG_SCAN, "leader_prefix", kServesWhole, kNeedsIntracomm | kNeedsDecomposition | kNeedsContiguousRanks, 0,
+    Emitter::LeaderPrefix, K::Knomial,
     "scan in each node, exscan of the node totals between the last ranks, finished in each node (rank order)",
     Pricing::Alone, cost};
 extern const AlgorithmInfo exscan_leader_prefix = {
-    HIERAGG_EXSCAN, "leader_prefix", kServesWhole, kNeeds, 0, Emitter::LeaderPrefix, K::Knomial,
+    HIERAGG_EXSCAN, "leader_prefix", kServesWhole, kNeedsIntracomm | kNeedsDecomposition | kNeedsContiguousRanks, 0,
+    Emitter::LeaderPrefix, K::Knomial,
     "exscan in each node, exscan of the node totals between the last ranks, finished in each node (rank order)",
     Pricing::Alone, cost};
 

@@ -6,18 +6,15 @@
 #include <string>
 
 #include "algorithms/Row.hpp"
-#include "algorithms/scan/PrefixRow.hpp"
+#include "model/PrefixModel.hpp"
 #include "hieragg/hier/CollectiveFacts.hpp"
 #include "model/SharedCoresModel.hpp"
 #include "model/WhyText.hpp"
 
 namespace hieragg::hier::units {
 
-namespace {
-using namespace model;
-
-Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
-    Estimate e = prefixEstimate(a, q);
+static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
+    Estimate e = streamEstimate(a, q);
     const CollCall& c = q.call;
     const LinkCost& net = q.params.link[q.links.back()];
     const double S = q.bytes;
@@ -44,7 +41,6 @@ Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
 }
 constexpr const char* kSummary =
     "prefix passed along the rank chain: each rank combines and forwards the vector once (long vectors)";
-}  // namespace
 
 extern const AlgorithmInfo scan_linear = {HIERAGG_SCAN, "linear", kServesFlat, 0, 0, Emitter::Linear, K::Chain,
                                           kSummary, Pricing::Alone, cost};

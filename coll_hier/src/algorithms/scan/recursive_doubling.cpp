@@ -6,19 +6,16 @@
 #include <string>
 
 #include "algorithms/Row.hpp"
-#include "algorithms/scan/PrefixRow.hpp"
+#include "model/PrefixModel.hpp"
 #include "model/SharedCoresModel.hpp"
 
 namespace hieragg::hier::units {
 
-namespace {
-using namespace model;
-
-Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
-    Estimate e = prefixEstimate(a, q);
+static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     const CollCall& c = q.call;
-    const LinkCost& net = q.params.link[q.links.back()];
     const double S = q.bytes, lg = std::ceil(std::log2(std::max(1, c.size)));
+    const LinkCost& net = q.params.link[q.links.back()];
+    Estimate e = streamEstimate(a, q);
     double msgs = 0;
     for (int d = 1; d < c.size; d *= 2) msgs += c.size - d;
     const double cores = coresBoundUs(c, q.params, msgs, S, net);
@@ -27,7 +24,6 @@ Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     e.choice.why = "ceil(log2 " + std::to_string(c.size) + ") rounds";
     return e;
 }
-}  // namespace
 
 extern const AlgorithmInfo scan_recursive_doubling = {HIERAGG_SCAN, "recursive_doubling", kServesFlat, 0, 0,
                                                       Emitter::RecursiveDoubling, K::Knomial,

@@ -13,17 +13,12 @@
 
 namespace hieragg::hier::units {
 
-namespace {
-using namespace model;
-
-Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
-    Estimate e;
+static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
+    Estimate e = stageEstimate(a, q);
     StageChoice& s = e.choice;
     const Load& ld = q.load;
     const LinkCost& l = *q.link;
     const int n = q.members;
-    s.algo = &a;
-    s.members = n;
     if (n <= 1) return e;
     const double alpha = l.alpha_us;
     s.shape = TreeShape::chain();
@@ -58,7 +53,6 @@ Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
 }
 constexpr Pricing P = Pricing::Stage;
 constexpr const char* kReduction = "pipelined chain per space: pulses stream down the rank order";
-}  // namespace
 
 extern const AlgorithmInfo bcast_chain = {HIERAGG_BCAST, "chain", kAny, kNeedsIntracomm, kTunesSegment,
                                           Emitter::Tree, K::Chain,

@@ -4,12 +4,10 @@
 
 namespace hieragg::hier::units {
 
-namespace {
 constexpr Pricing P = Pricing::FlatMarker;
 constexpr Emitter E = Emitter::FlatComposition;
 constexpr const char* kOneTree = "one tree over the whole communicator, ignoring the decomposition";
 constexpr const char* kOneKnomial = "one k-nomial tree over the whole communicator";
-}  // namespace
 
 extern const AlgorithmInfo bcast_flat = {HIERAGG_BCAST, "flat", kServesFlat, 0, kTree, E, K::Knomial, kOneTree, P};
 extern const AlgorithmInfo gather_flat = {HIERAGG_GATHER, "flat", kServesFlat, 0, kTunesRadix, E, K::Knomial,

@@ -6,21 +6,13 @@
 
 namespace hieragg::hier::units {
 
-namespace {
-using namespace model;
-
-
-
-Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
-    Estimate e;
-    e.choice = minimumHeightTree(a, q.call, q.load, q.params, q.links);
-    return e;
+static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
+    return estimateOf(minimumHeightTree(a, q.call, q.load, q.params, q.links));
 }
 constexpr Pricing P = Pricing::WholeTree;
 constexpr unsigned kNeeds = kNeedsIntracomm | kNeedsDecomposition;
 constexpr const char* kSummary =
     "one minimum-height k-nomial tree over all levels (every non-leader's parent in its own group)";
-}  // namespace
 
 extern const AlgorithmInfo bcast_hier_knomial = {HIERAGG_BCAST, "hier_knomial", kServesWhole, kNeeds, kTree,
                                                  Emitter::HierarchicalTree, K::Knomial, kSummary, P, cost};

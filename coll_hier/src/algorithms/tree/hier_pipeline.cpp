@@ -16,15 +16,9 @@
 
 namespace hieragg::hier::units {
 
-namespace {
-using namespace model;
-
-StageChoice predictPipeline(const AlgorithmInfo& a, const CollCall& c, const Load& ld, const CostParams& p,
-                            const std::vector<int>& links) {
-    StageChoice s;
-    s.algo = &a;
-    s.members = c.size;
-    s.link = links.back();
+static StageChoice predictPipeline(const AlgorithmInfo& a, const CollCall& c, const Load& ld, const CostParams& p,
+                                   const std::vector<int>& links) {
+    StageChoice s = callChoice(a, c, links);
     const Hierarchy& h = *c.hierarchy;
     const double m = std::max(ld.bytes, 1.0);
     const double minSeg = static_cast<double>(std::max<size_t>(ld.elemBytes, 256));
@@ -65,14 +59,11 @@ StageChoice predictPipeline(const AlgorithmInfo& a, const CollCall& c, const Loa
     return s;
 }
 
-Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
-    Estimate e;
-    e.choice = predictPipeline(a, q.call, q.load, q.params, q.links);
-    return e;
+static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
+    return estimateOf(predictPipeline(a, q.call, q.load, q.params, q.links));
 }
 constexpr Pricing P = Pricing::WholeTree;
 constexpr unsigned kNeeds = kNeedsIntracomm | kNeedsDecomposition;
-}  // namespace
 
 extern const AlgorithmInfo bcast_hier_pipeline = {
     HIERAGG_BCAST, "hier_pipeline", kServesWhole, kNeeds, kTree, Emitter::PipelinedTree, K::Knomial,

@@ -10,40 +10,23 @@
 
 namespace hieragg::hier::units {
 
-namespace {
-using namespace model;
-
-Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
-    Estimate e;
-    StageChoice& s = e.choice;
+static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
+    Estimate e = stageEstimate(a, q);
     const Load& ld = q.load;
     const LinkCost& l = *q.link;
-    const int n = q.members;
-    s.algo = &a;
-    s.members = n;
+    const int n = q.members, top = std::min(kMaxRadix, std::max(2, n - 1));
     if (n <= 1) return e;
-    if (ld.sharedCores > 0) {
-        s = sharedCoresTree(a, ld, l, n);
-        return e;
-    }
-    const double alpha = l.alpha_us;
-    const double b = packetUs(l, ld, unitBytes(ld));
-    double best = kInf;
-    int bestK = 2;
-    for (int k = 2; k <= std::min(kMaxRadix, std::max(2, n - 1)); ++k) {
-        const double t = exactTreeUs(TreeShape::kary(k).build(n, 0), ld, alpha, b);
-        if (t < best) best = t, bestK = k;
-    }
-    s.shape = TreeShape::kary(bestK);
-    s.predUs = best;
-    s.why = "best k of 2.." + std::to_string(std::min(kMaxRadix, std::max(2, n - 1))) + " with a/b=" +
-            fmt("%.3g", alpha) + "/" + fmt("%.3g", b);
+    if (ld.sharedCores > 0) return estimateOf(sharedCoresTree(a, ld, l, n));
+    const double alpha = l.alpha_us, b = packetUs(l, ld, unitBytes(ld));
+    const RadixChoice r = bestRadix(TreeShape::kary, 2, top, n, ld, alpha, b);
+    e.choice.shape = TreeShape::kary(r.k);
+    e.choice.predUs = r.us;
+    e.choice.why = "best k of 2.." + std::to_string(top) + " with a/b=" + fmt("%.3g", alpha) + "/" + fmt("%.3g", b);
     return e;
 }
 constexpr Pricing P = Pricing::Stage;
 constexpr const char* kReduction = "k-ary tree per space (breadth-first numbering: not in rank order)";
 constexpr unsigned kNeeds = kNeedsCommutativeOp;
-}  // namespace
 
 extern const AlgorithmInfo bcast_kary = {HIERAGG_BCAST, "kary", kAny, 0, kTree, Emitter::Tree, K::Kary,
                                          "k-ary tree per space", P, cost};

@@ -12,42 +12,26 @@
 
 namespace hieragg::hier::units {
 
-namespace {
-using namespace model;
-
-Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
-    Estimate e;
-    StageChoice& s = e.choice;
+static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
+    Estimate e = stageEstimate(a, q);
     const Load& ld = q.load;
     const LinkCost& l = *q.link;
-    const int n = q.members;
-    s.algo = &a;
-    s.members = n;
-    if (n <= 1) return e;
-    if (ld.sharedCores > 0) {
-        s = sharedCoresTree(a, ld, l, n);
-        return e;
-    }
-    const double alpha = l.alpha_us;
+    if (q.members <= 1) return e;
+    if (ld.sharedCores > 0) return estimateOf(sharedCoresTree(a, ld, l, q.members));
     // Gather/scatter move every block through the root whatever k is: k only trades latency.
-    const double b = ld.shape == Shape::Gather ? l.theta_us : packetUs(l, ld, unitBytes(ld));
-    const aggtree::WidthBand band = aggtree::widthBand(alpha, std::max(b, 1e-9), n, q.params.epsilon_us);
-    double best = kInf;
-    int bestK = 2;
-    for (int k = std::max(2, band.k_min); k <= std::max(2, band.k_max); ++k) {
-        const double t = exactTreeUs(TreeShape::knomial(k).build(n, 0), ld, alpha, b);
-        if (t < best) best = t, bestK = k;
-    }
-    s.shape = TreeShape::knomial(bestK);
-    s.predUs = best + (ld.shape == Shape::Gather ? ld.bytes * l.beta_us_per_byte : 0.0);
-    s.why = "k*=" + fmt("%.2f", aggtree::optimalRealK(alpha, std::max(b, 1e-9))) + " from a/b=" +
-            fmt("%.3g", alpha) + "/" + fmt("%.3g", b) + ", band [" + std::to_string(band.k_min) + "," +
-            std::to_string(band.k_max) + "]";
+    const double alpha = l.alpha_us, b = ld.shape == Shape::Gather ? l.theta_us : packetUs(l, ld, unitBytes(ld));
+    const aggtree::WidthBand band = aggtree::widthBand(alpha, std::max(b, 1e-9), q.members, q.params.epsilon_us);
+    const RadixChoice r =
+        bestRadix(TreeShape::knomial, std::max(2, band.k_min), std::max(2, band.k_max), q.members, ld, alpha, b);
+    e.choice.shape = TreeShape::knomial(r.k);
+    e.choice.predUs = r.us + (ld.shape == Shape::Gather ? ld.bytes * l.beta_us_per_byte : 0.0);
+    e.choice.why = "k*=" + fmt("%.2f", aggtree::optimalRealK(alpha, std::max(b, 1e-9))) + " from a/b=" +
+                   fmt("%.3g", alpha) + "/" + fmt("%.3g", b) + ", band [" + std::to_string(band.k_min) + "," +
+                   std::to_string(band.k_max) + "]";
     return e;
 }
 constexpr Pricing P = Pricing::Stage;
 constexpr const char* kReduction = "k-nomial tree per space, k from the model; rank order for non-commutative ops";
-}  // namespace
 
 extern const AlgorithmInfo bcast_knomial = {HIERAGG_BCAST, "knomial", kAny, 0, kTree, Emitter::Tree, K::Knomial,
                                             "k-nomial tree per space, k from the model", P, cost};

@@ -10,14 +10,11 @@
 
 namespace hieragg::hier::units {
 
-namespace {
-using namespace model;
-
 // The type II switch tree (SwitchTree.hpp) executed by proxies, priced like the
 // hierarchical tree: the same per-edge model over the rank tree the proxies form. Not
 // allocated (entries, degree): algo stays null and *note says why.
-StageChoice predictSwitchTree(const AlgorithmInfo& a, const CollCall& c, const Load& ld, const CostParams& p,
-                              const std::vector<int>& links, std::string* note) {
+static StageChoice predictSwitchTree(const AlgorithmInfo& a, const CollCall& c, const Load& ld, const CostParams& p,
+                                     const std::vector<int>& links, std::string* note) {
     StageChoice s;
     s.members = c.size;
     s.link = links.back();
@@ -36,16 +33,13 @@ StageChoice predictSwitchTree(const AlgorithmInfo& a, const CollCall& c, const L
     return s;
 }
 
-Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
-    Estimate e;
-    e.choice = predictSwitchTree(a, q.call, q.load, q.params, q.links, q.note);
-    return e;
+static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
+    return estimateOf(predictSwitchTree(a, q.call, q.load, q.params, q.links, q.note));
 }
 constexpr Pricing P = Pricing::WholeTree;
 constexpr unsigned kNeeds = kNeedsIntracomm | kNeedsDecomposition | kNeedsSwitchLevels;
 constexpr const char* kSummary =
     "minimum-cost type II switch tree (topology: levels), one proxy rank aggregating per kept switch";
-}  // namespace
 
 extern const AlgorithmInfo bcast_type2 = {HIERAGG_BCAST, "type2", kServesWhole, kNeeds, 0, Emitter::SwitchTree,
                                           K::Knomial, kSummary, P, cost};

@@ -4,11 +4,9 @@
 
 namespace hieragg::hier::units {
 
-namespace {
 constexpr Pricing P = Pricing::Stage;
 constexpr Emitter E = Emitter::Linear;
 constexpr const char* kNeighbors = "one message per neighbor";
-}  // namespace
 
 extern const AlgorithmInfo gatherv_linear = {HIERAGG_GATHERV, "linear", kServesFlat, 0, 0, E, K::Knomial,
                                              "every rank sends to the root", P, unpriced};

@@ -6,17 +6,13 @@
 
 namespace hieragg::hier::units {
 
-namespace {
-Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
-    Estimate e;
-    e.choice = model::minimumHeightTree(a, q.call, q.load, q.params, q.links);
-    return e;
+static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
+    return estimateOf(model::minimumHeightTree(a, q.call, q.load, q.params, q.links));
 }
 constexpr Pricing P = Pricing::ForcedOnly;
 constexpr Emitter E = Emitter::HierarchicalLeaders;
 constexpr unsigned kNeeds = kNeedsIntracomm | kNeedsDecomposition;
 constexpr const char* kPairs = "size rows to the leaders first, then one message per pair of groups (TwoStage.hpp)";
-}  // namespace
 
 extern const AlgorithmInfo gatherv_hierarchical = {
     HIERAGG_GATHERV, "hierarchical", kServesWhole, kNeeds, 0, E, K::Knomial,
