@@ -24,7 +24,7 @@ std::set<hieragg_coll_kind> kindsWhere(bool (*pred)(hieragg_coll_kind)) {
 }  // namespace
 
 // An intercommunicator is never decomposed, whatever hierarchy a call carries; an
-// intracommunicator is where its hierarchy splits it. (AlgorithmTable.cpp's own copy
+// intracommunicator is where its hierarchy splits it. (the registry's own copy
 // omitted the intercommunicator test: harmless only because every row whose needs read
 // the decomposition also needs an intracommunicator, checked first; the next test keeps
 // that so, and this one keeps the single predicate right on its own.)
