@@ -12,8 +12,9 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     const int cross = x.ringCross();
     const double S = q.bytes;
     const LinkCost &in = *x.in, &net = *x.net;
-    const double us = cross ? x.steps * (exchangeStartUs(net) + crossingUs(net, cross) + cross * S * net.beta_us_per_byte)
-                            : x.steps * (in.alpha_us + messageUs(in, S));
+    const double us =
+        cross ? x.steps * (exchangeStartUs(net) + crossingUs(net, cross) + cross * S * net.beta_us_per_byte)
+              : x.steps * (in.alpha_us + messageUs(in, S));
     return priced(callEstimate(a, q), us, std::to_string(cross) + " ring hops per step leave the busiest node");
 }
 

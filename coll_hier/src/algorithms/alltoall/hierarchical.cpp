@@ -16,7 +16,8 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     const double S = q.bytes, L = x.groups;
     const double local = (m - 1) * n * S * in.beta_us_per_byte + x.lg * (in.alpha_us + in.theta_us);
     const double us = 2 * local + std::ceil((L - 1) / 8) * net.alpha_us + (L - 1) * messageUs(net, m * m * S);
-    return priced(callEstimate(a, q), us, std::to_string(x.groups) + " leaders, " + std::to_string(m) + " ranks per group");
+    return priced(callEstimate(a, q), us,
+                  std::to_string(x.groups) + " leaders, " + std::to_string(m) + " ranks per group");
 }
 
 extern const AlgorithmInfo alltoall_hierarchical = {
