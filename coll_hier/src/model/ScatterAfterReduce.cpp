@@ -2,14 +2,14 @@
 
 #include <algorithm>
 
+#include "hieragg/hier/CollectiveFacts.hpp"
 #include "model/SharedCoresModel.hpp"
 
 namespace hieragg::hier::model {
 
 double withScatterAfterReduceUs(double treeUs, const CollCall& c, const CostParams& p, const std::vector<int>& links,
                                 double bytes) {
-    const bool scatters = c.args.kind == HIERAGG_REDUCE_SCATTER || c.args.kind == HIERAGG_REDUCE_SCATTER_BLOCK;
-    if (!scatters || c.size <= 1) return treeUs;
+    if (factsOf(c.args.kind).treeTerms != TreeTerms::ScatterAfter || c.size <= 1) return treeUs;
     // The scatter's sends are posted at once (ReduceScatter.cpp, scatterPulse): their start-ups
     // overlap, so one alpha, then one theta per message and the bytes in sequence at rank 0
     // (docs/selection.md: n-1 alphas made the tree lose to a ring of n-1 dependent hops).

@@ -1,6 +1,6 @@
 // Reduce_scatter(_block) by a tree: the trees price the reduce only; rank 0 then sends every
 // other rank its block. What that scatter adds to the tree plan when the chooser weighs it
-// against the rows without a root (0 for the other collectives).
+// against the rows without a root (TreeTerms::ScatterAfter; nothing for the others).
 #pragma once
 #include <vector>
 

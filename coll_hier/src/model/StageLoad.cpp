@@ -18,7 +18,7 @@ Load stageLoadOf(const CollCall& c, const CostParams& p) {
     if (ld.shape == Shape::Gather) ld.bytes *= c.size;
     ld.pulseBytes = std::min<double>(ld.bytes, std::max<size_t>(c.segmentBytes, 1));
     ld.pulses = ld.bytes > 0 ? std::ceil(ld.bytes / std::max(ld.pulseBytes, 1.0)) : 1;
-    if ((c.args.kind == HIERAGG_BCAST || c.args.kind == HIERAGG_REDUCE) && !c.inter && crowdedOneNode(c, p))
+    if (factsOf(c.args.kind).treeTerms == TreeTerms::SharedCores && !c.inter && crowdedOneNode(c, p))
         ld.sharedCores = p.nodeCores;
     return ld;
 }

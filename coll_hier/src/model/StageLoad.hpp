@@ -29,8 +29,8 @@ struct Load {
 };
 
 // The load of call c: the model's bytes (all blocks for gather and scatter), the pulses of
-// coll_hieragg_segment_size and, for bcast and reduce on one node with more ranks than
-// cores (the shared-cores terms were measured for those two), the cores.
+// coll_hieragg_segment_size and, on one node with more ranks than cores, the cores where the
+// collective's facts say its trees are bound by them (TreeTerms::SharedCores).
 Load stageLoadOf(const CollCall& c, const CostParams& p);
 
 inline bool reduces(const Load& ld) { return ld.shape == Shape::Reduce || ld.shape == Shape::Allreduce; }
