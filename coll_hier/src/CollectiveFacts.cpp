@@ -14,12 +14,13 @@ using L = VectorLength;
 using R = RootOnly;
 using T = SizeStage;
 using O = OffloadOp;
+using X = TreeTerms;
 constexpr uint16_t kCountsDispls = kSendCounts | kSendDispls | kRecvCounts | kRecvDispls;
 constexpr bool model = true, reduces = true;
 
 // One row per hieragg_coll_kind, in the enum's order (checked below).
 // name, shape, model-driven, model bytes, vectors, vector length, significant at the root only,
-// size stage, offload, reduction.
+// size stage, offload, reduction, the tree plan's own terms (none when left out).
 constexpr CollectiveFacts kFacts[] = {
     {"allgather", S::Bcast, model, B::RecvBlock, kNoVectors, L::None, R::None, T::None, O::None, false},
     {"allgatherv", S::Bcast, model, B::MeanOfRecvCounts, kRecvCounts | kRecvDispls, L::Peers, R::None, T::None,
@@ -30,17 +31,18 @@ constexpr CollectiveFacts kFacts[] = {
     {"alltoallw", S::Bcast, false, B::RecvBlock, kCountsDispls | kPeerTypes, L::Peers, R::None, T::PeerRows,
      O::None, false},
     {"barrier", S::Barrier, model, B::None, kNoVectors, L::None, R::None, T::None, O::Barrier, false},
-    {"bcast", S::Bcast, model, B::RecvBlock, kNoVectors, L::None, R::None, T::None, O::Bcast, false},
+    {"bcast", S::Bcast, model, B::RecvBlock, kNoVectors, L::None, R::None, T::None, O::Bcast, false, X::SharedCores},
     {"exscan", S::Bcast, false, B::RecvBlock, kNoVectors, L::None, R::None, T::None, O::None, reduces},
     {"gather", S::Gather, model, B::GatherBlock, kNoVectors, L::None, R::None, T::None, O::None, false},
     {"gatherv", S::Bcast, false, B::RecvBlock, kRecvCounts | kRecvDispls, L::Peers, R::RecvVectors,
      T::SendBlock, O::None, false},
-    {"reduce", S::Reduce, model, B::RecvBlock, kNoVectors, L::None, R::None, T::None, O::None, reduces},
+    {"reduce", S::Reduce, model, B::RecvBlock, kNoVectors, L::None, R::None, T::None, O::None, reduces,
+     X::SharedCores},
     // MPI: an intercommunicator's reduce_scatter has one count per rank of the local group.
     {"reduce_scatter", S::Reduce, model, B::SumOfRecvCounts, kRecvCounts, L::LocalRanks, R::None, T::None,
-     O::None, reduces},
+     O::None, reduces, X::ScatterAfter},
     {"reduce_scatter_block", S::Reduce, model, B::AllBlocks, kNoVectors, L::None, R::None, T::None, O::None,
-     reduces},
+     reduces, X::ScatterAfter},
     {"scan", S::Bcast, false, B::RecvBlock, kNoVectors, L::None, R::None, T::None, O::None, reduces},
     {"scatter", S::Gather, model, B::ScatterBlock, kNoVectors, L::None, R::None, T::None, O::None, false},
     {"scatterv", S::Bcast, false, B::RecvBlock, kSendCounts | kSendDispls, L::Peers, R::SendVectors,

@@ -303,7 +303,7 @@ int hieragg_algorithm_count(hieragg_coll_kind kind);
 /* Names for parameters and messages. */
 const char* hieragg_coll_name(hieragg_coll_kind kind);
 /* Comma-separated algorithm names accepted by the override of `kind` (index = value),
- * generated from the algorithm registry (coll_hier/src/AlgorithmTable.cpp). */
+ * generated from the algorithm registry (coll_hier/src/algorithms/AlgorithmList.cpp). */
 const char* hieragg_algorithm_names(hieragg_coll_kind kind);
 /* Built-in default of the cost model's parameters for link class `link` (0..3). */
 hieragg_link_cost hieragg_default_link_cost(int link);

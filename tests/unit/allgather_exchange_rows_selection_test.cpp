@@ -1,5 +1,5 @@
-// Allgather(v)'s model for the exchange rows (Selection.cpp, exchangePlan): recursive
-// doubling and Bruck priced round by round, a round's bytes crossing a node's link only
+// Allgather(v)'s model for the exchange rows (their units, coll_hier/src/algorithms/allgather/):
+// recursive doubling and Bruck priced round by round, a round's bytes crossing a node's link only
 // where some rank's partner is on another node (closed forms from the layouts below), and
 // on crowded nodes (more ranks than cores) multileader's forwards added to its rings.
 // The choices this moves on the emulated cluster's measured links (2 x 4 round robin:

@@ -24,7 +24,7 @@ std::set<hieragg_coll_kind> kindsWhere(bool (*pred)(hieragg_coll_kind)) {
 }  // namespace
 
 // An intercommunicator is never decomposed, whatever hierarchy a call carries; an
-// intracommunicator is where its hierarchy splits it. (AlgorithmTable.cpp's own copy
+// intracommunicator is where its hierarchy splits it. (the registry's own copy
 // omitted the intercommunicator test: harmless only because every row whose needs read
 // the decomposition also needs an intracommunicator, checked first; the next test keeps
 // that so, and this one keeps the single predicate right on its own.)
@@ -98,4 +98,17 @@ TEST(CollectiveFacts, ModelBytes) {
     EXPECT_EQ(bytes(HIERAGG_REDUCE_SCATTER_BLOCK), 160u);
     EXPECT_EQ(bytes(HIERAGG_REDUCE_SCATTER), 96u);  // 12 elements
     EXPECT_EQ(bytes(HIERAGG_ALLGATHERV), 24u);      // mean block: 12 / 4 elements
+}
+
+// The terms the model adds to a tree plan: the shared cores where they were measured (bcast,
+// reduce), the scatter after the reduce of the reduce_scatters; no other collective's.
+TEST(CollectiveFacts, TreeTermsWhereTheModelHadThem) {
+    for (int k = 0; k < HIERAGG_COLL_KIND_COUNT; ++k) {
+        const auto kind = static_cast<hieragg_coll_kind>(k);
+        const hier::TreeTerms want = kind == HIERAGG_BCAST || kind == HIERAGG_REDUCE ? hier::TreeTerms::SharedCores
+                                     : kind == HIERAGG_REDUCE_SCATTER || kind == HIERAGG_REDUCE_SCATTER_BLOCK
+                                         ? hier::TreeTerms::ScatterAfter
+                                         : hier::TreeTerms::None;
+        EXPECT_EQ(hier::factsOf(kind).treeTerms, want) << hier::collectiveName(kind);
+    }
 }

@@ -1,6 +1,6 @@
-// The algorithm registry, entry by entry, on the simulator: every row of
-// AlgorithmTable.cpp is forced at several sizes and decompositions (the model
-// picks radices and chunks) and checked against closed-form results and, for
+// The algorithm registry, entry by entry, on the simulator: every row of the list
+// (coll_hier/src/algorithms/AlgorithmList.cpp) is forced at several sizes and
+// decompositions (the model picks radices and chunks) and checked against closed-form results and, for
 // tree-shaped rows, the closed-form message count of a tree (p - 1 edges).
 // Then the selection itself: k follows the SPEC 3.2 band as the message grows,
 // the chain chunk follows SPEC 3.5's formula, unmet needs are refused.

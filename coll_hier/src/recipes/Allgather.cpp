@@ -36,7 +36,7 @@ Schedule allgather(const CollCall& c) {
     const Block mine = a.in_place ? Block{{kRecvBuf, c.rank * rblock}, {kRecvType, a.rcount}}
                                   : Block{{kSendBuf, 0}, {kSendType, a.scount}};
     dm::Levels lv(c);
-    // Ring over everyone or through the leaders: the plan's choice (Selection.cpp, exchangePlan).
+    // Ring over everyone or through the leaders: the plan's choice (the exchange units, algorithms/).
     const std::shared_ptr<const hier::Plan> plan = hier::planOf(c);
     if (plan->mode == hier::Plan::Mode::Flat) lv.flat = true;
     if (!lv.flat && plan->stages[0].algo && plan->stages[0].algo->emitter == hier::Emitter::MultiLeaderAllgather) {

@@ -40,7 +40,7 @@ Schedule allgatherv(const CollCall& c) {
     const hier::AlgorithmInfo* forced = hier::forcedAlgorithm(c);
     auto adjacent = [&](int x, int y) { return y == x + 1 && a.rdispls[y] == a.rdispls[x] + a.rcounts[x]; };
     // Flat or through the leaders, and which flat row: allgather's model for the mean block
-    // (Selection.cpp, exchangePlan, over allgatherv's rows). Through the leaders, which row
+    // (allgatherv's exchange units, algorithms/allgather/). Through the leaders, which row
     // follows the layout of the blocks (below).
     const std::shared_ptr<const hier::Plan> plan = hier::planOf(c);
     const hier::AlgorithmInfo* flatRow = forced && (forced->serves & hier::kServesFlat) ? forced

@@ -5,7 +5,7 @@
 // exchange one message per pair of groups, and each leader scatters what arrived
 // (one message per member). Messages crossing groups drop from P*(P-|G|) to
 // groups*(groups-1), at the price of two local transposes at each leader; the
-// cost model weighs the two (Selection.cpp, exchangePlan). In place: rbuf is first copied (packed)
+// cost model weighs the two (the exchange units, algorithms/). In place: rbuf is first copied (packed)
 // and every block leaves from that copy.
 #include <algorithm>
 
@@ -131,7 +131,7 @@ Schedule alltoall(const CollCall& c) {
     const size_t blockBytes = a.rcount * c.rtype.size;
     const ptrdiff_t rblock = static_cast<ptrdiff_t>(a.rcount) * c.rtype.extent;
     const ptrdiff_t sblock = static_cast<ptrdiff_t>(a.scount) * c.stype.extent;
-    // Through the leaders or pairwise: the plan's choice (Selection.cpp, exchangePlan).
+    // Through the leaders or pairwise: the plan's choice (the exchange units, algorithms/).
     bool hierarchical = useHierarchy(c) && hier::planOf(c)->mode == hier::Plan::Mode::Whole;
     if (hierarchical) {
         const hier::Hierarchy& h = *c.hierarchy;

@@ -1,5 +1,5 @@
 // Which recipe serves each collective (the algorithms each recipe may run are
-// the registry's rows: AlgorithmTable.cpp).
+// the registry's rows: the units of coll_hier/src/algorithms/).
 #include <stdexcept>
 #include <string>
 

@@ -1,10 +1,13 @@
-// The algorithm set as data (one table: coll_hier/src/AlgorithmTable.cpp). Every
-// entry names one algorithm of one collective, the levels of the decomposition
-// it may serve, what the call must satisfy for it to be correct, and which
-// knobs the cost model tunes for it. The coll_hieragg_<coll>_algorithm enums,
-// the forced-algorithm check and the selection (Selection.hpp) all read it.
-// Adding an algorithm = one emitter file + one entry here.
+// The algorithm set as data. Every entry (row) names one algorithm of one collective, the
+// levels of the decomposition it may serve, what the call must satisfy for it to be
+// correct, which knobs the cost model tunes for it, how the selection composes it and its
+// cost function. Each algorithm is one unit, coll_hier/src/algorithms/<family>/<name>.cpp,
+// holding its rows and its cost; coll_hier/src/algorithms/AlgorithmList.cpp lists the rows
+// in the order of the coll_hieragg_<coll>_algorithm enums (docs/architecture.md, "Adding
+// an algorithm"). The enums, the forced-algorithm check and the selection (Selection.hpp)
+// all read it.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -75,6 +78,20 @@ enum class Emitter {
     RecursiveHalving,   // reduce_scatter(_block): halving rounds without a root, empty halves not sent
 };
 
+// How the selection composes a row (Selection.cpp).
+enum class Pricing : uint8_t {
+    Stage,       // one stage of the plan: a level's spaces, the leaders, or the whole communicator flat
+    WholeTree,   // one tree over every level at once, against the plan level by level
+    Alone,       // the whole call by itself, against the tree plan and the other such rows
+    FlatMarker,  // no price of its own: forcing it runs the best flat plan of the Stage rows
+    ForcedOnly,  // never the model's choice; forced, it is priced as its cost says (a whole tree)
+};
+
+struct CostQuery;  // what a cost function sees of the call (coll_hier/src/algorithms/CostQuery.hpp)
+struct Estimate;   // what it returns
+struct AlgorithmInfo;
+using CostFunction = Estimate (*)(const AlgorithmInfo& row, const CostQuery& query);
+
 struct AlgorithmInfo {
     hieragg_coll_kind coll;
     const char* name;   // the value of coll_hieragg_<coll>_algorithm
@@ -84,6 +101,8 @@ struct AlgorithmInfo {
     Emitter emitter;
     TreeShape::Kind shape;  // Emitter::Tree only
     const char* summary;
+    Pricing pricing = Pricing::Stage;
+    CostFunction cost = nullptr;  // null: FlatMarker rows only
 };
 
 // "bcast", "allreduce", ... (the C ABI's hieragg_coll_name; "unknown" out of range).

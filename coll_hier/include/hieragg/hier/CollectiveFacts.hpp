@@ -46,6 +46,14 @@ enum class SizeStage : uint8_t { None, SendBlock, RecvBlock, PeerRows };
 // The leader-stage operation an offload backend may run for the collective (offloadServes).
 enum class OffloadOp : uint8_t { None, Barrier, Bcast, Allreduce };
 
+// What the cost model adds to the collective's tree plan beyond its stages' trees.
+enum class TreeTerms : uint8_t {
+    None,
+    SharedCores,   // on one node with more ranks than cores its trees are bound by the cores
+                   // (model/SharedCoresModel.hpp; measured for bcast and reduce)
+    ScatterAfter,  // rank 0 scatters the blocks after the reduce (model/ScatterAfterReduce.hpp)
+};
+
 struct CollectiveFacts {
     const char* name;          // "bcast", ... (the C ABI's hieragg_coll_name)
     ModelShape shape;
@@ -57,6 +65,7 @@ struct CollectiveFacts {
     SizeStage sizeStage;       // None: never runs as two stages
     OffloadOp offload;
     bool reduction;            // combines with an op (strong reproducibility applies)
+    TreeTerms treeTerms = TreeTerms::None;
 };
 
 // The row of `kind` (out of range: a row named "unknown" with no facts).

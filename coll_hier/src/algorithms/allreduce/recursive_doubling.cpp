@@ -1,0 +1,21 @@
+// Allreduce `recursive_doubling` (SliceAllreduce.hpp): log2 p exchanges of the whole vector
+// (short vectors).
+#include "algorithms/Row.hpp"
+#include "model/SliceModel.hpp"
+
+namespace hieragg::hier::units {
+
+static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
+    const SliceLayout x = sliceLayoutOf(q.call, q.params, q.links);
+    Estimate e = callEstimate(a, q);
+    e.choice.predUs = butterflyAllreduceUs(*x.net, x.n, q.bytes, x.seg, x.hier ? x.M : 1, false);
+    e.choice.why = "log2 p exchanges of the whole vector";
+    return e;
+}
+
+extern const AlgorithmInfo allreduce_recursive_doubling = {
+    HIERAGG_ALLREDUCE, "recursive_doubling", kServesFlat, kNeedsIntracomm | kNeedsCommutativeOp, kTunesSegment,
+    Emitter::RecursiveDoubling, K::Knomial, "log2 p exchanges of the whole vector (short vectors)", Pricing::Alone,
+    cost};
+
+}  // namespace hieragg::hier::units

@@ -1,0 +1,30 @@
+// Scan, exscan `leader_prefix`: a scan inside each outermost group, an exscan of the G group
+// totals between the groups' last ranks, a binomial bcast of that prefix in each group. The
+// bcast back into the group makes each call wait for the last: priced by its latency.
+#include <string>
+
+#include "algorithms/Row.hpp"
+#include "model/PrefixModel.hpp"
+
+namespace hieragg::hier::units {
+
+static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
+    const PrefixGroups x = prefixGroupsOf(q.call, q.params, q.links);
+    const double S = q.bytes;
+    const LinkCost &in = *x.in, &net = q.params.link[q.links.back()];
+    const double us = x.lm * prefixRoundUs(in, S, true) + x.lG * prefixRoundUs(net, S, true) +
+                      x.lm * prefixRoundUs(in, S, false) + S * in.gamma_us_per_byte;
+    return priced(streamEstimate(a, q), us, std::to_string(x.G) + " groups of up to " + std::to_string(x.M));
+}
+extern const AlgorithmInfo scan_leader_prefix = {
+    HIERAGG_SCAN, "leader_prefix", kServesWhole, kNeedsIntracomm | kNeedsDecomposition | kNeedsContiguousRanks, 0,
+    Emitter::LeaderPrefix, K::Knomial,
+    "scan in each node, exscan of the node totals between the last ranks, finished in each node (rank order)",
+    Pricing::Alone, cost};
+extern const AlgorithmInfo exscan_leader_prefix = {
+    HIERAGG_EXSCAN, "leader_prefix", kServesWhole, kNeedsIntracomm | kNeedsDecomposition | kNeedsContiguousRanks, 0,
+    Emitter::LeaderPrefix, K::Knomial,
+    "exscan in each node, exscan of the node totals between the last ranks, finished in each node (rank order)",
+    Pricing::Alone, cost};
+
+}  // namespace hieragg::hier::units

@@ -1,0 +1,9 @@
+// One message of `bytes` on link l as its receiver handles it: theta + bytes beta.
+#pragma once
+#include "hieragg/hier/CostParams.hpp"
+
+namespace hieragg::hier::model {
+
+inline double messageUs(const LinkCost& l, double bytes) { return l.theta_us + bytes * l.beta_us_per_byte; }
+
+}  // namespace hieragg::hier::model

@@ -1,0 +1,105 @@
+#include "model/TreeModel.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <stdexcept>
+
+#include "hieragg/aggtree/HierarchicalKnomialTree.hpp"
+#include "hieragg/hier/HierarchyAdapter.hpp"
+#include "recipes/ReductionPulses.hpp"
+
+namespace hieragg::hier::model {
+
+double pulsedUs(double single, const Load& ld, double a, double b, double d) {
+    const double streamed = single + (ld.pulses - 1) * d * b;
+    const double windows = std::ceil(ld.pulses / static_cast<double>(recipes::kPulseWindow));
+    const double windowed = single + (windows - 1) * (2 * a + recipes::kPulseWindow * d * b);
+    return std::max(streamed, windowed);
+}
+
+double exactTreeUs(const MemberTree& t, const Load& ld, double a, double b) {
+    std::vector<double> at(t.size(), 0.0);
+    std::vector<int> order{t.root};
+    double worst = 0;
+    size_t busiest = 0;
+    for (size_t i = 0; i < order.size(); ++i) {
+        const int v = order[i];
+        const auto& kids = t.children[v];
+        busiest = std::max(busiest, kids.size());
+        for (size_t j = kids.size(); j-- > 0;) {
+            const int c = kids[j];
+            at[c] = at[v] + a + static_cast<double>(kids.size() - j) * b;
+            worst = std::max(worst, at[c]);
+            order.push_back(c);
+        }
+    }
+    if (ld.shape == Shape::Reduce || ld.shape == Shape::Allreduce)
+        worst = pulsedUs(worst, ld, a, b, static_cast<double>(std::max<size_t>(busiest, 1)));
+    if (ld.shape == Shape::Allreduce || ld.shape == Shape::Barrier) worst *= 2;
+    return worst;
+}
+
+RadixChoice bestRadix(TreeShape (*shape)(int), int from, int to, int n, const Load& ld, double a, double b) {
+    RadixChoice best;
+    for (int k = from; k <= to; ++k) {
+        const double t = exactTreeUs(shape(k).build(n, 0), ld, a, b);
+        if (t < best.us) best.us = t, best.k = k;
+    }
+    return best;
+}
+
+double wholeTreeUs(const aggtree::Tree& t, const Hierarchy& h, const std::vector<int>& links,
+                   const CostParams& p, const Load& ld, int k, double unit) {
+    std::vector<double> at(t.size(), 0.0);
+    std::vector<int> order{t.root};
+    double worst = 0;
+    for (size_t i = 0; i < order.size(); ++i) {
+        const int v = order[i];
+        const auto& kids = t.children[v];
+        for (size_t j = 0; j < kids.size(); ++j) {
+            const int c = kids[j];
+            int level = 0;
+            while (level < h.levels() && h.groupOf(level, v) != h.groupOf(level, c)) ++level;
+            const LinkCost& l = p.link[links[level]];
+            at[c] = at[v] + l.alpha_us + static_cast<double>(j + 1) * packetUs(l, ld, unit);
+            worst = std::max(worst, at[c]);
+            order.push_back(c);
+        }
+    }
+    if (ld.shape == Shape::Reduce || ld.shape == Shape::Allreduce)
+        worst = pulsedUs(worst, ld, p.link[links.back()].alpha_us, packetUs(p.link[links.back()], ld, unit), k);
+    if (ld.shape == Shape::Allreduce || ld.shape == Shape::Barrier) worst *= 2;
+    return worst;
+}
+
+StageChoice minimumHeightTree(const AlgorithmInfo& a, const CollCall& c, const Load& ld, const CostParams& p,
+                         const std::vector<int>& links) {
+    StageChoice s;
+    s.algo = &a;
+    s.members = c.size;
+    s.link = links.back();
+    const aggtree::ProcessHierarchy ph = toProcessHierarchy(*c.hierarchy);
+    // Root 0 whatever the call's root: a plan is shared by every root of its signature class,
+    // and must be the same on every rank (ranks see different in-place flags, for one).
+    const int root = 0;
+    const double unit = unitBytes(ld);
+    double best = kInf;
+    int bestK = 2;
+    for (int k = 2; k <= std::min(kMaxRadix, std::max(2, c.size)); k = k < 16 ? k + 1 : k * 2) {
+        aggtree::Tree t;
+        try {
+            t = aggtree::buildHierarchicalKnomialTree(ph, k, root);
+        } catch (const std::overflow_error&) {
+            break;  // positions exceed 2^62 (deep hierarchies, wide k): no wider k fits either
+        }
+        const double us = wholeTreeUs(t, *c.hierarchy, links, p, ld, k, unit);
+        if (us < best) best = us, bestK = k;
+    }
+    s.shape = TreeShape::knomial(bestK);
+    s.predUs = best;
+    s.why = "min-height tree: best k of 2..16,32,64 by the per-edge model";
+    return s;
+}
+
+}  // namespace hieragg::hier::model

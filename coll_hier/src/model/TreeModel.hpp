@@ -1,0 +1,47 @@
+// The tree model (SPEC 3.2's T = r l + h k (theta + S beta + S* gamma), per edge): a parent
+// serves its children one after the other and a message takes alpha to arrive; the stage
+// ends at the latest arrival. Reductions add the pulses that stream behind the first.
+#pragma once
+#include <vector>
+
+#include "hieragg/aggtree/Tree.hpp"
+#include "hieragg/algorithms/MemberTree.hpp"
+#include "hieragg/CollCall.hpp"
+#include "hieragg/hier/AlgorithmRegistry.hpp"
+#include "hieragg/hier/Hierarchy.hpp"
+#include "hieragg/hier/Selection.hpp"
+#include "model/StageLoad.hpp"
+
+namespace hieragg::hier::model {
+
+// A pulsed reduction whose single pulse takes `single`: further pulses stream through the
+// busiest node (d packets of b each), but at most kPulseWindow pulses are in flight per
+// rank, and a rank learns that a pulse left only when its receiver took it, so every
+// window costs at least a round trip (2a) on each edge.
+double pulsedUs(double single, const Load& ld, double a, double b, double d);
+
+// One stage's tree `t`: a parent serves its children one after the other, largest subtree
+// first, each costing b, and a message takes `a` to arrive. Reductions add the pipeline of
+// further pulses through the busiest node; allreduce and barrier go up and down.
+double exactTreeUs(const MemberTree& t, const Load& ld, double a, double b);
+
+// The radix k in [from, to] whose tree shape(k) over n members is the quickest by
+// exactTreeUs (the first such k on ties).
+struct RadixChoice {
+    int k = 2;
+    double us = kInf;
+};
+RadixChoice bestRadix(TreeShape (*shape)(int), int from, int to, int n, const Load& ld, double a, double b);
+
+// A whole tree over every level: the latest arrival over every vertex, edges priced by the
+// link class of the lowest level whose group holds both ends.
+double wholeTreeUs(const aggtree::Tree& t, const Hierarchy& h, const std::vector<int>& links,
+                   const CostParams& p, const Load& ld, int k, double unit);
+
+// The minimum-height hierarchical k-nomial tree over every level (type I, SPEC 3.2
+// algorithms 2-4) for row `a`: best k of 2..16, 32, 64 by wholeTreeUs, root 0 (a plan is
+// shared by every root of its signature class).
+StageChoice minimumHeightTree(const AlgorithmInfo& a, const CollCall& c, const Load& ld, const CostParams& p,
+                              const std::vector<int>& links);
+
+}  // namespace hieragg::hier::model
