@@ -150,7 +150,7 @@ void fillFromCommunicator(const hieragg_comm& c, const hieragg_coll_args& args, 
     call.hierarchy = c.hierarchy.get();
     call.segmentBytes = rt.config().segment_size ? rt.config().segment_size : 64 * 1024;
     // coll_hieragg_reproducible=order|strong: no offloaded float/double SUM/PROD unless the
-    // provider fixes the combination order (AlgorithmTable.cpp).
+    // provider fixes the combination order (AlgorithmRegistry.cpp).
     call.fixedOrderRequired = rt.config().reproducible != HIERAGG_REPRODUCIBLE_NONE;
     call.costs = &c.costs;
     // Before the refusal check: type2 needs the stages' link classes (switch levels).
