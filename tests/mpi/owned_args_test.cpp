@@ -166,6 +166,22 @@ TEST_P(OwnedArgs, Iallgatherv) {
 // s -> d carries (s + d) % 3 + 1 ints, val(s, d * 10 + i).
 int a2aCount(int s, int d) { return (s + d) % 3 + 1; }
 
+// An alltoall(v/w)'s send buffer in layout `sl` (the gaps and the receive buffer -7).
+void fillAlltoall(std::vector<int>& s, std::vector<int>& r, const Layout& sl, int rank, int size) {
+    std::fill(s.begin(), s.end(), -7);
+    std::fill(r.begin(), r.end(), -7);
+    for (int d = 0; d < size; ++d)
+        for (int i = 0; i < sl.counts[d]; ++i) s[sl.displs[d] + i] = val(rank, d * 10 + i);
+}
+
+// Its receive buffer in layout `rl`: peer p's block val(p, rank * 10 + i), the gaps untouched.
+void checkAlltoall(Check& chk, const std::vector<int>& r, const Layout& rl, int rank, int size, const char* what) {
+    std::vector<int> exp(r.size(), -7);
+    for (int p = 0; p < size; ++p)
+        for (int i = 0; i < rl.counts[p]; ++i) exp[rl.displs[p] + i] = val(p, rank * 10 + i);
+    for (size_t j = 0; j < r.size(); ++j) chk.eq(r[j], exp[j], what, long(j));
+}
+
 TEST_P(OwnedArgs, Ialltoallv) {
     const Layout sl = layoutOf(size, [&](int d) { return a2aCount(rank, d); });
     const Layout rl = layoutOf(size, [&](int p) { return a2aCount(p, rank); });
@@ -180,18 +196,8 @@ TEST_P(OwnedArgs, Ialltoallv) {
             return MPIX_Alltoallv_init(s.data(), a.copy(sl.counts), a.copy(sl.displs), a.intType(), r.data(),
                                        a.copy(rl.counts), a.copy(rl.displs), a.intType(), comm, MPI_INFO_NULL, q);
         },
-        [&] {
-            std::fill(s.begin(), s.end(), -7);
-            std::fill(r.begin(), r.end(), -7);
-            for (int d = 0; d < size; ++d)
-                for (int i = 0; i < sl.counts[d]; ++i) s[sl.displs[d] + i] = val(rank, d * 10 + i);
-        },
-        [&] {
-            std::vector<int> exp(r.size(), -7);
-            for (int p = 0; p < size; ++p)
-                for (int i = 0; i < rl.counts[p]; ++i) exp[rl.displs[p] + i] = val(p, rank * 10 + i);
-            for (size_t j = 0; j < r.size(); ++j) chk.eq(r[j], exp[j], "alltoallv", long(j));
-        });
+        [&] { fillAlltoall(s, r, sl, rank, size); },
+        [&] { checkAlltoall(chk, r, rl, rank, size, "alltoallv"); });
 }
 
 // Predefined types in the arrays: Open MPI's MPI layer itself reads an alltoallw's type
@@ -213,18 +219,8 @@ TEST_P(OwnedArgs, Ialltoallw) {
                                        a.copy(rl.counts), a.copy(bytesOf<int>(rl.displs)), a.copy(types), comm,
                                        MPI_INFO_NULL, q);
         },
-        [&] {
-            std::fill(s.begin(), s.end(), -7);
-            std::fill(r.begin(), r.end(), -7);
-            for (int d = 0; d < size; ++d)
-                for (int i = 0; i < sl.counts[d]; ++i) s[sl.displs[d] + i] = val(rank, d * 10 + i);
-        },
-        [&] {
-            std::vector<int> exp(r.size(), -7);
-            for (int p = 0; p < size; ++p)
-                for (int i = 0; i < rl.counts[p]; ++i) exp[rl.displs[p] + i] = val(p, rank * 10 + i);
-            for (size_t j = 0; j < r.size(); ++j) chk.eq(r[j], exp[j], "alltoallw", long(j));
-        });
+        [&] { fillAlltoall(s, r, sl, rank, size); },
+        [&] { checkAlltoall(chk, r, rl, rank, size, "alltoallw"); });
 }
 
 TEST_P(OwnedArgs, Igatherv) {
