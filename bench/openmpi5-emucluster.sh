@@ -27,15 +27,7 @@ flock 8
 trap '"$emu/emu-teardown.sh" >/dev/null 2>&1 || true; rm -rf "$out"' EXIT
 
 # prterun's ssh agent inside the chroot: the node's namespaces instead of ssh.
-mkdir -p "$root/usr/local/bin"
-cat >"$root/usr/local/bin/hieragg-emu-agent" <<'AGENT'
-#!/bin/bash
-while [ $# -gt 0 ]; do case $1 in -o|-p|-l|-i|-F|-E) shift 2 ;; -*) shift ;; *) break ;; esac; done
-host=$1; shift
-read -r uts ns < <(awk -v h="$host" '$1==h || $2==h {print $1, $3; exit}' /run/emucluster/hosts)
-exec nsenter --net="/run/netns/$ns" --uts="/run/emucluster/uts/$uts" /bin/bash -c "$*"
-AGENT
-chmod +x "$root/usr/local/bin/hieragg-emu-agent"
+install -D -m 755 "$emu/chroot-emu-agent" "$root/usr/local/bin/hieragg-emu-agent"
 
 hosts=$(for ((i = 0; i < NODES; ++i)); do printf 'node%d:%d,' "$i" "$PER_NODE"; done)
 # shellcheck disable=SC2016
