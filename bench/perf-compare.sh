@@ -9,7 +9,7 @@
 # usage: bash bench/perf-compare.sh [--quick] [--runs R] [--layouts 2x4rr,4x2block]
 #                                   [--colls a,b] [--sizes 8,65536,4194304] [--iters 100,20,3]
 #                                   [--out DIR] [--publish] [--virtual] [--show-decisions] [--log-plans]
-#                                   [--one-node [--nps 4,8]] [--profiles slow,fast,one-node]
+#                                   [--one-node [--nps 4,8]] [--profiles slow,fast,one-node] [--regret]
 #   default           3 runs, 50/10/3 iterations at 8 B/64 KiB/4 MiB (about 8 minutes)
 #   --quick           2 runs, 20/5/2 iterations (about 3 minutes for both layouts)
 #   --layouts         NxPrr: N nodes x P ranks round-robin (--map-by node);
@@ -40,6 +40,14 @@
 #                     all runs. The network calibration runs in every job, so on a loaded
 #                     machine the plan of one cell can differ between runs: the stack's
 #                     median then mixes rows, the per-plan times do not
+#   --regret          also race every registry row of each collective, forced by MCA
+#                     (coll_hieragg_<coll>_algorithm), in the same interleaved runs: stack
+#                     rowK forces each collective's K-th row (`hieragg-plan select` lists them;
+#                     rows it says this layout refuses are left out). Implies --log-plans.
+#                     OUT/regret.md (bench/regret_report.py) gives per cell auto's plan, its
+#                     time, the model's prediction and prediction ÷ measurement, the fastest
+#                     forced row and the regret = auto's time ÷ that row's; then per layout
+#                     the median and worst regret and the share of predictions within 25%
 # Environment: DELAY (50us), RATE (1gbit): the emulated links; BUILD_DIR (build);
 #   HIERAGG_MCA="name value ...": MCA settings for the hieragg stack only (a forced row).
 #
@@ -54,7 +62,7 @@ BUILD_DIR=${BUILD_DIR:-build}
 build=$(cd "$root" && mkdir -p "$BUILD_DIR" && cd "$BUILD_DIR" && pwd)
 emu=$root/bench/emucluster
 
-profiles="" publish_as="" runs=3 layouts=2x4rr,4x2block out=$root/out/perf publish=0 virtual=auto decisions=0 logplans=0 onenode=0 nps=4 runs_set=0 iters_set=0
+profiles="" publish_as="" runs=3 layouts=2x4rr,4x2block out=$root/out/perf publish=0 virtual=auto decisions=0 logplans=0 regret=0 onenode=0 nps=4 runs_set=0 iters_set=0
 colls=bcast,allreduce,reduce,allgather,allgatherv,alltoall,gather,scatter,reduce_scatter,barrier,scan,allreduce_inplace
 sizes=8,65536,4194304 iters=50,10,3 job_timeout=180
 cmdline="bash bench/perf-compare.sh $*"
@@ -76,7 +84,8 @@ while [ $# -gt 0 ]; do
     --virtual) virtual=1; shift ;;
     --show-decisions) decisions=1; shift ;;
     --log-plans) logplans=1; shift ;;
-    -h|--help) sed -n '2,44p' "$0"; exit 0 ;;
+    --regret) regret=1 logplans=1; shift ;;
+    -h|--help) sed -n '2,52p' "$0"; exit 0 ;;
     *) echo "perf-compare: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -165,13 +174,57 @@ set -- ${HIERAGG_MCA:-}
 while [ $# -ge 2 ]; do hieragg_mca+=" --mca $1 $2"; shift 2; done
 [ $# -eq 0 ] || { say "HIERAGG_MCA needs name value pairs, got a lone '$1'"; exit 2; }
 
-# The three stacks. hieragg is loaded from the build tree, never installed.
+# The three stacks (with --regret also row1, row2, ...: forced_rows). hieragg is loaded
+# from the build tree, never installed. $2: the layout.
 stack_args() {
   case "$1" in
     hieragg) echo "--mca mca_base_component_path $compdir:$pkglib --mca coll hieragg $hieragg_mca" ;;
     tuned) echo "" ;;                                   # Open MPI's default selection
     han) echo "--mca coll_han_priority 100" ;;
+    row*) echo "--mca mca_base_component_path $compdir:$pkglib --mca coll hieragg $hieragg_mca ${row_mca["$2 $1"]}" ;;
   esac
+}
+
+# --regret: stacks row1..rowK of LAYOUT (NODES PPN MAP), each forcing the K-th registry row of
+# every collective that has one this layout accepts (hieragg-plan select tells the rows and the
+# refusals); the cells of the collectives a stack does not force are skipped in its jobs.
+# Sets row_mca, row_skip and layout_stacks; appends "layout stack collective row" lines to
+# RAW/forced-rows.txt for bench/regret_report.py.
+declare -A row_mca row_skip
+forced_rows() {
+  local layout=$1 nodes=$2 ppn=$3 map=$4 np=$(($2 * $3)) plan=$build/coll_aggtree/hieragg-plan
+  local split=node
+  [ "$map" = node ] && [ "$nodes" -gt 1 ] && split=roundrobin:$nodes
+  local shape=(-P "$np" --ranks-per-node "$ppn" --split "$split")
+  layout_stacks=("${stacks[@]}")
+  [ "$regret" = 1 ] || return 0
+  [ -x "$plan" ] || { say "--regret needs $plan"; exit 1; }
+  local -A rows
+  local c k row mca skip most=0 n
+  for c in ${colls//,/ }; do
+    rows[$c]=$("$plan" select --coll "${c%_inplace}" --algorithm no-such-row 2>&1 | sed -n 's/.*(auto,\(.*\)).*/\1/p' | tr ',' ' ' || true)
+    # shellcheck disable=SC2086
+    n=$(set -- ${rows[$c]}; echo $#)
+    if ((n > most)); then most=$n; fi
+  done
+  for ((k = 1; k <= most; ++k)); do
+    mca="" skip=""
+    for c in ${colls//,/ }; do
+      # shellcheck disable=SC2086
+      row=$(set -- ${rows[$c]}; eval "echo \${$k:-}")
+      if [ -n "$row" ] && ! "$plan" select --coll "${c%_inplace}" "${shape[@]}" --size 65536 --algorithm "$row" 2>&1 |
+          grep -q 'would be refused'; then
+        mca+=" --mca coll_hieragg_${c%_inplace}_algorithm $row"
+        echo "$layout row$k $c $row" >>"$raw/forced-rows.txt"
+      else
+        for b in ${sizes//,/ }; do skip+="$c:$b,"; done
+      fi
+    done
+    [ -n "$mca" ] || continue
+    row_mca["$layout row$k"]=$mca row_skip["$layout row$k"]=${skip%,}
+    layout_stacks+=("row$k")
+  done
+  say "$layout: --regret races ${#layout_stacks[@]} stacks per run (${layout_stacks[*]})"
 }
 stacks=(hieragg tuned han)
 [ "$onenode" = 1 ] && stacks=(hieragg tuned)
@@ -193,17 +246,19 @@ run_stack() {
   for c in ${skip//,/ }; do echo "SKIPPED ${c%%:*} ${c##*:} known-bad" >>"$log"; done
   for _ in 1 2 3 4 5 6; do   # a crash costs one attempt; give up after six
     # shellcheck disable=SC2207
-    args=(-np "$np" --bind-to none --mca mpi_yield_when_idle 1 $(stack_args "$stack"))
+    args=(-np "$np" --bind-to none --mca mpi_yield_when_idle 1 $(stack_args "$stack" "$layout"))
     local done_cells
     done_cells=$(awk '$1=="CELL"||$1=="CRASH"||$1=="TIMEOUT"||$1=="SKIPPED"{printf "%s:%s,", $2, $3}' "$log" 2>/dev/null || true)
-    local prog=("$bench" --colls "$colls" --sizes "$sizes" --iters "$iters" --skip "${done_cells%,}")
+    local skip_cells=${done_cells%,}
+    [ -n "${row_skip["$layout $stack"]:-}" ] && skip_cells+=${skip_cells:+,}${row_skip["$layout $stack"]}
+    local prog=("$bench" --colls "$colls" --sizes "$sizes" --iters "$iters" --skip "$skip_cells")
     [ -n "$extra" ] && args+=(--mca coll_hieragg_verbose 2) && prog+=(--iters 1 --pingpong 0)
-    [ -z "$extra" ] && [ "$logplans" = 1 ] && [ "$stack" = hieragg ] && args+=(--mca coll_hieragg_verbose 2)
+    [ -z "$extra" ] && [ "$logplans" = 1 ] && [[ $stack == hieragg || $stack == row* ]] && args+=(--mca coll_hieragg_verbose 2)
     local tmp=$raw/.job.out rc=0 t0=$SECONDS
     if [ "$virtual" = 1 ]; then
       # One machine: hieragg is told where the node boundaries would be.
       if [ "$map" = node ]; then args+=(--map-by node); split=roundrobin:$nodes; else split=virtual:$ppn; fi
-      [ "$stack" = hieragg ] && [ "$onenode" = 0 ] && args+=(--mca coll_hieragg_split "$split")
+      [[ $stack == hieragg || $stack == row* ]] && [ "$onenode" = 0 ] && args+=(--mca coll_hieragg_split "$split")
       timeout -k 10 "$job_timeout" mpirun --allow-run-as-root --oversubscribe "${args[@]}" "${prog[@]}" \
         >"$tmp" 2>&1 || rc=$?
     else
@@ -261,9 +316,10 @@ for layout in ${layouts//,/ }; do
     run_stack "$layout" hieragg 0 "$nodes" "$ppn" "$map" decisions
     say "$layout: hieragg's decisions (untimed job, $((SECONDS - t0)) s) in $raw/$layout.decisions.log.verbose"
   fi
+  forced_rows "$layout" "$nodes" "$ppn" "$map"
   for ((run = 1; run <= runs; ++run)); do
-    for ((k = 0; k < ${#stacks[@]}; ++k)); do   # rotate the order so no stack always goes first
-      stack=${stacks[$(((k + run - 1) % ${#stacks[@]}))]}
+    for ((k = 0; k < ${#layout_stacks[@]}; ++k)); do   # rotate the order so no stack always goes first
+      stack=${layout_stacks[$(((k + run - 1) % ${#layout_stacks[@]}))]}
       t0=$SECONDS
       run_stack "$layout" "$stack" "$run" "$nodes" "$ppn" "$map"
       say "$layout run $run/$runs $stack: $((SECONDS - t0)) s"
@@ -293,3 +349,4 @@ fi
 # Debian's python3 (its python3-matplotlib), not whatever python3 comes first in PATH.
 py=/usr/bin/python3; [ -x "$py" ] || py=python3
 "$py" "$root/bench/perf_report.py" "${report[@]}"
+if [ "$regret" = 1 ]; then "$py" "$root/bench/regret_report.py" --raw "$raw" --out "$out" --command "$cmdline"; fi
