@@ -101,9 +101,18 @@ MeasuredLink estimateLink(const std::vector<RoundTrips>& rounds, size_t replyByt
     out.beta_ns_per_byte = out.eager_beta_ns_per_byte;
     double cb = 0, betaBulk = 0;
     if (fitLine(xb, yb, cb, betaBulk)) {
-        out.beta_ns_per_byte = betaBulk * 1000.0;
         out.eager_bytes = static_cast<double>(eagerBytes);
-        out.rendezvous_us = std::max(0.0, cb - 2 * out.alpha_us - static_cast<double>(replyBytes) * betaEager);
+        if (betaBulk <= betaEager * kBulkSlowerSlack) {
+            out.beta_ns_per_byte = betaBulk * 1000.0;
+            out.rendezvous_us = std::max(0.0, cb - 2 * out.alpha_us - static_cast<double>(replyBytes) * betaEager);
+        } else {
+            // Slower in bulk than eager: load on the long round trips, not the link. The eager
+            // rate stands, and the rendezvous is the smallest excess over it above the limit.
+            double excess = INFINITY;
+            for (size_t i = 0; i < xb.size(); ++i)
+                excess = std::min(excess, yb[i] - 2 * out.alpha_us - (xb[i] + static_cast<double>(replyBytes)) * betaEager);
+            out.rendezvous_us = std::max(0.0, excess);
+        }
     }
     if (!(out.alpha_us >= kMinAlphaUs && out.alpha_us <= kMaxAlphaUs))
         return rejected(why, "alpha " + num(out.alpha_us) + " us is outside " + num(kMinAlphaUs) + ".." +
@@ -116,10 +125,11 @@ MeasuredLink estimateLink(const std::vector<RoundTrips>& rounds, size_t replyByt
     return out;
 }
 
-double estimateBurst(const std::vector<double>& streamUs, const std::vector<double>& singleUs, int count) {
+double estimateBurst(const std::vector<double>& streamUs, const std::vector<double>& singleUs, int count,
+                     double alphaUs) {
     const double s = minimum(streamUs), one = minimum(singleUs);
     if (!std::isfinite(s) || !std::isfinite(one) || count < 2) return 0.0;
-    return std::max(0.0, (s - one) / (count - 1));
+    return std::clamp((s - one) / (count - 1), 0.0, std::max(0.0, alphaUs));
 }
 
 double estimateExchangeRound(const std::vector<double>& roundUs, double alphaUs) {

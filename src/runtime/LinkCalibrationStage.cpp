@@ -15,14 +15,16 @@
 namespace hieragg {
 
 namespace {
-// Each end of a pair times kReps round trips of every size of hier::calibrationSizes (the
-// eager limit's neighbours, LinkCalibration.hpp), the two ends in turn and the sizes
-// interleaved, so a burst of load delays samples of every size and both ends rather than
-// all of one; then a back-to-back stream of kStreamMessages small messages per rep, then
-// kExchangeRounds rounds in which both send at once. On the 50 us / 1 Gbit/s emulated link
-// about 2 x 4 x (0.1 + 0.25 + 0.4 + 1.3 + 2.4 ms) = 36 ms. The minimum per size drops
+// Each end of a pair times kReps round trips of every size of hier::calibrationSizes above
+// the eager limit and kSmallReps of those below it (LinkCalibration.hpp), the two ends in
+// turn and the sizes interleaved, so a burst of load delays samples of every size and both
+// ends rather than all of one; a back-to-back stream of kStreamMessages small messages per
+// rep, then kExchangeRounds rounds in which both send at once. On the 50 us / 1 Gbit/s
+// emulated link about 2 x (8 x (0.1 + 0.25 + 0.4 + 0.2) + 4 x (1.3 + 2.4)) ms = 45 ms. The minimum per size drops
 // whatever a busy machine adds (samples of 140 us to 9 ms were seen for that link).
 constexpr int kReps = 4;
+// The sizes below the eager limit and the stream are cheap: twice as many of them.
+constexpr int kSmallReps = 8;
 constexpr size_t kSmallBytes = 8;
 constexpr int kStreamMessages = 8;
 // Both ends send 8 B and receive 8 B at once, each round when the last one's message
@@ -38,11 +40,12 @@ struct Round {
     int side;  // which end times it: 0 the lower index of the pair, 1 the upper
 };
 
-std::vector<Round> roundPlan(const std::vector<size_t>& sizes) {
+std::vector<Round> roundPlan(const std::vector<size_t>& sizes, size_t eagerBytes) {
     std::vector<Round> out;
-    for (int rep = 0; rep < kReps; ++rep) {
+    for (int rep = 0; rep < kSmallReps; ++rep) {
         for (size_t b : sizes)
-            for (int side : {0, 1}) out.push_back({Round::PingPong, b, side});
+            if (rep < kReps || !(eagerBytes > 0 && b >= eagerBytes))
+                for (int side : {0, 1}) out.push_back({Round::PingPong, b, side});
         for (int side : {0, 1}) out.push_back({Round::Stream, kSmallBytes, side});
     }
     for (int i = 0; i < kExchangeRounds; ++i) out.push_back({Round::Exchange, kSmallBytes, 0});
@@ -249,7 +252,7 @@ hier::MeasuredLink estimateOwn(const hieragg_comm& c, const LinkCalibrationState
         if (r.bytes == kSmallBytes) single = r.us;
     if (m.valid) {
         m.exchange_us = hier::estimateExchangeRound(st.exchangeRound, m.alpha_us);
-        m.burst_us = hier::estimateBurst(st.stream, single, kStreamMessages);
+        m.burst_us = hier::estimateBurst(st.stream, single, kStreamMessages, m.alpha_us);
     }
     Runtime& rt = *Runtime::instance();
     if (rt.config().verbose >= 3) {  // the raw samples, to judge the estimate
@@ -342,7 +345,7 @@ bool beginLinkCalibration(hieragg_comm& c, const CalibrationInputs& in) {
         }
         st->sizes = hier::calibrationSizes(eagerLimit());
         st->maxBytes = *std::max_element(st->sizes.begin(), st->sizes.end());
-        st->plan = roundPlan(st->sizes);
+        st->plan = roundPlan(st->sizes, eagerLimit());
         st->records.assign(static_cast<size_t>(c.size), CalibrationRecord{});
         c.calibration = st;
         if (int rc = startMeasuring(c, *st)) finishDecomposition(c, rc);

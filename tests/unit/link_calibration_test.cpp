@@ -144,13 +144,34 @@ TEST(LinkCalibration, EstimatorRefusesMissingOrNonsenseSamples) {
     EXPECT_EQ(two.rendezvous_us, 0.0);
 }
 
-// The back-to-back gap: (min stream - min single) / (count - 1).
+// The back-to-back gap: (min stream - min single) / (count - 1), within 0..alpha.
 TEST(LinkCalibration, BurstIsTheGapOfAStream) {
-    EXPECT_DOUBLE_EQ(hier::estimateBurst({270, 5000, 240}, {3000, 170, 180}, 8), 10.0);
-    EXPECT_DOUBLE_EQ(hier::estimateBurst({150}, {170}, 8), 0.0);  // never negative
-    EXPECT_DOUBLE_EQ(hier::estimateBurst({}, {170}, 8), 0.0);
-    EXPECT_DOUBLE_EQ(hier::estimateBurst({240}, {}, 8), 0.0);
-    EXPECT_DOUBLE_EQ(hier::estimateBurst({240}, {170}, 1), 0.0);
+    EXPECT_DOUBLE_EQ(hier::estimateBurst({270, 5000, 240}, {3000, 170, 180}, 8, 84), 10.0);
+    EXPECT_DOUBLE_EQ(hier::estimateBurst({150}, {170}, 8, 84), 0.0);  // never negative
+    EXPECT_DOUBLE_EQ(hier::estimateBurst({2100}, {170}, 8, 84), 84.0);  // never over alpha: load
+    EXPECT_DOUBLE_EQ(hier::estimateBurst({}, {170}, 8, 84), 0.0);
+    EXPECT_DOUBLE_EQ(hier::estimateBurst({240}, {}, 8, 84), 0.0);
+    EXPECT_DOUBLE_EQ(hier::estimateBurst({240}, {170}, 1, 84), 0.0);
+}
+
+// Load on every long round trip (the 3 x 2 emulated entry at load 23 measured a bulk slope
+// of 73 ns/B on the 1 Gbit/s link): a bulk line slower per byte than the eager one is not
+// the link's. beta stays the eager one, the rendezvous is the smallest excess over it.
+TEST(LinkCalibration, BulkSlowerThanEagerIsLoad) {
+    std::vector<hier::RoundTrips> r = samples(kEmulated, 4, 0, 0, 5);
+    ASSERT_EQ(r.size(), 5u);
+    for (double& t : r[4].us) t += 9000;  // every 256 KiB round trip 9 ms late
+    for (double& t : r[3].us) t += 300;   // every 128 KiB one 0.3 ms late
+    const hier::MeasuredLink m = hier::estimateLink(r, 8, 65536);
+    ASSERT_TRUE(m.valid);
+    EXPECT_NEAR(m.alpha_us, kEmulated.alpha, 1e-6);
+    EXPECT_NEAR(m.beta_ns_per_byte, kEmulated.betaEager, 1e-6);
+    EXPECT_NEAR(m.rendezvous_us, kEmulated.rdv + 300, 1e-6);
+    // Within the slack (1.25x the eager rate) the bulk line stands.
+    const Link slower{84.0, 8.6, 10.0, 200.0, 65536};
+    const hier::MeasuredLink s = hier::estimateLink(samples(slower, 4, 0, 0, 5), 8, 65536);
+    EXPECT_NEAR(s.beta_ns_per_byte, 10.0, 1e-6);
+    EXPECT_NEAR(s.rendezvous_us, 200.0, 1e-6);
 }
 
 // The two ends of a pair time the same link: close, their mean and the spread as noise;

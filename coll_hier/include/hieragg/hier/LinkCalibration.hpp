@@ -53,6 +53,10 @@ constexpr double kMinBetaNsPerByte = 0.005, kMaxBetaNsPerByte = 10000;
 // The two ends of a pair disagree when one's alpha or beta is more than this factor the
 // other's: the load changed under the measurement, and the pair is not used.
 constexpr double kPairAgreementFactor = 2.0;
+// Above the eager limit the data moves without the eager path's copies, never slower per
+// byte: a bulk slope more than this factor over the eager one is load on the long round
+// trips (seen: 73 ns/B on the 1 Gbit/s link at load 23), and the eager rate is used.
+constexpr double kBulkSlowerSlack = 1.25;
 
 // Round trips of one size: a message of `bytes` there, `replyBytes` (8) back [us each].
 struct RoundTrips {
@@ -73,6 +77,9 @@ std::vector<size_t> calibrationSizes(size_t eagerBytes);
 // - sizes at or above eagerBytes (two or more): the line's slope is the bulk beta, and its
 //   excess over 2 alpha + replyBytes beta_eager at the first size over m beta is the
 //   rendezvous, one way: RTT(m) = 2 alpha + rendezvous + m beta + replyBytes beta_eager.
+// A bulk slope over kBulkSlowerSlack times the eager one is load: then beta is the eager
+// one and the rendezvous the smallest excess over 2 alpha + (m + replyBytes) beta_eager
+// among the sizes above the limit.
 // Invalid (why says it) without two sizes below the limit with samples, or with alpha or a
 // beta outside the bounds above (a line that falls as the size grows among them: under
 // load every sample of the smallest size was delayed). Fewer than two sizes above the
@@ -82,8 +89,10 @@ MeasuredLink estimateLink(const std::vector<RoundTrips>& rounds, size_t replyByt
 
 // The back-to-back gap: `streamUs` are round trips in which `count` small messages leave
 // back to back and one reply returns when the last arrived, `singleUs` those of one small
-// message: (min(stream) - min(single)) / (count - 1), at least 0; 0 without samples.
-double estimateBurst(const std::vector<double>& streamUs, const std::vector<double>& singleUs, int count);
+// message: (min(stream) - min(single)) / (count - 1), within 0..alphaUs (a further message
+// of a stream never costs more than one sent alone: more is load); 0 without samples.
+double estimateBurst(const std::vector<double>& streamUs, const std::vector<double>& singleUs, int count,
+                     double alphaUs);
 
 // One exchange round from the durations of back-to-back rounds (each side sends its small
 // message and receives the other's at once, the next round when its message arrived).
