@@ -35,6 +35,9 @@ int runSelect(const SelectOptions& o) {
         m.alpha_us = o.measuredAlphaUs;
         m.beta_ns_per_byte = o.measuredBetaNs;
         m.exchange_us = o.measuredExchangeUs > 0 ? std::max(o.measuredExchangeUs, o.measuredAlphaUs) : 0.0;
+        if (o.measuredEagerBytes > 0) m.eager_bytes = o.measuredEagerBytes, m.rendezvous_us = o.measuredRendezvousUs;
+        m.burst_us = std::max(0.0, o.measuredBurstUs);
+        m.noise = std::max(0.0, o.measuredNoise);
         hier::applyMeasuredLink(params, hier::kLinkNetwork, m, {});
     }
     std::vector<hier::RankIdentity> ids(o.processes);

@@ -21,6 +21,9 @@ struct SelectOptions {
     // measured), applied like the measurement (LinkCalibration.hpp: the burst cost grows too).
     double measuredAlphaUs = 0, measuredBetaNs = 0;
     double measuredExchangeUs = 0;  // one exchange round as measured at setup (<= 0: not measured)
+    // The rest of the setup's verbose line: rendezvous [us] at >= eager [B], burst [us],
+    // noise (fraction; the chooser's band). 0: not measured.
+    double measuredRendezvousUs = 0, measuredEagerBytes = 0, measuredBurstUs = 0, measuredNoise = 0;
     size_t segmentBytes = 65536;   // coll_hieragg_segment_size
     bool commutative = true;
     int switchEntries = 16;        // coll_hieragg_switch_entries (type II trees)

@@ -346,6 +346,12 @@ int main(int argc, char** argv) {
     sel->add_option("--measured-network-exchange", so.measuredExchangeUs,
                     "one exchange round [us] as measured at setup (with the two above; the component's "
                     "verbose line 'exchange=')");
+    sel->add_option("--measured-network-rendezvous", so.measuredRendezvousUs,
+                    "rendezvous [us] past the eager limit as measured at setup (with --measured-network-eager)");
+    sel->add_option("--measured-network-eager", so.measuredEagerBytes, "the eager limit [B] of the verbose line");
+    sel->add_option("--measured-network-burst", so.measuredBurstUs, "burst [us] per further message as measured");
+    sel->add_option("--measured-network-noise", so.measuredNoise,
+                    "the measurement's noise (0.12 for 12%): predictions within it keep the earlier row");
     sel->add_option("--segment", so.segmentBytes, "coll_hieragg_segment_size")->capture_default_str();
     sel->add_flag("!--non-commutative", so.commutative, "the reduction's op does not commute");
     sel->add_option("--switch-entries", so.switchEntries, "coll_hieragg_switch_entries (type2)")->capture_default_str();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace hieragg::hier {
 
@@ -9,7 +10,7 @@ namespace {
 double minimum(const std::vector<double>& v) {
     double m = INFINITY;
     for (double x : v)
-        if (std::isfinite(x) && x < m) m = x;
+        if (std::isfinite(x) && x > 0 && x < m) m = x;
     return m;
 }
 
@@ -18,18 +19,117 @@ double median(std::vector<double> v) {
     const size_t n = v.size();
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
+
+std::string num(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+    return buf;
+}
+
+// Least-squares line y = c + s x through (x, y); false with fewer than two distinct x.
+bool fitLine(const std::vector<double>& x, const std::vector<double>& y, double& c, double& s) {
+    const size_t n = x.size();
+    if (n < 2) return false;
+    double mx = 0, my = 0;
+    for (size_t i = 0; i < n; ++i) mx += x[i], my += y[i];
+    mx /= static_cast<double>(n);
+    my /= static_cast<double>(n);
+    double sxx = 0, sxy = 0;
+    for (size_t i = 0; i < n; ++i) sxx += (x[i] - mx) * (x[i] - mx), sxy += (x[i] - mx) * (y[i] - my);
+    if (!(sxx > 0)) return false;
+    s = sxy / sxx;
+    c = my - s * mx;
+    return true;
+}
+
+double spread(double a, double b) {
+    const double lo = std::min(a, b), hi = std::max(a, b);
+    return lo > 0 ? (hi - lo) / lo : 0.0;
+}
+
+MeasuredLink rejected(std::string* why, const std::string& what) {
+    if (why) *why = what;
+    return MeasuredLink{};
+}
 }  // namespace
 
-MeasuredLink estimateLink(const std::vector<double>& smallRttUs, const std::vector<double>& largeRttUs,
-                          size_t largeBytes, size_t smallBytes) {
+LinkRecord toRecord(const MeasuredLink& m) {
+    return {m.valid ? 1.0 : 0.0, m.alpha_us,      m.beta_ns_per_byte, m.exchange_us, m.eager_beta_ns_per_byte,
+            m.rendezvous_us,     m.eager_bytes,   m.burst_us,         m.noise};
+}
+
+MeasuredLink fromRecord(const LinkRecord& r) {
     MeasuredLink m;
-    const double small = minimum(smallRttUs), large = minimum(largeRttUs);
-    if (!std::isfinite(small) || !std::isfinite(large) || small <= 0 || largeBytes <= smallBytes) return m;
-    m.valid = true;
-    m.alpha_us = small / 2;
-    const double perByteUs = (large - small) / static_cast<double>(largeBytes - smallBytes);
-    m.beta_ns_per_byte = std::max(perByteUs * 1000.0, kMinBetaNsPerByte);
+    m.valid = r.valid != 0;
+    m.alpha_us = r.alpha_us;
+    m.beta_ns_per_byte = r.beta_ns_per_byte;
+    m.exchange_us = r.exchange_us;
+    m.eager_beta_ns_per_byte = r.eager_beta_ns_per_byte;
+    m.rendezvous_us = r.rendezvous_us;
+    m.eager_bytes = r.eager_bytes;
+    m.burst_us = r.burst_us;
+    m.noise = r.noise;
     return m;
+}
+
+std::vector<size_t> calibrationSizes(size_t eagerBytes) {
+    if (eagerBytes < 64) return {8, 16 * 1024, 32 * 1024};
+    const size_t capped = std::min<size_t>(eagerBytes, 512 * 1024);
+    std::vector<size_t> out = {8, capped / 4, capped / 2};
+    if (eagerBytes <= 512 * 1024) {
+        out.push_back(2 * eagerBytes);
+        out.push_back(4 * eagerBytes);
+    }
+    return out;
+}
+
+MeasuredLink estimateLink(const std::vector<RoundTrips>& rounds, size_t replyBytes, size_t eagerBytes,
+                          std::string* why) {
+    std::vector<double> xe, ye, xb, yb;
+    for (const RoundTrips& r : rounds) {
+        const double m = minimum(r.us);
+        if (!std::isfinite(m)) continue;
+        const bool bulk = eagerBytes > 0 && r.bytes >= eagerBytes;
+        (bulk ? xb : xe).push_back(static_cast<double>(r.bytes));
+        (bulk ? yb : ye).push_back(m);
+    }
+    double c = 0, betaEager = 0;
+    if (!fitLine(xe, ye, c, betaEager)) return rejected(why, "fewer than two sizes below the eager limit timed");
+    MeasuredLink out;
+    out.eager_beta_ns_per_byte = betaEager * 1000.0;
+    out.alpha_us = (c - static_cast<double>(replyBytes) * betaEager) / 2;
+    out.beta_ns_per_byte = out.eager_beta_ns_per_byte;
+    double cb = 0, betaBulk = 0;
+    if (fitLine(xb, yb, cb, betaBulk)) {
+        out.eager_bytes = static_cast<double>(eagerBytes);
+        if (betaBulk <= betaEager * kBulkSlowerSlack) {
+            out.beta_ns_per_byte = betaBulk * 1000.0;
+            out.rendezvous_us = std::max(0.0, cb - 2 * out.alpha_us - static_cast<double>(replyBytes) * betaEager);
+        } else {
+            // Slower in bulk than eager: load on the long round trips, not the link. The eager
+            // rate stands, and the rendezvous is the smallest excess over it above the limit.
+            double excess = INFINITY;
+            for (size_t i = 0; i < xb.size(); ++i)
+                excess = std::min(excess, yb[i] - 2 * out.alpha_us - (xb[i] + static_cast<double>(replyBytes)) * betaEager);
+            out.rendezvous_us = std::max(0.0, excess);
+        }
+    }
+    if (!(out.alpha_us >= kMinAlphaUs && out.alpha_us <= kMaxAlphaUs))
+        return rejected(why, "alpha " + num(out.alpha_us) + " us is outside " + num(kMinAlphaUs) + ".." +
+                                 num(kMaxAlphaUs) + " us");
+    for (const double b : {out.eager_beta_ns_per_byte, out.beta_ns_per_byte})
+        if (!(b >= kMinBetaNsPerByte && b <= kMaxBetaNsPerByte))
+            return rejected(why, "beta " + num(b) + " ns/B is outside " + num(kMinBetaNsPerByte) + ".." +
+                                     num(kMaxBetaNsPerByte) + " ns/B");
+    out.valid = true;
+    return out;
+}
+
+double estimateBurst(const std::vector<double>& streamUs, const std::vector<double>& singleUs, int count,
+                     double alphaUs) {
+    const double s = minimum(streamUs), one = minimum(singleUs);
+    if (!std::isfinite(s) || !std::isfinite(one) || count < 2) return 0.0;
+    return std::clamp((s - one) / (count - 1), 0.0, std::max(0.0, alphaUs));
 }
 
 double estimateExchangeRound(const std::vector<double>& roundUs, double alphaUs) {
@@ -41,20 +141,53 @@ double estimateExchangeRound(const std::vector<double>& roundUs, double alphaUs)
     return std::isfinite(best) ? std::max(best, alphaUs) : 0.0;
 }
 
+MeasuredLink combinePair(const MeasuredLink& a, const MeasuredLink& b, std::string* why) {
+    if (!a.valid || !b.valid) return rejected(why, "one end measured nothing valid");
+    const double sa = spread(a.alpha_us, b.alpha_us), sb = spread(a.beta_ns_per_byte, b.beta_ns_per_byte);
+    if (sa > kPairAgreementFactor - 1)
+        return rejected(why, "the two ends disagree: alpha " + num(a.alpha_us) + " vs " + num(b.alpha_us) + " us");
+    if (sb > kPairAgreementFactor - 1)
+        return rejected(why, "the two ends disagree: beta " + num(a.beta_ns_per_byte) + " vs " +
+                                 num(b.beta_ns_per_byte) + " ns/B");
+    MeasuredLink m;
+    m.valid = true;
+    m.alpha_us = (a.alpha_us + b.alpha_us) / 2;
+    m.beta_ns_per_byte = (a.beta_ns_per_byte + b.beta_ns_per_byte) / 2;
+    m.eager_beta_ns_per_byte = (a.eager_beta_ns_per_byte + b.eager_beta_ns_per_byte) / 2;
+    m.exchange_us = (a.exchange_us + b.exchange_us) / 2;
+    m.rendezvous_us = (a.rendezvous_us + b.rendezvous_us) / 2;
+    m.eager_bytes = std::max(a.eager_bytes, b.eager_bytes);
+    m.burst_us = (a.burst_us + b.burst_us) / 2;
+    m.noise = std::max({sa, sb, a.noise, b.noise});
+    return m;
+}
+
 MeasuredLink agreeLink(const std::vector<MeasuredLink>& measurements) {
-    std::vector<double> alpha, beta, exchange;
+    std::vector<double> alpha, beta, eagerBeta, exchange, rendezvous, eagerBytes, burst;
+    double noise = 0;
     for (const MeasuredLink& m : measurements)
         if (m.valid) {
             alpha.push_back(m.alpha_us);
             beta.push_back(m.beta_ns_per_byte);
+            eagerBeta.push_back(m.eager_beta_ns_per_byte);
             if (m.exchange_us > 0) exchange.push_back(m.exchange_us);
+            if (m.eager_bytes > 0) rendezvous.push_back(m.rendezvous_us), eagerBytes.push_back(m.eager_bytes);
+            if (m.burst_us > 0) burst.push_back(m.burst_us);
+            noise = std::max(noise, m.noise);
         }
     MeasuredLink out;
     if (alpha.empty()) return out;
     out.valid = true;
     out.alpha_us = median(alpha);
     out.beta_ns_per_byte = median(beta);
+    out.eager_beta_ns_per_byte = median(eagerBeta);
     out.exchange_us = exchange.empty() ? 0.0 : median(exchange);
+    out.rendezvous_us = rendezvous.empty() ? 0.0 : median(rendezvous);
+    out.eager_bytes = eagerBytes.empty() ? 0.0 : median(eagerBytes);
+    out.burst_us = burst.empty() ? 0.0 : median(burst);
+    const auto [alo, ahi] = std::minmax_element(alpha.begin(), alpha.end());
+    const auto [blo, bhi] = std::minmax_element(beta.begin(), beta.end());
+    out.noise = std::max({noise, spread(*alo, *ahi), spread(*blo, *bhi)});
     return out;
 }
 
@@ -62,19 +195,35 @@ bool calibrationWanted(const CalibrationPolicy& policy) {
     return policy.autocalibrate && !policy.rulesFile && !(policy.alphaExplicit && policy.betaExplicit);
 }
 
+double closeFractionOf(const MeasuredLink& m) {
+    if (!m.valid || m.noise == 0) return 0.0;
+    return std::clamp(std::isfinite(m.noise) ? m.noise : kMaxCloseFraction, kMinCloseFraction, kMaxCloseFraction);
+}
+
 void applyMeasuredLink(CostParams& p, int link, const MeasuredLink& m, const CalibrationPolicy& policy) {
     if (!m.valid || !calibrationWanted(policy) || link < 0 || link >= kLinkClassCount) return;
     LinkCost& l = p.link[link];
     const LinkCost before = l;
     if (!policy.alphaExplicit) l.alpha_us = m.alpha_us;
-    if (!policy.betaExplicit) l.beta_us_per_byte = m.beta_ns_per_byte / 1000.0;
+    if (!policy.betaExplicit) {
+        l.beta_us_per_byte = m.beta_ns_per_byte / 1000.0;
+        if (m.eager_bytes > 0) {
+            l.eager_bytes = m.eager_bytes;
+            l.rendezvous_us = m.rendezvous_us;
+        }
+    }
+    p.closeFraction = std::max(p.closeFraction, closeFractionOf(m));
     if (link != kLinkNetwork) return;
     if (!policy.exchangeExplicit && m.exchange_us > 0 && m.alpha_us > 0) {
         const double round = std::max(m.exchange_us, m.alpha_us);  // medians of pairs: keep >= alpha
         l.exchange_us = policy.alphaExplicit ? round / m.alpha_us * l.alpha_us : round;
     }
-    if (!policy.thetaExplicit && before.alpha_us > 0)
-        l.burst_us = burstUs(before) * std::max(1.0, l.alpha_us / before.alpha_us);
+    if (!policy.thetaExplicit) {
+        if (m.burst_us > 0)
+            l.burst_us = m.burst_us;
+        else if (before.alpha_us > 0)
+            l.burst_us = burstUs(before) * std::max(1.0, l.alpha_us / before.alpha_us);
+    }
     if (!policy.offloadAlphaExplicit && before.alpha_us > 0)
         p.offload.alpha_us *= std::max(1.0, l.alpha_us / before.alpha_us);
     if (!policy.offloadBetaExplicit && before.beta_us_per_byte > 0)

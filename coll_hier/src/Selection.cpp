@@ -9,7 +9,10 @@
 // A forced row (coll_hieragg_<coll>_algorithm) whose needs hold replaces the model's choice
 // wherever it serves. Ties keep the earlier candidate: flat before level by level before
 // whole trees before Alone rows, and in list order (algorithms/AlgorithmList.cpp) among
-// rows of one kind.
+// rows of one kind. With measured parameters (CostParams::closeFraction > 0) that order is
+// also the preference among close predictions: the earliest candidate within the
+// calibration's noise of the cheapest is kept (hysteresis: two jobs whose measurements
+// differ by their noise choose the same row), and its why says so.
 #include "hieragg/hier/Selection.hpp"
 
 #include <algorithm>
@@ -51,6 +54,24 @@ std::vector<int> stageSizes(const Hierarchy& h) {
     return out;
 }
 
+// The candidate the chooser keeps among predictions in its fixed order: the first minimum
+// (ties keep the earlier), or the earliest within `band` (relative) of it.
+size_t keptIndex(const std::vector<double>& preds, double band) {
+    size_t best = 0;
+    for (size_t i = 1; i < preds.size(); ++i)
+        if (preds[i] < preds[best]) best = i;
+    if (band > 0)
+        for (size_t i = 0; i < best; ++i)
+            if (preds[i] <= preds[best] * (1 + band)) return i;
+    return best;
+}
+
+// The why of a candidate kept over a cheaper one by keptIndex's band.
+std::string keptOver(const std::string& cheaper, double cheaperUs, double band) {
+    return "; kept over " + cheaper + " (" + fmt("%.2f", cheaperUs) + " us): within the calibration's noise (" +
+           fmt("%.0f", band * 100) + "%), the earlier in list order";
+}
+
 struct StageBest {
     StageChoice s;
     bool preferred = false;  // a preferred row (Estimate::preferred) won the stage
@@ -63,15 +84,25 @@ StageBest bestStage(const CollCall& c, const AlgorithmInfo* forced, unsigned whe
     q.link = &p.link[link];
     StageBest best;
     best.s.predUs = kInf;
+    std::vector<StageChoice> options;
     for (const AlgorithmInfo* a : algorithmsOf(c.args.kind)) {
         if (a->pricing != Pricing::Stage || !serves(*a, where) || !unmetNeed(*a, c).empty()) continue;
         if (forced && a != forced && serves(*forced, where) && forced->pricing == Pricing::Stage) continue;
         const Estimate e = a->cost(*a, q);
         if (e.preferred) {
             best = {e.choice, true};
+            options.clear();
             break;
         }
-        if (best.s.algo == nullptr || e.choice.predUs < best.s.predUs) best.s = e.choice;
+        options.push_back(e.choice);
+    }
+    if (!options.empty()) {
+        std::vector<double> preds;
+        for (const StageChoice& o : options) preds.push_back(o.predUs);
+        const size_t cheapest = keptIndex(preds, 0), kept = keptIndex(preds, p.closeFraction);
+        best.s = options[kept];
+        if (kept != cheapest && options[cheapest].algo)
+            best.s.why += keptOver(options[cheapest].algo->name, preds[cheapest], p.closeFraction);
     }
     if (forced && best.s.algo == forced) best.s.why = "forced; " + best.s.why;
     best.s.link = link;
@@ -146,7 +177,7 @@ TreePlan treePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
         out.plan = w;
         return out;
     }
-    Plan best = levels;
+    std::vector<Plan> options = {levels};
     if (!forced && !preferred) {
         for (const AlgorithmInfo* a : algorithmsOf(c.args.kind)) {
             if (a->pricing != Pricing::WholeTree || !unmetNeed(*a, c).empty()) continue;
@@ -154,11 +185,21 @@ TreePlan treePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
             w.mode = Plan::Mode::Whole;
             w.stages.push_back(whole(*a));
             w.predUs = w.stages[0].predUs;
-            if (w.stages[0].algo && w.predUs < best.predUs) best = w;
+            if (w.stages[0].algo) options.push_back(w);
         }
     }
+    std::vector<double> preds;
+    for (const Plan& o : options) preds.push_back(o.predUs);
+    const size_t cheapest = keptIndex(preds, 0), kept = keptIndex(preds, p.closeFraction);
+    Plan best = options[kept];
     if (best.mode == Plan::Mode::Whole)
         best.stages[0].why += "; beats level by level (" + fmt("%.2f", levels.predUs) + " us)";
+    if (kept != cheapest) {
+        const std::string what = options[cheapest].mode == Plan::Mode::Whole && options[cheapest].stages[0].algo
+                                     ? std::string(options[cheapest].stages[0].algo->name)
+                                     : "level by level";
+        best.stages.back().why += keptOver(what, preds[cheapest], p.closeFraction);
+    }
     best.note = note;
     out.plan = best;
     out.preferred = best.mode == Plan::Mode::Levels && preferred;
@@ -213,24 +254,37 @@ Plan choosePlan(const CollCall& c, const CostParams& p) {
         if ((forced && forced->pricing != Pricing::Alone) || tree.preferred) return tree.plan;
     }
     const std::vector<Estimate> alone = aloneEstimates(c, forced, q);
-    const Estimate* best = nullptr;
-    for (const Estimate& e : alone)
-        if (!best || e.choice.predUs < best->choice.predUs) best = &e;
+    if (alone.empty()) return tree.plan;
     // The trees as the Alone rows meet them: reduce_scatter's with the scatter after the reduce.
     const double treeUs = trees ? withScatterAfterReduceUs(tree.plan.predUs, c, p, links, q.bytes) : kInf;
-    if (!best || (!forced && !(best->choice.predUs < treeUs))) return tree.plan;
     Plan plan;
-    plan.mode = modeOf(*best->choice.algo);
-    plan.stages.push_back(best->choice);
-    plan.predUs = best->choice.predUs;
-    if (forced) {
+    if (forced) {  // the forced row is the only one
+        plan.mode = modeOf(*alone[0].choice.algo);
+        plan.stages.push_back(alone[0].choice);
+        plan.predUs = alone[0].choice.predUs;
         plan.stages[0].why = "forced; " + plan.stages[0].why;
         return plan;
     }
+    // The trees first, then the Alone rows in their order.
+    std::vector<double> preds = {treeUs};
+    for (const Estimate& e : alone) preds.push_back(e.choice.predUs);
+    const size_t cheapest = keptIndex(preds, 0), kept = keptIndex(preds, p.closeFraction);
+    const std::string cheaperName =
+        cheapest == 0 ? std::string("the trees") : std::string(alone[cheapest - 1].choice.algo->name);
+    if (kept == 0) {
+        if (cheapest != 0 && !tree.plan.stages.empty())
+            tree.plan.stages.back().why += keptOver(cheaperName, preds[cheapest], p.closeFraction);
+        return tree.plan;
+    }
+    const Estimate& best = alone[kept - 1];
+    plan.mode = modeOf(*best.choice.algo);
+    plan.stages.push_back(best.choice);
+    plan.predUs = best.choice.predUs;
     if (trees) {
         plan.stages[0].why += "; beats the trees (" + fmt("%.2f", treeUs) + " us)";
         plan.note = tree.plan.note;
     }
+    if (kept != cheapest) plan.stages[0].why += keptOver(cheaperName, preds[cheapest], p.closeFraction);
     return plan;
 }
 

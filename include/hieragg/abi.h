@@ -213,6 +213,11 @@ typedef struct hieragg_config {
     /* coll_hieragg_tag_window (testing, or a site that wants fewer tags): the call-number
      * window is at most this (rounded down to a power of two); 0 = what pml_max_tag allows. */
     unsigned tag_window;
+    /* The network PML/BTL's eager limit [B] (btl_tcp_eager_limit under ob1; 0 = unknown): the
+     * setup calibration times sizes on both sides of it (docs/selection.md), and the name of
+     * the MCA variable it came from (a static string, for the verbose line; NULL = none). */
+    size_t network_eager_limit;
+    const char* network_eager_source;
 } hieragg_config;
 #define HIERAGG_COST_SET_ALPHA 1
 #define HIERAGG_COST_SET_BETA 2
@@ -293,6 +298,13 @@ typedef struct hieragg_comm_counters {
  * (measured at setup, set by MCA, or the defaults; MPI_T pvar coll_hieragg_network_cost).
  * Unknown communicator: the process's MCA values. */
 void hieragg_read_network_cost(void* comm, double out[3]);
+/* What else the setup calibration measured on communicator `comm` (MPI_T pvar
+ * coll_hieragg_network_calibration): [0] beta below the eager limit [ns/B], [1] the eager
+ * limit [B] past which [2] the rendezvous [us] is added once per message (0, 0: none),
+ * [3] the cost of each further message of a burst [us], [4] the chooser's band of close
+ * predictions (CostParams::closeFraction; 0: nothing measured, the cheapest wins). */
+#define HIERAGG_NETWORK_CALIBRATION_VALUES 5
+void hieragg_read_network_calibration(void* comm, double out[HIERAGG_NETWORK_CALIBRATION_VALUES]);
 void hieragg_read_counters(void* comm, hieragg_comm_counters* out);
 /* Calls of `kind` on `comm` served by each of its algorithms: out[i] for enum value i + 1 of
  * coll_hieragg_<kind>_algorithm (a call whose stages ran different algorithms counts for

@@ -17,7 +17,10 @@
  * ompi_op_reduce, and the MPI_T performance variable registration
  * (mca_base_component_pvar_register, its get_value/notify callbacks, the pvar
  * classes, MCA_BASE_VAR_BIND_MPI_COMM: 5.0.7's mca_base_pvar.h declares them
- * exactly as 4.1's).
+ * exactly as 4.1's), and reading another component's MCA variable
+ * (mca_base_var_find_by_name, mca_base_var_get, mca_base_var_get_value, the
+ * storage union; the network eager limit) or the selected PML's name
+ * (mca_pml_base_selected_component).
  */
 #ifndef MCA_COLL_HIERAGG_COMPAT_H
 #define MCA_COLL_HIERAGG_COMPAT_H

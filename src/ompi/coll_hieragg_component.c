@@ -16,6 +16,7 @@
 #include "opal/util/output.h"
 #include "opal/util/proc.h"
 #include "ompi/mca/pml/pml.h"
+#include "ompi/mca/pml/base/base.h"
 #include "ompi/datatype/ompi_datatype.h"
 
 static int hieragg_register(void);
@@ -221,6 +222,19 @@ static int pvar_network_cost_get(const mca_base_pvar_t* pvar, void* value, void*
     return OMPI_SUCCESS;
 }
 
+static int pvar_network_calibration_notify(mca_base_pvar_t* pvar, mca_base_pvar_event_t event, void* obj,
+                                           int* count) {
+    (void)pvar;
+    (void)obj;
+    if (MCA_BASE_PVAR_HANDLE_BIND == event) *count = HIERAGG_NETWORK_CALIBRATION_VALUES;
+    return OMPI_SUCCESS;
+}
+static int pvar_network_calibration_get(const mca_base_pvar_t* pvar, void* value, void* obj) {
+    (void)pvar;
+    hieragg_read_network_calibration(obj, (double*)value);
+    return OMPI_SUCCESS;
+}
+
 static void hieragg_register_pvars(mca_base_component_t* c) {
     static const struct {
         const char* name;
@@ -262,6 +276,14 @@ static void hieragg_register_pvars(mca_base_component_t* c) {
         MCA_BASE_VAR_BIND_MPI_COMM, MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS,
         pvar_network_cost_get, NULL,
         pvar_network_cost_notify, (void*)(intptr_t)0);
+    (void)mca_base_component_pvar_register(c, "network_calibration",
+        "What the setup calibration measured on the communicator besides network_cost: value 0 beta "
+        "below the eager limit [ns/B], 1 the eager limit [B] past which 2 the rendezvous [us] is added "
+        "once per message (0, 0: none), 3 the cost of each further message of a burst [us], 4 the "
+        "chooser's band of close predictions (0: nothing measured, the cheapest row wins)",
+        OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_GENERIC, MCA_BASE_VAR_TYPE_DOUBLE, NULL,
+        MCA_BASE_VAR_BIND_MPI_COMM, MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS,
+        pvar_network_calibration_get, NULL, pvar_network_calibration_notify, NULL);
     (void)mca_base_component_pvar_register(c, "network_exchange_round",
         "The cost model's price [us] on the communicator of one round in which every leader sends and "
         "receives across the network at once (coll_hieragg_cost_network_exchange); measured at setup "
@@ -442,6 +464,34 @@ static int hieragg_close(void) {
     return OMPI_SUCCESS;
 }
 
+/* The eager limit of the network path, for the setup calibration (docs/selection.md): under
+ * pml ob1 the TCP BTL's btl_tcp_eager_limit (Ethernet clusters, the emulated nodes), read from
+ * the MCA variable the BTL registered. 0 (unknown) under another PML or without the TCP BTL:
+ * the calibration then times only sizes below 32 KiB. */
+static size_t hieragg_network_eager_limit(const char** source) {
+    static const char* const name = "btl_tcp_eager_limit";
+    const mca_base_var_t* var = NULL;
+    const mca_base_var_storage_t* value = NULL;
+    int index = -1;
+    *source = NULL;
+    if (0 != strcmp(mca_pml_base_selected_component.pmlm_version.mca_component_name, "ob1")) return 0;
+    if (OPAL_SUCCESS != mca_base_var_find_by_name(name, &index) || index < 0 ||
+        OPAL_SUCCESS != mca_base_var_get(index, &var) || NULL == var ||
+        OPAL_SUCCESS != mca_base_var_get_value(index, &value, NULL, NULL) || NULL == value)
+        return 0;
+    size_t limit = 0;
+    switch (var->mbv_type) {
+    case MCA_BASE_VAR_TYPE_SIZE_T: limit = value->sizetval; break;
+    case MCA_BASE_VAR_TYPE_INT: limit = value->intval > 0 ? (size_t)value->intval : 0; break;
+    case MCA_BASE_VAR_TYPE_UNSIGNED_INT: limit = value->uintval; break;
+    case MCA_BASE_VAR_TYPE_UNSIGNED_LONG: limit = value->ulval; break;
+    case MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG: limit = (size_t)value->ullval; break;
+    default: return 0;
+    }
+    if (limit > 0) *source = name;
+    return limit;
+}
+
 int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_threads) {
     (void)enable_progress_threads;
     (void)enable_mpi_threads;
@@ -521,6 +571,7 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
         m->autocalibrate = 1;
     }
     cfg.autocalibrate = m->autocalibrate;
+    cfg.network_eager_limit = hieragg_network_eager_limit(&cfg.network_eager_source);
     cfg.offload = m->offload;
     cfg.ofi_provider = m->ofi_provider;
     cfg.ofi_manual_progress = m->ofi_manual_progress ? 1 : 0;

@@ -27,8 +27,7 @@ struct IdentityRecord {
     uint64_t inputs;
     char hostname[64];
     // The network link this process measured or agreed on before (LinkCalibrationStage.hpp).
-    double netAlphaUs, netBetaNsPerByte, netExchangeUs;
-    int32_t netValid, pad;
+    hier::LinkRecord net;
 };
 
 uint64_t fingerprintInputs(const std::string& split) {
@@ -174,10 +173,7 @@ void exchangeDone(void* ctx, int status) {
                 ids[r] = {rec.worldRank, rec.hostname, rec.numa};
                 if (rec.inputs != recs[0].inputs) consistent = false;
                 if (ids[r].hostname != ids[0].hostname) calib.spansHosts = true;
-                calib.carried[r].valid = rec.netValid != 0;
-                calib.carried[r].alpha_us = rec.netAlphaUs;
-                calib.carried[r].beta_ns_per_byte = rec.netBetaNsPerByte;
-                calib.carried[r].exchange_us = rec.netExchangeUs;
+                calib.carried[r] = hier::fromRecord(rec.net);
             }
             applyDecomposition(c, ids, consistent);
             std::vector<char>().swap(c.identityRecords);
@@ -222,11 +218,7 @@ void beginDecomposition(hieragg_comm& c, ReadyFn onReady) {
     mine.numa = me.numa;
     mine.inputs = fingerprintInputs(split);
     std::strncpy(mine.hostname, me.hostname.c_str(), sizeof mine.hostname - 1);
-    const hier::MeasuredLink net = rt.networkMeasured();
-    mine.netValid = net.valid;
-    mine.netAlphaUs = net.alpha_us;
-    mine.netBetaNsPerByte = net.beta_ns_per_byte;
-    mine.netExchangeUs = net.exchange_us;
+    mine.net = hier::toRecord(rt.networkMeasured());
 
     auto sched = std::make_shared<const Schedule>(ringAllgather(c.rank, c.size, sizeof(IdentityRecord)));
     TaskBindings bind;

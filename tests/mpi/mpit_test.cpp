@@ -466,6 +466,34 @@ TEST_F(MpiT, NetworkCostIsWhatTheModelUses) {
         }
         chk.truth(first[0] == v[0] && first[1] == v[1] && first[2] == v[2], "the same network cost on every rank");
         MPI_T_pvar_handle_free(session, &h);
+        // coll_hieragg_network_calibration: eager beta, eager limit, rendezvous, burst, band.
+        int ci = -1, ccount = 0;
+        MPI_T_pvar_handle chh = MPI_T_PVAR_HANDLE_NULL;
+        if (chk.ok(MPI_T_pvar_get_index("coll_hieragg_network_calibration", MPI_T_PVAR_CLASS_GENERIC, &ci),
+                   "calibration index") &&
+            chk.ok(MPI_T_pvar_handle_alloc(session, ci, &comm, &chh, &ccount), "calibration handle") &&
+            chk.eq(ccount, 5, "calibration count")) {
+            double cv[5] = {-1, -1, -1, -1, -1};
+            chk.ok(MPI_T_pvar_read(session, chh, cv), "calibration read");
+            chk.truth(cv[0] > 0 && cv[2] >= 0 && cv[3] >= 0, "eager beta positive, rendezvous and burst >= 0");
+            if (std::string(expect) == "measured") {
+                // A measurement by two ends: the band is its noise within 5..25%.
+                chk.truth(cv[4] >= 0.05 && cv[4] <= 0.25, "band of close predictions within 5..25%");
+            } else if (!exchange || !*exchange) {
+                // Nothing measured (off): no rendezvous term, no band.
+                chk.truth(cv[1] == 0 && cv[2] == 0 && cv[4] == 0, "nothing measured: no rendezvous, no band");
+            }
+            double firstC[5] = {cv[0], cv[1], cv[2], cv[3], cv[4]};
+            if (rank == 0) {
+                for (int r = 1; r < size; ++r) MPI_Send(firstC, 5, MPI_DOUBLE, r, 31021, comm);
+            } else {
+                MPI_Recv(firstC, 5, MPI_DOUBLE, 0, 31021, comm, MPI_STATUS_IGNORE);
+            }
+            bool same = true;
+            for (int i = 0; i < 5; ++i) same = same && firstC[i] == cv[i];
+            chk.truth(same, "the same calibration on every rank");
+            MPI_T_pvar_handle_free(session, &chh);
+        }
     }
     MPI_T_pvar_session_free(&session);
 }

@@ -1,10 +1,13 @@
 // Automatic calibration of the network link (LinkCalibration.hpp): the estimator
-// against round trips generated from a known alpha/beta, the agreement (median, the
+// against round trips generated from a known link (alpha, both betas, the rendezvous),
+// contaminated by load, the two ends' agreement, the agreement (median, the
 // same on every rank), the override rules (off, rules file, explicit MCA values), and
 // the model's choice on 2 nodes x 4 ranks with the defaults vs a measured slow link.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
+#include <string>
 #include <vector>
 
 #include "ReductionFixture.hpp"
@@ -18,10 +21,6 @@ using namespace hieragg::testing;
 using hier::MeasuredLink;
 
 namespace {
-// Round trip of `there` bytes one way and `back` bytes back on a link (alpha us, beta ns/B).
-double rtt(double alpha, double beta, size_t there, size_t back) {
-    return 2 * alpha + (static_cast<double>(there) + static_cast<double>(back)) * beta / 1000.0;
-}
 MeasuredLink link(double a, double b) {
     MeasuredLink m;
     m.valid = true;
@@ -29,33 +28,213 @@ MeasuredLink link(double a, double b) {
     m.beta_ns_per_byte = b;
     return m;
 }
+
+// A link with a rendezvous past its eager limit E: one way, m bytes cost alpha + m beta_e
+// below E, alpha + rdv + m beta_b at or above it; a round trip is m there and 8 B back.
+struct Link {
+    double alpha, betaEager, betaBulk, rdv;
+    size_t eager;
+    double oneWay(size_t m) const {
+        const double x = static_cast<double>(m);
+        return m >= eager ? alpha + rdv + x * betaBulk / 1000 : alpha + x * betaEager / 1000;
+    }
+    double rtt(size_t m) const { return oneWay(m) + oneWay(8); }
+};
+
+// Sample sets of each size as both ends of a pair time them: `reps` round trips each, every
+// one delayed by a jitter in [0, jitterUs) and, with probability spikeShare, by a load
+// spike of 0.2-10 ms (a descheduled process); the first sample of a size always spiked
+// (the connection opening), and one sample of each size left unspiked.
+std::vector<hier::RoundTrips> samples(const Link& l, int reps, double jitterUs, double spikeShare, unsigned seed) {
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<double> u(0, 1);
+    std::vector<hier::RoundTrips> out;
+    for (size_t m : hier::calibrationSizes(l.eager)) {
+        hier::RoundTrips r{m, {}};
+        const int clean = 1 + static_cast<int>(gen() % static_cast<unsigned>(reps - 1));
+        for (int i = 0; i < reps; ++i) {
+            double t = l.rtt(m) + jitterUs * u(gen);
+            if (i == 0 || (i != clean && u(gen) < spikeShare)) t += 200 + 9800 * u(gen);
+            r.us.push_back(t);
+        }
+        out.push_back(r);
+    }
+    return out;
+}
+
+// The emulated cluster's link (50 us + TCP, 1 Gbit/s: 8.6 ns/B) with a 200 us handshake
+// past TCP's 64 KiB, and an unshaped one whose bulk rate beats its eager copies.
+const Link kEmulated{84.0, 8.6, 8.6, 200.0, 65536};
+const Link kUnshaped{30.0, 7.2, 1.7, 150.0, 65536};
 }  // namespace
 
-TEST(LinkCalibration, EstimatorRecoversAlphaBetaFromMinimums) {
-    const double alpha = 84.0, beta = 8.6;  // the emulated cluster's link
-    const size_t big = 128 * 1024;
-    // First round trip opens the connection (slow), one is delayed by a busy peer.
-    const std::vector<double> small = {rtt(alpha, beta, 8, 8) + 900, rtt(alpha, beta, 8, 8) + 15,
-                                       rtt(alpha, beta, 8, 8), rtt(alpha, beta, 8, 8) + 3};
-    const std::vector<double> large = {rtt(alpha, beta, big, 8) + 400, rtt(alpha, beta, big, 8)};
-    const MeasuredLink m = hier::estimateLink(small, large, big, 8);
-    ASSERT_TRUE(m.valid);
-    // alpha absorbs the 8-byte transfer of each direction: 8 B * 8.6 ns = 0.07 us.
-    EXPECT_NEAR(m.alpha_us, alpha + 8 * beta / 1000.0, 1e-9);
-    EXPECT_NEAR(m.beta_ns_per_byte, beta, 1e-9);
+TEST(LinkCalibration, SizesStraddleTheEagerLimit) {
+    EXPECT_EQ(hier::calibrationSizes(65536), (std::vector<size_t>{8, 16384, 32768, 131072, 262144}));
+    EXPECT_EQ(hier::calibrationSizes(4096), (std::vector<size_t>{8, 1024, 2048, 8192, 16384}));
+    // Unknown: below 32 KiB only; huge: the sizes below as for 512 KiB, none above.
+    EXPECT_EQ(hier::calibrationSizes(0), (std::vector<size_t>{8, 16384, 32768}));
+    EXPECT_EQ(hier::calibrationSizes(size_t{4} << 20), (std::vector<size_t>{8, 131072, 262144}));
+}
+
+// Load spikes on most samples, at least one clean sample per size: the minima are the
+// link's own round trips and the fit recovers the closed forms exactly.
+TEST(LinkCalibration, EstimatorRecoversTheLinkThroughLoadSpikes) {
+    for (const Link& l : {kEmulated, kUnshaped})
+        for (unsigned seed = 1; seed <= 20; ++seed) {
+            const hier::MeasuredLink m = hier::estimateLink(samples(l, 4, 0, 0.7, seed), 8, l.eager);
+            ASSERT_TRUE(m.valid) << seed;
+            EXPECT_NEAR(m.alpha_us, l.alpha, 1e-6) << seed;
+            EXPECT_NEAR(m.eager_beta_ns_per_byte, l.betaEager, 1e-6) << seed;
+            EXPECT_NEAR(m.beta_ns_per_byte, l.betaBulk, 1e-6) << seed;
+            EXPECT_NEAR(m.rendezvous_us, l.rdv, 1e-6) << seed;
+            EXPECT_EQ(m.eager_bytes, 65536.0);
+        }
+}
+
+// Every sample also jittered by up to J = 5 us: the stated tolerance, from the fit's
+// weights, is |d alpha| <= J, |d beta_e| <= 2 J / (E/2 - 8), |d beta_b| <= 2 J / (2E),
+// |d rdv| <= 6 J + 4E |d beta_b| (the bulk line's intercept moves by at most J plus its
+// slope's error times the first bulk size, alpha twice).
+TEST(LinkCalibration, EstimatorStaysWithinTheJitterBound) {
+    const double J = 5;
+    const double E = 65536;
+    for (const Link& l : {kEmulated, kUnshaped})
+        for (unsigned seed = 1; seed <= 20; ++seed) {
+            const hier::MeasuredLink m = hier::estimateLink(samples(l, 4, J, 0.5, seed), 8, l.eager);
+            ASSERT_TRUE(m.valid) << seed;
+            const double dBulk = 2 * J / (2 * E) * 1000;
+            EXPECT_NEAR(m.alpha_us, l.alpha, J) << seed;
+            EXPECT_NEAR(m.eager_beta_ns_per_byte, l.betaEager, 2 * J / (E / 2 - 8) * 1000) << seed;
+            EXPECT_NEAR(m.beta_ns_per_byte, l.betaBulk, dBulk) << seed;
+            EXPECT_NEAR(m.rendezvous_us, l.rdv, 6 * J + 4 * E * dBulk / 1000) << seed;
+        }
+}
+
+// The failure seen under load: every 8 B round trip delayed by 2.8 ms (alpha 1420 us, and
+// the larger sizes' minima below the small one's). The old estimator floored beta at
+// 0.01 ns/B and kept it; now the line falls and the estimate is rejected, saying why.
+TEST(LinkCalibration, EstimatorRejectsALineThatFalls) {
+    std::vector<hier::RoundTrips> r = samples(kEmulated, 4, 0, 0, 3);
+    for (double& t : r[0].us) t += 2800;
+    std::string why;
+    const hier::MeasuredLink m = hier::estimateLink(r, 8, 65536, &why);
+    EXPECT_FALSE(m.valid);
+    EXPECT_NE(why.find("beta"), std::string::npos) << why;
+    EXPECT_NE(why.find("outside"), std::string::npos) << why;
 }
 
 TEST(LinkCalibration, EstimatorRefusesMissingOrNonsenseSamples) {
-    EXPECT_FALSE(hier::estimateLink({}, {100.0}, 65536, 8).valid);
-    EXPECT_FALSE(hier::estimateLink({10.0}, {}, 65536, 8).valid);
-    EXPECT_FALSE(hier::estimateLink({0.0}, {100.0}, 65536, 8).valid);
-    EXPECT_FALSE(hier::estimateLink({10.0}, {100.0}, 8, 8).valid);
-    EXPECT_FALSE(hier::estimateLink({NAN}, {100.0}, 65536, 8).valid);
-    // A large round trip faster than the small one (noise): beta is floored, not negative.
-    const MeasuredLink m = hier::estimateLink({10.0}, {9.0}, 65536, 8);
+    std::string why;
+    EXPECT_FALSE(hier::estimateLink({}, 8, 65536, &why).valid);
+    EXPECT_NE(why.find("fewer than two sizes"), std::string::npos) << why;
+    EXPECT_FALSE(hier::estimateLink({{8, {100.0}}}, 8, 65536).valid);
+    // Non-finite and non-positive samples are dropped: one size left.
+    EXPECT_FALSE(hier::estimateLink({{8, {100.0}}, {16384, {NAN, -1.0, 0.0}}}, 8, 65536).valid);
+    // Alpha outside its bounds: a clock that stepped (negative), or 50 ms.
+    EXPECT_FALSE(hier::estimateLink({{8, {-10.0}}, {16384, {200.0}}}, 8, 65536).valid);
+    EXPECT_FALSE(hier::estimateLink({{8, {100000.0}}, {16384, {100200.0}}}, 8, 65536, &why).valid);
+    EXPECT_NE(why.find("alpha"), std::string::npos) << why;
+    // Without sizes above the limit: beta is the eager one, no rendezvous.
+    const hier::MeasuredLink two = hier::estimateLink({{8, {100.0}}, {16392, {263.84}}}, 8, 65536);
+    ASSERT_TRUE(two.valid);
+    EXPECT_NEAR(two.eager_beta_ns_per_byte, 10.0, 1e-9);
+    EXPECT_NEAR(two.beta_ns_per_byte, 10.0, 1e-9);
+    EXPECT_NEAR(two.alpha_us, (100.0 - 16 * 0.01) / 2, 1e-9);  // RTT(8) = 2 alpha + 16 beta
+    EXPECT_EQ(two.eager_bytes, 0.0);
+    EXPECT_EQ(two.rendezvous_us, 0.0);
+}
+
+// The back-to-back gap: (min stream - min single) / (count - 1), within 0..alpha.
+TEST(LinkCalibration, BurstIsTheGapOfAStream) {
+    EXPECT_DOUBLE_EQ(hier::estimateBurst({270, 5000, 240}, {3000, 170, 180}, 8, 84), 10.0);
+    EXPECT_DOUBLE_EQ(hier::estimateBurst({150}, {170}, 8, 84), 0.0);  // never negative
+    EXPECT_DOUBLE_EQ(hier::estimateBurst({2100}, {170}, 8, 84), 84.0);  // never over alpha: load
+    EXPECT_DOUBLE_EQ(hier::estimateBurst({}, {170}, 8, 84), 0.0);
+    EXPECT_DOUBLE_EQ(hier::estimateBurst({240}, {}, 8, 84), 0.0);
+    EXPECT_DOUBLE_EQ(hier::estimateBurst({240}, {170}, 1, 84), 0.0);
+}
+
+// Load on every long round trip (the 3 x 2 emulated entry at load 23 measured a bulk slope
+// of 73 ns/B on the 1 Gbit/s link): a bulk line slower per byte than the eager one is not
+// the link's. beta stays the eager one, the rendezvous is the smallest excess over it.
+TEST(LinkCalibration, BulkSlowerThanEagerIsLoad) {
+    std::vector<hier::RoundTrips> r = samples(kEmulated, 4, 0, 0, 5);
+    ASSERT_EQ(r.size(), 5u);
+    for (double& t : r[4].us) t += 9000;  // every 256 KiB round trip 9 ms late
+    for (double& t : r[3].us) t += 300;   // every 128 KiB one 0.3 ms late
+    const hier::MeasuredLink m = hier::estimateLink(r, 8, 65536);
     ASSERT_TRUE(m.valid);
-    EXPECT_DOUBLE_EQ(m.alpha_us, 5.0);
-    EXPECT_DOUBLE_EQ(m.beta_ns_per_byte, hier::kMinBetaNsPerByte);
+    EXPECT_NEAR(m.alpha_us, kEmulated.alpha, 1e-6);
+    EXPECT_NEAR(m.beta_ns_per_byte, kEmulated.betaEager, 1e-6);
+    EXPECT_NEAR(m.rendezvous_us, kEmulated.rdv + 300, 1e-6);
+    // Within the slack (1.25x the eager rate) the bulk line stands.
+    const Link slower{84.0, 8.6, 10.0, 200.0, 65536};
+    const hier::MeasuredLink s = hier::estimateLink(samples(slower, 4, 0, 0, 5), 8, 65536);
+    EXPECT_NEAR(s.beta_ns_per_byte, 10.0, 1e-6);
+    EXPECT_NEAR(s.rendezvous_us, 200.0, 1e-6);
+}
+
+// The two ends of a pair time the same link: close, their mean and the spread as noise;
+// more than a factor 2 apart, the pair is not used.
+TEST(LinkCalibration, PairEndsMustAgree) {
+    hier::MeasuredLink a = link(100, 8), b = link(120, 10);
+    a.rendezvous_us = 200, b.rendezvous_us = 100, a.eager_bytes = b.eager_bytes = 65536;
+    a.burst_us = 6, b.burst_us = 8;
+    const hier::MeasuredLink m = hier::combinePair(a, b);
+    ASSERT_TRUE(m.valid);
+    EXPECT_DOUBLE_EQ(m.alpha_us, 110);
+    EXPECT_DOUBLE_EQ(m.beta_ns_per_byte, 9);
+    EXPECT_DOUBLE_EQ(m.rendezvous_us, 150);
+    EXPECT_DOUBLE_EQ(m.burst_us, 7);
+    EXPECT_DOUBLE_EQ(m.noise, 0.25);  // beta: (10 - 8) / 8
+    std::string why;
+    EXPECT_FALSE(hier::combinePair(link(100, 8), link(250, 8), &why).valid);
+    EXPECT_NE(why.find("alpha 100 vs 250"), std::string::npos) << why;
+    EXPECT_FALSE(hier::combinePair(link(100, 8), link(100, 17), &why).valid);
+    EXPECT_NE(why.find("beta 8 vs 17"), std::string::npos) << why;
+    EXPECT_FALSE(hier::combinePair(link(100, 8), MeasuredLink{}).valid);
+}
+
+// Every measured field survives the records the ranks exchange.
+TEST(LinkCalibration, RecordCarriesEveryField) {
+    hier::MeasuredLink m = link(84, 8.6);
+    m.exchange_us = 170, m.eager_beta_ns_per_byte = 9.1, m.rendezvous_us = 210, m.eager_bytes = 65536;
+    m.burst_us = 7.5, m.noise = 0.12;
+    const hier::MeasuredLink back = hier::fromRecord(hier::toRecord(m));
+    EXPECT_TRUE(back.valid);
+    for (auto f : {&MeasuredLink::alpha_us, &MeasuredLink::beta_ns_per_byte, &MeasuredLink::exchange_us,
+                   &MeasuredLink::eager_beta_ns_per_byte, &MeasuredLink::rendezvous_us, &MeasuredLink::eager_bytes,
+                   &MeasuredLink::burst_us, &MeasuredLink::noise})
+        EXPECT_EQ(back.*f, m.*f);
+    EXPECT_FALSE(hier::fromRecord(hier::toRecord(MeasuredLink{})).valid);
+}
+
+// What a measurement sets beyond alpha/beta: the rendezvous with its limit (unless beta was
+// set explicitly), the burst (unless theta was), and the chooser's band from the noise.
+TEST(LinkCalibration, RendezvousBurstAndBandApplied) {
+    hier::MeasuredLink m = link(84, 8.6);
+    m.rendezvous_us = 210, m.eager_bytes = 65536, m.burst_us = 7.5, m.noise = 0.12;
+    hier::CostParams p = hier::CostParams::defaults();
+    EXPECT_EQ(p.closeFraction, 0.0);
+    hier::applyMeasuredLink(p, hier::kLinkNetwork, m, {});
+    const hier::LinkCost& n = p.link[hier::kLinkNetwork];
+    EXPECT_EQ(n.rendezvous_us, 210);
+    EXPECT_EQ(n.eager_bytes, 65536);
+    EXPECT_EQ(hier::rendezvousUs(n, 65535), 0.0);
+    EXPECT_EQ(hier::rendezvousUs(n, 65536), 210.0);
+    EXPECT_EQ(hier::burstUs(n), 7.5);
+    EXPECT_EQ(p.closeFraction, 0.12);
+    // The band stays within 5..25%.
+    m.noise = 0.001;
+    EXPECT_EQ(hier::closeFractionOf(m), hier::kMinCloseFraction);
+    m.noise = 3;
+    EXPECT_EQ(hier::closeFractionOf(m), hier::kMaxCloseFraction);
+    hier::CalibrationPolicy set;
+    set.betaExplicit = set.thetaExplicit = true;
+    hier::CostParams q = hier::CostParams::defaults();
+    hier::applyMeasuredLink(q, hier::kLinkNetwork, m, set);
+    EXPECT_EQ(q.link[hier::kLinkNetwork].eager_bytes, 0.0);
+    EXPECT_EQ(hier::burstUs(q.link[hier::kLinkNetwork]), q.link[hier::kLinkNetwork].theta_us);
 }
 
 TEST(LinkCalibration, AgreementIsTheMedianOfValidMeasurements) {

@@ -38,9 +38,10 @@ inline bool reduces(const Load& ld) { return ld.shape == Shape::Reduce || ld.sha
 // The bytes of one message of a tree: a pulse for reductions, the whole message otherwise.
 inline double unitBytes(const Load& ld) { return reduces(ld) ? ld.pulseBytes : ld.bytes; }
 
-// Per-message work at the receiver for `bytes` bytes.
+// Per-message work at the receiver for `bytes` bytes, with the rendezvous past the eager limit.
 inline double packetUs(const LinkCost& l, const Load& ld, double bytes) {
-    return l.theta_us + bytes * l.beta_us_per_byte + (reduces(ld) ? bytes * l.gamma_us_per_byte : 0.0);
+    return l.theta_us + bytes * l.beta_us_per_byte + (reduces(ld) ? bytes * l.gamma_us_per_byte : 0.0) +
+           rendezvousUs(l, bytes);
 }
 
 }  // namespace hieragg::hier::model

@@ -28,12 +28,21 @@ struct LinkCost {
     // alpha_us + theta_us, one start-up as for a lone message. The network's is measured at
     // setup (LinkCalibration.hpp) or set by coll_hieragg_cost_network_exchange.
     double exchange_us = -1.0;
+    // A message of at least eager_bytes goes by rendezvous: one way it pays rendezvous_us
+    // more (the handshake) on top of alpha + bytes beta. Both measured at setup for the
+    // network (LinkCalibration.hpp); eager_bytes 0: no such term (the defaults).
+    double eager_bytes = 0.0;
+    double rendezvous_us = 0.0;
 };
 
 // The per-message cost of a burst's further messages on link l (burst_us, else theta_us).
 inline double burstUs(const LinkCost& l) { return l.burst_us >= 0 ? l.burst_us : l.theta_us; }
 // x messages crossing link l at once: the first costs theta, each further one burstUs.
 inline double crossingUs(const LinkCost& l, double x) { return x <= 0 ? 0.0 : l.theta_us + (x - 1) * burstUs(l); }
+// The rendezvous a message of `bytes` on link l pays (0 below the eager limit or unmeasured).
+inline double rendezvousUs(const LinkCost& l, double bytes) {
+    return l.eager_bytes > 0 && bytes >= l.eager_bytes ? l.rendezvous_us : 0.0;
+}
 // The latency of one exchange round on link l (exchange_us, else alpha + theta).
 inline double exchangeRoundUs(const LinkCost& l) { return l.exchange_us >= 0 ? l.exchange_us : l.alpha_us + l.theta_us; }
 // Its start-up part (the round less the receiver's theta), for formulas that count theta
@@ -51,6 +60,11 @@ struct CostParams {
     // alpha per round, beta per byte moved, gamma per byte reduced (docs/offload.md).
     LinkCost offload{25.0, 1.0 / 250, 0.0, 1.0 / 4000};
     double epsilon_us = 0.1;  // width band of SPEC 3.2: k within epsilon of F(k*)
+    // Predictions this close (relative) to the cheapest are the same within the measured
+    // parameters' noise: the chooser keeps the earliest such candidate in its fixed order,
+    // so jobs whose calibrations differ by their noise choose alike. 0 (the defaults,
+    // nothing measured): the cheapest, ties to the earliest. Set by applyMeasuredLink.
+    double closeFraction = 0.0;
     // Cores of the node (0 = unknown). With more ranks than cores on one node, a flat plan
     // cannot finish before the ranks' combined work divided by the cores (scan's rows).
     int nodeCores = 0;

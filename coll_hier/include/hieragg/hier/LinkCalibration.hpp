@@ -1,10 +1,13 @@
-// Automatic calibration of one link class (the network between nodes) at
-// communicator setup: the pure parts. The runtime (src/runtime/LinkCalibrationStage.cpp)
-// times a few ping-pongs between leaders; this file turns the round trips into
-// alpha/beta, makes every rank agree on one value from the same records, and says
-// which parameters the measurement may replace (explicit MCA values and rules files win).
+// Automatic calibration of one link class (the network between nodes) at communicator
+// setup: the pure parts. The runtime (src/runtime/LinkCalibrationStage.cpp) times
+// ping-pongs of several sizes between leaders, both ends of each pair in turn; this file
+// turns the round trips into the model's parameters, rejects what no link can be, makes
+// every rank agree on one value from the same records, and says which parameters the
+// measurement may replace (explicit MCA values and rules files win). docs/selection.md,
+// "Automatic calibration", describes the model these parameters feed.
 #pragma once
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "hieragg/hier/CostParams.hpp"
@@ -14,23 +17,82 @@ namespace hieragg::hier {
 struct MeasuredLink {
     bool valid = false;
     double alpha_us = 0;          // one-way start-up of a small message [us]
-    double beta_ns_per_byte = 0;  // per byte of a long message [ns/B]
+    // Per byte of a long message [ns/B]: the rate above the eager limit (no handshake in
+    // it) when sizes above it were measured, else the eager rate. The model's beta.
+    double beta_ns_per_byte = 0;
     // One round in which both ends of every pair send and receive a small message at once
     // (LinkCost::exchange_us) [us]; 0: not measured.
     double exchange_us = 0;
+    double eager_beta_ns_per_byte = 0;  // per byte below the eager limit [ns/B]; 0: not measured
+    // A message of at least eager_bytes pays this once more, one way: the rendezvous
+    // handshake (LinkCost::rendezvous_us) [us]; 0 with eager_bytes 0: not measured.
+    double rendezvous_us = 0;
+    double eager_bytes = 0;
+    // Each further message of a back-to-back stream of small messages (LinkCost::burst_us)
+    // [us]; 0: not measured.
+    double burst_us = 0;
+    // How far the measurements that were agreed on differ (the two ends of a pair, the
+    // pairs): the largest relative spread of alpha and beta, 0: one measurement.
+    double noise = 0;
 };
 
-// Bounds of what a measurement may say (a clock step or an idle peer must not set the
-// model to absurd values): beta at least kMinBetaNsPerByte (100 GB/s).
-constexpr double kMinBetaNsPerByte = 0.01;
+// A MeasuredLink as the records the ranks exchange carry it: doubles only (no padding
+// bytes travel), `valid` 0 or 1.
+struct LinkRecord {
+    double valid, alpha_us, beta_ns_per_byte, exchange_us, eager_beta_ns_per_byte, rendezvous_us, eager_bytes,
+        burst_us, noise;
+};
+LinkRecord toRecord(const MeasuredLink& m);
+MeasuredLink fromRecord(const LinkRecord& r);
 
-// alpha = min(small round trips) / 2; beta = (min(large round trips) - min(small round
-// trips)) / (largeBytes - smallBytes), where a large round trip is largeBytes there and
-// smallBytes back. Minimums: a round trip is never faster than the link, only slower
-// (a peer busy elsewhere, a connection being opened). Invalid without both kinds of
-// samples or with a non-positive small round trip.
-MeasuredLink estimateLink(const std::vector<double>& smallRttUs, const std::vector<double>& largeRttUs,
-                          size_t largeBytes, size_t smallBytes);
+// Bounds of what a measured network link may say; outside them the estimate is rejected
+// (a clock step, a peer descheduled for every sample of one size, an idle loopback):
+// alpha 0.05 us .. 20 ms, beta 0.005 ns/B (200 GB/s) .. 10 us/B (100 KB/s).
+constexpr double kMinAlphaUs = 0.05, kMaxAlphaUs = 20000;
+constexpr double kMinBetaNsPerByte = 0.005, kMaxBetaNsPerByte = 10000;
+// The two ends of a pair disagree when one's alpha or beta is more than this factor the
+// other's: the load changed under the measurement, and the pair is not used.
+constexpr double kPairAgreementFactor = 2.0;
+// Above the eager limit the data moves without the eager path's copies, never slower per
+// byte: a bulk slope more than this factor over the eager one is load on the long round
+// trips (seen: 73 ns/B on the 1 Gbit/s link at load 23), and the eager rate is used.
+constexpr double kBulkSlowerSlack = 1.25;
+
+// Round trips of one size: a message of `bytes` there, `replyBytes` (8) back [us each].
+struct RoundTrips {
+    size_t bytes = 0;
+    std::vector<double> us;
+};
+
+// The sizes one end times: below the eager limit E 8 B, E/4, E/2; above it 2E and 4E.
+// E unknown (under 64 B): 8 B, 16 KiB, 32 KiB and nothing above; E over 512 KiB: the sizes
+// below as for 512 KiB, nothing above (a second of round trips on a slow link otherwise).
+std::vector<size_t> calibrationSizes(size_t eagerBytes);
+
+// The estimate of one end from its round trips (replyBytes each way back):
+// - per size the minimum of the finite positive samples: a round trip is never faster than
+//   the link, only slower (a busy machine adds 0.1-10 ms to some samples);
+// - sizes below eagerBytes (all, when eagerBytes is 0): a least-squares line through the
+//   minima, RTT(m) = 2 alpha + (m + replyBytes) beta_eager;
+// - sizes at or above eagerBytes (two or more): the line's slope is the bulk beta, and its
+//   excess over 2 alpha + replyBytes beta_eager at the first size over m beta is the
+//   rendezvous, one way: RTT(m) = 2 alpha + rendezvous + m beta + replyBytes beta_eager.
+// A bulk slope over kBulkSlowerSlack times the eager one is load: then beta is the eager
+// one and the rendezvous the smallest excess over 2 alpha + (m + replyBytes) beta_eager
+// among the sizes above the limit.
+// Invalid (why says it) without two sizes below the limit with samples, or with alpha or a
+// beta outside the bounds above (a line that falls as the size grows among them: under
+// load every sample of the smallest size was delayed). Fewer than two sizes above the
+// limit: beta is the eager one, no rendezvous.
+MeasuredLink estimateLink(const std::vector<RoundTrips>& rounds, size_t replyBytes, size_t eagerBytes,
+                          std::string* why = nullptr);
+
+// The back-to-back gap: `streamUs` are round trips in which `count` small messages leave
+// back to back and one reply returns when the last arrived, `singleUs` those of one small
+// message: (min(stream) - min(single)) / (count - 1), within 0..alphaUs (a further message
+// of a stream never costs more than one sent alone: more is load); 0 without samples.
+double estimateBurst(const std::vector<double>& streamUs, const std::vector<double>& singleUs, int count,
+                     double alphaUs);
 
 // One exchange round from the durations of back-to-back rounds (each side sends its small
 // message and receives the other's at once, the next round when its message arrived).
@@ -41,10 +103,18 @@ MeasuredLink estimateLink(const std::vector<double>& smallRttUs, const std::vect
 // carries a one-way message); 0 without two neighbouring finite positive samples.
 double estimateExchangeRound(const std::vector<double>& roundUs, double alphaUs);
 
+// The two ends of one pair, each its own estimate: valid iff both are and their alpha and
+// beta agree within kPairAgreementFactor (why says which differs, and by how much); then
+// each parameter is the mean of the two, noise the larger relative spread
+// (|a - b| / min(a, b)) of alpha and beta.
+MeasuredLink combinePair(const MeasuredLink& a, const MeasuredLink& b, std::string* why = nullptr);
+
 // The value every rank uses: the median (mean of the two middle values for an even
-// count) of the valid measurements, alpha and beta separately, and the exchange round over
-// the valid measurements that have one (0 if none has). Every rank holds the same
-// records, so every rank computes the same bits. Invalid if none is valid.
+// count) of the valid measurements, each parameter separately, the exchange round, burst
+// and rendezvous over the valid measurements that have one (0 if none has); noise the
+// largest of the measurements' own and of the relative spread of their alphas and betas.
+// Every rank holds the same records, so every rank computes the same bits. Invalid if
+// none is valid.
 MeasuredLink agreeLink(const std::vector<MeasuredLink>& measurements);
 
 // What the user decided (coll_hieragg_cost_autocalibrate, coll_hieragg_rules_file,
@@ -67,6 +137,12 @@ struct CalibrationPolicy {
 // explicitly means no measurement (today's behaviour).
 bool calibrationWanted(const CalibrationPolicy& policy);
 
+// The band of CostParams::closeFraction a measurement with this noise gives: the noise,
+// within [kMinCloseFraction, kMaxCloseFraction]; 0 for a value without a noise (0: given,
+// not measured by two ends, e.g. a test's or a carried record's of an older process).
+constexpr double kMinCloseFraction = 0.05, kMaxCloseFraction = 0.25;
+double closeFractionOf(const MeasuredLink& m);
+
 // Replaces p.link[link]'s alpha and beta by the measurement, each unless set explicitly;
 // nothing when the policy wants no calibration or the measurement is invalid. For the
 // network link, an offloaded round (p.offload) crosses the same network: where the
@@ -74,10 +150,12 @@ bool calibrationWanted(const CalibrationPolicy& policy);
 // explicitly) grow by the same factor, so the offload keeps its standing against
 // point-to-point (with the defaults, offload=auto never opens; docs/offload.md).
 // The cost of each further message of a burst crossing the network (LinkCost::burst_us)
-// grows by the alpha's factor too, unless theta was set explicitly: on the emulated
-// cluster messages that leave a node together cost 11-28 µs each, not the default 0.2.
-// The network's exchange round (LinkCost::exchange_us) becomes the measured one unless set
-// explicitly; with alpha set explicitly it keeps the measured ratio to the measured alpha.
+// becomes the measured back-to-back gap, or without one grows by the alpha's factor, unless
+// theta was set explicitly. The network's exchange round (LinkCost::exchange_us) becomes
+// the measured one unless set explicitly; with alpha set explicitly it keeps the measured
+// ratio to the measured alpha. A measured rendezvous (with its eager limit) is taken unless
+// beta was set explicitly, and the chooser's band of close predictions
+// (CostParams::closeFraction) becomes closeFractionOf(m).
 void applyMeasuredLink(CostParams& p, int link, const MeasuredLink& m, const CalibrationPolicy& policy);
 
 }  // namespace hieragg::hier
