@@ -105,8 +105,9 @@ std::optional<Schedule> build(const CollCall& c, const Plan&) {
     return b.finish();
 }
 
-// Allgather's doubling rounds over the largest power of two, plus (other sizes) the fold:
-// one block in and the whole result out on the outermost link.
+// Allgather's doubling rounds (exchange rounds model; off powers of two it counts
+// ceil(log2 p) rounds, one more than the log2 p2 that run), plus the fold: two lone hops on
+// the outermost link, one block in before the rounds and the whole result out after them.
 Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     const ExchangeLayout x = exchangeLayoutOf(q.call, q.params, q.links);
     const int p2 = largestPowerOfTwoUpTo(std::max(x.n, 1)), r = x.n - p2;
@@ -114,7 +115,7 @@ Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     std::string why = fmt("%.0f", std::log2(p2)) + " rounds";
     if (r > 0) {
         const LinkCost& l = x.hier ? *x.net : *x.in;
-        us += messageUs(l, q.bytes) + messageUs(l, (x.n - 1) * q.bytes);
+        us += 2 * l.alpha_us + messageUs(l, q.bytes) + messageUs(l, (x.n - 1) * q.bytes);
         why += " + fold of " + std::to_string(r) + " ranks";
     }
     return priced(callEstimate(a, q), us, why);
