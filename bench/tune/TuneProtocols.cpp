@@ -12,7 +12,7 @@ std::string Protocol::label() const {
 std::vector<Protocol> protocolsOf(hieragg_coll_kind coll) {
     std::vector<Protocol> out;
     for (const hier::AlgorithmInfo* a : hier::algorithmsOf(coll)) {
-        const bool chain = a->emitter == hier::Emitter::Tree && a->shape == TreeShape::Kind::Chain;
+        const bool chain = (a->traits & hier::kTraitTree) && a->shape == TreeShape::Kind::Chain;
         if (chain) {
             out.push_back({a, 0, 0});
             if (a->tunes & hier::kTunesSegment) out.push_back({a, 0, 16384});

@@ -98,8 +98,7 @@ int runSelect(const SelectOptions& o) {
         }
         std::cout << "\n";
     } else if (plan.mode == hier::Plan::Mode::Whole && plan.stages[0].algo &&
-               (plan.stages[0].algo->emitter == hier::Emitter::HierarchicalTree ||
-                plan.stages[0].algo->emitter == hier::Emitter::SwitchTree)) {
+               plan.stages[0].algo->tree) {
         std::string name;
         const MemberTree t = hier::wholePlanTree(c, plan.stages[0], o.root, &name);
         std::cout << name << ", parent of each rank:";

@@ -23,7 +23,7 @@ std::string Plan::describe() const {
             out += "nothing to do";
             continue;
         }
-        if (s.algo->emitter == Emitter::Fabric) {
+        if ((s.algo->traits & kTraitFabric)) {
             const char* what = s.algo->coll == HIERAGG_BARRIER                 ? "barrier"
                                : s.algo->shape == TreeShape::Kind::Chain         ? "triggered-chain"
                                : s.algo->coll == HIERAGG_BCAST                   ? "bcast"
@@ -32,9 +32,7 @@ std::string Plan::describe() const {
             continue;
         }
         // Trees show their shape and radix; the other families (rings, butterflies, ...) have none.
-        const bool tree = s.algo->emitter == Emitter::Tree || s.algo->emitter == Emitter::HierarchicalTree ||
-                          s.algo->emitter == Emitter::PipelinedTree ||
-                          s.algo->emitter == Emitter::FlatComposition;
+        const bool tree = (s.algo->traits & kTraitTree) != 0;
         out += std::string(s.algo->name) +
                (tree ? " tree=" + s.shape.name() + " k=" + std::to_string(s.shape.k) : std::string()) +
                " seg=" + std::to_string(s.segmentBytes) + " B pred=" + fmt("%.2f", s.predUs) + " us";

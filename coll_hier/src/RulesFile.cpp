@@ -240,7 +240,7 @@ void applyRule(CollCall& call, const RuleCandidate& rule) {
 
 void applyRuleTunables(Plan& plan, const RuleCandidate& rule, const std::string& source) {
     // A forced "flat" row runs its tree over the whole communicator: that stage is its.
-    const bool flatRule = rule.algo->emitter == Emitter::FlatComposition && plan.mode == Plan::Mode::Flat;
+    const bool flatRule = rule.algo->pricing == Pricing::FlatMarker && plan.mode == Plan::Mode::Flat;
     for (StageChoice& s : plan.stages) {
         if (s.algo != rule.algo && !flatRule) continue;
         const bool radix = s.shape.kind == TreeShape::Kind::Knomial || s.shape.kind == TreeShape::Kind::Kary;

@@ -122,7 +122,7 @@ TreePlan treePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
     const bool hier = isDecomposed(c);
     const bool forcedFlat = forced && forced->pricing == Pricing::FlatMarker;
     // Non-commutative reductions over non-contiguous groups must run flat (rank order).
-    const AlgorithmInfo contiguity{c.args.kind, "", 0, kNeedsContiguousGroups, 0, Emitter::Tree,
+    const AlgorithmInfo contiguity{c.args.kind, "", 0, kNeedsContiguousGroups, 0, 0,
                                    TreeShape::Kind::Knomial, ""};
     const bool orderBlocksHier =
         reduces(q.load) && !c.args.op_commutative && hier && !unmetNeed(contiguity, c).empty();

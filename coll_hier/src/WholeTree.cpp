@@ -4,7 +4,6 @@
 #include "hieragg/hier/CostParams.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
 #include "hieragg/hier/HierarchyAdapter.hpp"
-#include "hieragg/hier/SwitchTree.hpp"
 
 namespace hieragg::hier {
 
@@ -14,18 +13,14 @@ std::vector<int> linksOf(const CollCall& c) {
     return stageLinks({}, levels);
 }
 
-MemberTree wholePlanTree(const CollCall& c, const StageChoice& s, int root, std::string* name) {
-    const Hierarchy& h = *c.hierarchy;
-    if (s.algo && s.algo->emitter == Emitter::SwitchTree) {
-        // The plan chose it because it was allocated; the same inputs allocate it again.
-        const SwitchTree st = allocateSwitchTree(h, linksOf(c), c.switchEntries, c.switchDegree);
-        if (st.allocated) {
-            if (name) *name = "type2(" + st.label() + ")";
-            return MemberTree::of(st.rankTree(c.size, root));
-        }
-    }
+MemberTree knomialWholeTree(const CollCall& c, const StageChoice& s, int root, std::string* name) {
     if (name) *name = "hier_knomial(k=" + std::to_string(s.shape.k) + ")";
-    return MemberTree::of(aggtree::buildHierarchicalKnomialTree(toProcessHierarchy(h), s.shape.k, root));
+    return MemberTree::of(aggtree::buildHierarchicalKnomialTree(toProcessHierarchy(*c.hierarchy), s.shape.k, root));
+}
+
+MemberTree wholePlanTree(const CollCall& c, const StageChoice& s, int root, std::string* name) {
+    if (s.algo && s.algo->tree) return s.algo->tree(c, s, root, name);
+    return knomialWholeTree(c, s, root, name);
 }
 
 }  // namespace hieragg::hier

@@ -112,7 +112,7 @@ void countServed(const CollCall& call, const Schedule& sched, hieragg_comm& c) {
     if (call.plan) {
         // A forced "flat" row serves through the tree it runs over the whole communicator: both count.
         const hier::AlgorithmInfo* forced = hier::algorithmByValue(call.args.kind, call.algorithm);
-        if (forced && forced->emitter == hier::Emitter::FlatComposition && call.plan->mode == hier::Plan::Mode::Flat)
+        if (forced && forced->pricing == hier::Pricing::FlatMarker && call.plan->mode == hier::Plan::Mode::Flat)
             used.push_back(forced);
         for (const hier::StageChoice& s : call.plan->stages)
             if (s.algo && std::find(used.begin(), used.end(), s.algo) == used.end()) used.push_back(s.algo);

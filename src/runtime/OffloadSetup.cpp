@@ -51,7 +51,7 @@ bool modelPicksOffload(const hieragg_comm& c, const hier::CostParams& p, int lea
         call.fixedOrderRequired = Runtime::instance()->config().reproducible != HIERAGG_REPRODUCIBLE_NONE;
         const hier::Plan plan = hier::choosePlan(call, p);
         const hier::StageChoice& top = plan.stages.back();
-        if (plan.mode == hier::Plan::Mode::Levels && top.algo && top.algo->emitter == hier::Emitter::Fabric)
+        if (plan.mode == hier::Plan::Mode::Levels && top.algo && (top.algo->traits & hier::kTraitFabric))
             return true;
     }
     return false;

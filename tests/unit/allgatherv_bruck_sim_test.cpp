@@ -6,7 +6,7 @@
 // instead of p - 1), as allgather's model does.
 #include <gtest/gtest.h>
 
-#include "DataMovementFixture.hpp"
+#include "FlatAllgathervCase.hpp"
 #include "hieragg/hier/AlgorithmRegistry.hpp"
 #include "hieragg/hier/OversubscribedNode.hpp"
 #include "hieragg/hier/Selection.hpp"
@@ -16,8 +16,6 @@ using namespace hieragg::testing;
 
 namespace {
 
-constexpr int64_t kUntouched = -7;
-int64_t value(int src, size_t i) { return 1000 * src + static_cast<int64_t>(i) + 1; }
 int bruckValue() { return hier::algorithmValue(*hier::algorithmByName(HIERAGG_ALLGATHERV, "bruck")); }
 
 // Messages Bruck sends for these counts: at distance d each member i sends members
@@ -41,56 +39,17 @@ uint64_t expectedMessages(const std::vector<int>& counts, bool rankOrder) {
 }
 
 void check(int p, bool rankOrder, bool inPlace, bool zeros) {
-    std::vector<int> counts(p), displs(p);
-    for (int r = 0; r < p; ++r) counts[r] = zeros && r % 3 == 1 ? 0 : 1 + (r * 7) % 4;
-    int at = 0;
-    for (int j = 0; j < p; ++j) {
-        const int r = rankOrder ? j : p - 1 - j;
-        displs[r] = at;
-        at += counts[r] + (rankOrder ? 0 : 1);  // out of order: a gap word after every block
-    }
-    sim::SimNetwork net(p);
-    std::vector<std::vector<int64_t>> send(p), recv(p, std::vector<int64_t>(at + 1, kUntouched));
-    std::vector<CollCall> calls;
-    for (int r = 0; r < p; ++r) {
-        for (int i = 0; i < counts[r]; ++i) send[r].push_back(value(r, i));
-        CollCall c = baseCall(HIERAGG_ALLGATHERV, r, p, nullptr);
-        c.algorithm = bruckValue();
-        c.args.sbuf = inPlace ? nullptr : send[r].data();
-        c.args.in_place = inPlace;
-        c.args.stype = inPlace ? nullptr : &int64Type();
-        c.args.scount = counts[r];
-        c.args.rbuf = recv[r].data();
-        c.args.rtype = &int64Type();
-        c.args.rcounts = counts.data();
-        c.args.rdispls = displs.data();
-        if (inPlace)
-            for (int i = 0; i < counts[r]; ++i) recv[r][displs[r] + i] = value(r, i);
-        calls.push_back(c);
-    }
-    auto res = sim::runOne(net, calls, recipeBuilder());
-    ASSERT_TRUE(res.ok) << res.error;
-    EXPECT_EQ(net.unmatchedMessages(), 0u);
-    std::vector<int64_t> expect(at + 1, kUntouched);
-    for (int s = 0; s < p; ++s)
-        for (int i = 0; i < counts[s]; ++i) expect[displs[s] + i] = value(s, i);
-    for (int r = 0; r < p; ++r) EXPECT_EQ(recv[r], expect) << "rank " << r;
-    EXPECT_EQ(net.totalMessages(), expectedMessages(counts, rankOrder));
-    EXPECT_EQ(recipes::buildSchedule(calls[0]).tempBytes(), 0u);
-    EXPECT_EQ(recipes::buildSchedule(calls[0]).algorithm, "flat-bruck");
+    FlatAllgathervCase t(p, bruckValue(), rankOrder, inPlace, zeros);
+    t.run();
+    EXPECT_EQ(t.net.totalMessages(), expectedMessages(t.counts, rankOrder));
+    EXPECT_EQ(recipes::buildSchedule(t.calls[0]).tempBytes(), 0u);
+    EXPECT_EQ(recipes::buildSchedule(t.calls[0]).algorithm, "flat-bruck");
 }
 
 }  // namespace
 
 TEST(AllgathervBruck, EverySizeLayoutInPlaceAndZeroCounts) {
-    for (int p = 1; p <= 9; ++p)
-        for (bool rankOrder : {true, false})
-            for (bool inPlace : {false, true})
-                for (bool zeros : {false, true}) {
-                    SCOPED_TRACE("p=" + std::to_string(p) + (rankOrder ? " rank order" : " reversed, gaps") +
-                                 (inPlace ? " in place" : "") + (zeros ? " zero counts" : ""));
-                    check(p, rankOrder, inPlace, zeros);
-                }
+    forEveryFlatAllgathervCase(check);
 }
 
 // In rank order with no empty block, a member's range wraps at most once: the 8-rank

@@ -370,7 +370,7 @@ TEST(LinkCalibration, MeasuredNetworkKeepsAutoOffloadClosed) {
                     c.opKind = HIERAGG_OPK_SUM;
                     const hier::Plan plan = hier::choosePlan(c, measured);
                     const bool offloaded = plan.mode == hier::Plan::Mode::Levels && plan.stages.back().algo &&
-                                           plan.stages.back().algo->emitter == hier::Emitter::Fabric;
+                                           (plan.stages.back().algo->traits & hier::kTraitFabric);
                     EXPECT_FALSE(offloaded) << hier::collectiveName(kind) << " " << count * 8 << " B, " << nodes
                                             << " nodes, alpha " << net.alpha_us << "\n" << plan.describe();
                 }

@@ -36,8 +36,7 @@ int valueOf(const hier::AlgorithmInfo& a) { return hier::algorithmValue(a); }
 // A plan made only of trees (no dissemination, no segmentation): p - 1 edges per pass.
 bool pureTreePlan(const hier::Plan& plan) {
     for (const auto& s : plan.stages)
-        if (s.algo && ((s.algo->emitter != hier::Emitter::Tree && s.algo->emitter != hier::Emitter::HierarchicalTree) ||
-                       s.segmentBytes))
+        if (s.algo && (!(s.algo->traits & hier::kTraitTree) || s.segmentBytes))
             return false;
     return true;
 }
@@ -130,7 +129,7 @@ void checkBarrier(const hier::AlgorithmInfo& a, int p, const Layout& l) {
     auto plan = run(net, calls, what);
     if (!plan || p == 1) return;
     const int rounds = static_cast<int>(std::ceil(std::log2(p)));
-    if (plan->mode == hier::Plan::Mode::Flat && plan->stages[0].algo->emitter == hier::Emitter::Dissemination)
+    if (plan->mode == hier::Plan::Mode::Flat && std::string(plan->stages[0].algo->name) == "dissemination")
         EXPECT_EQ(net.totalMessages(), static_cast<uint64_t>(p * rounds)) << what;
     else if (pureTreePlan(*plan))
         EXPECT_EQ(net.totalMessages(), static_cast<uint64_t>(2 * (p - 1))) << what;  // fan-in + release

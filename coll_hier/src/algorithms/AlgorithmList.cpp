@@ -15,7 +15,7 @@
     X(allgather_ring) X(allgather_hierarchical) X(allgather_recursive_doubling) X(allgather_bruck)              \
     X(allgather_leader_ring) X(allgather_multileader)                                                           \
     X(allgatherv_ring) X(allgatherv_hierarchical) X(allgatherv_leader_ring) X(allgatherv_multileader)           \
-    X(allgatherv_bruck)                                                                                         \
+    X(allgatherv_bruck) X(allgatherv_recursive_doubling)                                                        \
     X(gatherv_linear) X(gatherv_hierarchical)                                                                   \
     X(scatterv_linear) X(scatterv_hierarchical)                                                                 \
     X(alltoall_pairwise) X(alltoall_hierarchical)                                                               \

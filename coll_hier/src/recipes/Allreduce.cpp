@@ -114,13 +114,11 @@ Schedule allreduce(const CollCall& c) {
     if (c.inter) return interAllreduce(c);
     const auto& a = c.args;
     const std::shared_ptr<const hier::Plan> sel = hier::planOf(c);
-    // Commutative ops: the model may prefer a bandwidth-optimal composition (ring, Rabenseifner, ...).
-    if (slicesAllreduce(*sel)) return sliceAllreduce(c, *sel);
-    if (sel->mode == hier::Plan::Mode::Whole && sel->stages.at(0).algo &&
-        sel->stages[0].algo->emitter == hier::Emitter::PipelinedTree)
-        return pipelinedAllreduce(c, sel->stages[0]);
+    // Rows of their own composition: the bandwidth-optimal ones (ring, Rabenseifner, ...;
+    // commutative ops), the pipelined tree.
+    if (auto built = builtByRow(c, *sel)) return std::move(*built);
     if (sel->mode == hier::Plan::Mode::Levels && sel->stages.back().algo &&
-        sel->stages.back().algo->emitter == hier::Emitter::Fabric)
+        (sel->stages.back().algo->traits & hier::kTraitFabric))
         return offloadedAllreduce(c, *sel);
     ScheduleBuilder b;
     const PulsePlan plan = PulsePlan::of(c, a.rcount);

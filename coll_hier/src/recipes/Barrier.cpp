@@ -6,7 +6,6 @@
 #include <string>
 
 #include "hieragg/aggtree/HierarchicalKnomialTree.hpp"
-#include "hieragg/algorithms/DisseminationBarrier.hpp"
 #include "hieragg/algorithms/TreeBcast.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
 #include "hieragg/hier/HierarchyAdapter.hpp"
@@ -55,8 +54,8 @@ Schedule interBarrier(const CollCall& c) {
 }
 
 std::string stageName(const hier::StageChoice& s) {
-    if (s.algo && s.algo->emitter == hier::Emitter::Dissemination) return "dissemination";
-    if (s.algo && s.algo->emitter == hier::Emitter::Fabric) return "ofi-barrier";
+    if (s.algo && s.algo->space) return s.algo->name;
+    if (s.algo && (s.algo->traits & hier::kTraitFabric)) return "ofi-barrier";
     return "knomial(k=" + std::to_string(s.shape.k) + ")";
 }
 }  // namespace
@@ -66,11 +65,10 @@ Schedule barrier(const CollCall& c) {
     ScheduleBuilder b;
     const std::shared_ptr<const hier::Plan> plan = hier::planOf(c);
     const Group whole = Group::whole(c.size, c.rank);
-    // One tree-or-dissemination barrier over group g (rooted at member 0).
+    // One barrier over group g: its row's own (AlgorithmInfo::space), else a tree rooted at member 0.
     auto oneSpace = [&](const hier::StageChoice& s, const Group& g, StepId after, uint32_t fanCh,
                         uint32_t releaseCh) {
-        if (s.algo && s.algo->emitter == hier::Emitter::Dissemination)
-            return DisseminationBarrier{}.emit(b, g, after, fanCh);
+        if (s.algo && s.algo->space) return s.algo->space(b, g, after, fanCh);
         const MemberTree t = s.shape.build(g.size(), 0);
         return release(b, g, t, fanIn(b, g, t, after, fanCh), releaseCh);
     };
@@ -106,7 +104,7 @@ Schedule barrier(const CollCall& c) {
     hier::SpaceGroup leaders = hier::spaceGroup(h, levels, c.rank, -1);
     StepId released = entered;
     const hier::StageChoice& top = plan->stages.at(levels);
-    if (leaders.group.me >= 0 && leaders.group.size() > 1 && top.algo && top.algo->emitter == hier::Emitter::Fabric)
+    if (leaders.group.me >= 0 && leaders.group.size() > 1 && top.algo && (top.algo->traits & hier::kTraitFabric))
         released = b.collective(static_cast<uint8_t>(FabricKind::Barrier), kAnywhere, kAnywhere, 0, 0, entered);
     else if (leaders.group.me >= 0 && leaders.group.size() > 1)
         released = oneSpace(plan->stages.at(levels), leaders.group, entered,

@@ -49,9 +49,7 @@ Schedule bcast(const CollCall& c) {
     }
 
     const std::shared_ptr<const hier::Plan> plan = hier::planOf(c);
-    if (plan->mode == hier::Plan::Mode::Whole && plan->stages.at(0).algo &&
-        plan->stages[0].algo->emitter == hier::Emitter::PipelinedTree)
-        return pipelinedBcast(c, plan->stages[0]);
+    if (auto built = builtByRow(c, *plan)) return std::move(*built);
     const Group whole = Group::whole(c.size, c.rank);
 
     // Segments are cut from the packed byte stream, the only thing ranks with different
@@ -100,7 +98,7 @@ Schedule bcast(const CollCall& c) {
         return finish();
     }
     const hier::StageChoice& top = plan->stages.at(h.levels());
-    const bool offloaded = top.algo && top.algo->emitter == hier::Emitter::Fabric;
+    const bool offloaded = top.algo && (top.algo->traits & hier::kTraitFabric);
     // The offload group is the unrooted leader space, joined once at setup: the root first
     // hands the message to its outermost group's leader, and every stage runs unrooted
     // below it (the root receives its own bytes back; they are the same bytes).

@@ -40,9 +40,7 @@ Schedule gather(const CollCall& c) {
     // Every rank sends the same signature, so all agree on the block size.
     const size_t blockBytes = inPlace ? a.rcount * c.rtype.size : a.scount * c.stype.size;
     const std::shared_ptr<const hier::Plan> plan = hier::planOf(c);
-    if (plan->mode == hier::Plan::Mode::Whole && plan->stages[0].algo &&
-        plan->stages[0].algo->emitter == hier::Emitter::Direct)
-        return directGather(c);
+    if (auto built = builtByRow(c, *plan)) return std::move(*built);
     dm::Levels lv(c);
     if (plan->mode == hier::Plan::Mode::Flat) lv.flat = true;
     ScheduleBuilder b(lv.flat ? "flat-knomial" : "hier-knomial");

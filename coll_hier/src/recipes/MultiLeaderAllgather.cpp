@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <vector>
 
@@ -117,7 +118,7 @@ bool multiLeaderPays(const CollCall& c, const std::function<Block(int)>& blockOf
     same.plan = nullptr;
     const std::shared_ptr<const hier::Plan> plan = hier::planOf(same);
     return plan->stages.size() == 1 && plan->stages[0].algo &&
-           plan->stages[0].algo->emitter == hier::Emitter::MultiLeaderAllgather;
+           std::strcmp(plan->stages[0].algo->name, "multileader") == 0;
 }
 
 }  // namespace hieragg::recipes

@@ -1,4 +1,4 @@
-// The pipelined hierarchical rows ("hier_pipeline", Emitter::PipelinedTree): bcast,
+// The pipelined hierarchical rows ("hier_pipeline", whose builders call these): bcast,
 // reduce and allreduce (reduce + bcast) over one tree spanning every level (PipelineTree.hpp: leaders in a chain,
 // k-nomial under each leader), cut into fragments of the plan's segment. The schedule
 // holds one fragment's steps as a template (FragmentPipeline) that the Task runs for

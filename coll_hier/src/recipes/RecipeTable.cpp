@@ -41,6 +41,11 @@ struct TableInit {
 
 const RecipeInfo& recipeFor(hieragg_coll_kind kind) { return table[kind]; }
 
+std::optional<Schedule> builtByRow(const CollCall& call, const hier::Plan& plan) {
+    if (plan.stages.empty() || !plan.stages[0].algo || !plan.stages[0].algo->build) return std::nullopt;
+    return plan.stages[0].algo->build(call, plan);
+}
+
 Schedule buildSchedule(const CollCall& call) {
     const RecipeInfo& r = recipeFor(call.args.kind);
     if (!r.build) throw std::runtime_error("no recipe for collective " + std::to_string(call.args.kind));

@@ -54,9 +54,7 @@ Schedule reduce(const CollCall& c) {
     ScheduleBuilder b;
     const PulsePlan plan = PulsePlan::of(c, a.rcount);
     const std::shared_ptr<const hier::Plan> sel = hier::planOf(c);
-    if (sel->mode == hier::Plan::Mode::Whole && sel->stages.at(0).algo &&
-        sel->stages[0].algo->emitter == hier::Emitter::PipelinedTree)
-        return pipelinedReduce(c, sel->stages[0]);
+    if (auto built = builtByRow(c, *sel)) return std::move(*built);
     const bool hierarchical = reduceHierarchically(*sel);
     PulsedReduce red(b, c, a.root, hierarchical, 0, plan, sel.get());
     b.appendAlgorithm(red.name());

@@ -44,6 +44,8 @@ Deps scatterPulse(ScheduleBuilder& b, const CollCall& c, size_t first, size_t co
     }
     return done;
 }
+}  // namespace
+
 // Flat ring without a root (registry row `ring`, commutative ops): pulse p carries piece p
 // (segment-sized) of every block; each block's partial travels the ring once and ends on
 // its owner, reduced in a fixed order along the ring. Scratch: two pieces per window slot.
@@ -147,17 +149,18 @@ Schedule halvingReduceScatter(const CollCall& c, const std::vector<size_t>& coun
     return b.finish();
 }
 
-bool halvingPlan(const hier::Plan& plan) {
-    return plan.stages.size() == 1 && plan.stages[0].algo &&
-           plan.stages[0].algo->emitter == hier::Emitter::RecursiveHalving;
+ResultBlocks resultBlocksOf(const CollCall& c) {
+    ResultBlocks x;
+    const size_t n = static_cast<size_t>(c.size);
+    if (c.args.kind == HIERAGG_REDUCE_SCATTER_BLOCK)
+        x.counts.assign(n, c.args.rcount);
+    else
+        for (size_t j = 0; j < n; ++j) x.counts.push_back(c.args.rcounts ? static_cast<size_t>(c.args.rcounts[j]) : 0);
+    x.displs.assign(n, 0);
+    for (size_t j = 1; j < n; ++j) x.displs[j] = x.displs[j - 1] + x.counts[j - 1];
+    x.total = std::accumulate(x.counts.begin(), x.counts.end(), size_t{0});
+    return x;
 }
-bool ringPlan(const hier::Plan& plan) {
-    return plan.stages.size() == 1 && plan.stages[0].algo && plan.stages[0].algo->emitter == hier::Emitter::Ring;
-}
-bool leaderRingPlan(const hier::Plan& plan) {
-    return plan.stages.size() == 1 && plan.stages[0].algo && plan.stages[0].algo->emitter == hier::Emitter::LeaderRing;
-}
-}  // namespace
 
 Schedule reduceThenScatter(const CollCall& c, const std::vector<size_t>& counts, size_t sendTotal) {
     const auto& a = c.args;
@@ -220,9 +223,7 @@ Schedule reduceThenScatter(const CollCall& c, const std::vector<size_t>& counts,
     }
 
     const std::shared_ptr<const hier::Plan> sel = hier::planOf(c);
-    if (!a.in_place && ringPlan(*sel)) return ringReduceScatter(c, counts, displs);
-    if (halvingPlan(*sel)) return halvingReduceScatter(c, counts, displs, recvTotal);
-    if (leaderRingPlan(*sel) && useHierarchy(c)) return leaderRingReduceScatter(c, counts, displs);
+    if (auto built = builtByRow(c, *sel)) return std::move(*built);
     const PulsePlan plan = PulsePlan::of(c, recvTotal);
     const bool hierarchical = reduceHierarchically(*sel);
     PulsedReduce red(b, c, 0, hierarchical, 0, plan, sel.get());

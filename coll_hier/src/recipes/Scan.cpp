@@ -13,7 +13,6 @@
 
 namespace hieragg::recipes {
 
-namespace {
 // Leader prefix (SPEC 3.1; registry row leader_prefix, contiguous groups): per pulse, a
 // recursive-doubling scan inside each outermost group (exscan: exclusive, and the last
 // rank adds its own input to get the group total), an exclusive recursive-doubling scan
@@ -192,9 +191,7 @@ Schedule leaderChain(const CollCall& c, bool exclusive) {
     }
     return b.finish();
 }
-}  // namespace
 
-namespace {
 // The rank chain (LinearScan): pulses stream down it, kPulseWindow scratch slots in flight.
 Schedule linearPrefix(const CollCall& c, bool exclusive) {
     ScheduleBuilder b(exclusive ? "flat-linear-exscan" : "flat-linear-scan");
@@ -220,17 +217,11 @@ Schedule linearPrefix(const CollCall& c, bool exclusive) {
     }
     return b.finish();
 }
-}  // namespace
 
 Schedule prefixReduction(const CollCall& c, bool exclusive) {
     const auto& a = c.args;
     const std::shared_ptr<const hier::Plan> sel = hier::planOf(c);
-    if (!sel->stages.empty() && sel->stages[0].algo && sel->stages[0].algo->emitter == hier::Emitter::LeaderPrefix)
-        return leaderPrefix(c, exclusive);
-    if (!sel->stages.empty() && sel->stages[0].algo && sel->stages[0].algo->emitter == hier::Emitter::LeaderChain)
-        return leaderChain(c, exclusive);
-    if (!sel->stages.empty() && sel->stages[0].algo && sel->stages[0].algo->emitter == hier::Emitter::Linear)
-        return linearPrefix(c, exclusive);
+    if (auto built = builtByRow(c, *sel)) return std::move(*built);
     ScheduleBuilder b(exclusive ? "flat-recursive-doubling-exscan" : "flat-recursive-doubling-scan");
     const PulsePlan plan = PulsePlan::of(c, a.rcount);
     const RecursiveDoublingScan scan{exclusive};

@@ -9,4 +9,9 @@ namespace hieragg::recipes {
 
 Schedule prefixReduction(const CollCall& c, bool exclusive);
 
+// The rows' own compositions (Scan.cpp): leader_prefix, leader_chain, linear.
+Schedule leaderPrefix(const CollCall& c, bool exclusive);
+Schedule leaderChain(const CollCall& c, bool exclusive);
+Schedule linearPrefix(const CollCall& c, bool exclusive);
+
 }  // namespace hieragg::recipes

@@ -36,9 +36,7 @@ Schedule scatter(const CollCall& c) {
     const bool inPlace = isRoot && a.in_place;
     const size_t blockBytes = isRoot ? a.scount * c.stype.size : a.rcount * c.rtype.size;
     const std::shared_ptr<const hier::Plan> plan = hier::planOf(c);
-    if (plan->mode == hier::Plan::Mode::Whole && plan->stages[0].algo &&
-        plan->stages[0].algo->emitter == hier::Emitter::Direct)
-        return directScatter(c);
+    if (auto built = builtByRow(c, *plan)) return std::move(*built);
     dm::Levels lv(c);
     if (plan->mode == hier::Plan::Mode::Flat) lv.flat = true;
     ScheduleBuilder b(lv.flat ? "flat-knomial" : "hier-knomial");

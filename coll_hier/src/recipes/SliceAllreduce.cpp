@@ -26,8 +26,6 @@
 namespace hieragg::recipes {
 
 namespace {
-using hier::Emitter;
-
 // Channels of window slot w, 2 stages (512) apart so that kPulseWindow (8) slots stay
 // within the runtime's 4096 channels per call: a ring reduce-scatter (1 channel), the
 // butterfly (3), a ring allgather (a channel per step, wrapping at 256). The node's inner
@@ -69,18 +67,18 @@ Emitted butterfly(ScheduleBuilder& b, ButterflyAllreduce::Kind kind, const Group
 }
 
 struct Shape {
-    Emitter emitter;
+    SliceKind kind;
     Group whole;                 // flat rows
     Group inner, column;         // multi-leader: my outermost group, my slice's peers (me < 0: none)
     size_t slices = 1;           // S
     size_t factor = 1;           // segments per pulse
 };
 
-Shape shapeOf(const CollCall& c, Emitter e) {
+Shape shapeOf(const CollCall& c, SliceKind e) {
     Shape s;
-    s.emitter = e;
+    s.kind = e;
     s.whole = Group::whole(c.size, c.rank);
-    if (e == Emitter::MultiLeaderRing || e == Emitter::MultiLeaderRabenseifner) {
+    if (e == SliceKind::MultiLeaderRing || e == SliceKind::MultiLeaderRabenseifner) {
         const hier::Hierarchy& h = *c.hierarchy;
         const int top = h.levels() - 1;
         const int groups = h.groupCount(top);
@@ -95,22 +93,22 @@ Shape shapeOf(const CollCall& c, Emitter e) {
         }
         s.slices = S;
         s.factor = S;
-    } else if (e == Emitter::Ring) {
+    } else if (e == SliceKind::Ring) {
         s.factor = static_cast<size_t>(c.size);
-    } else if (e == Emitter::Rabenseifner) {
+    } else if (e == SliceKind::Rabenseifner) {
         s.factor = static_cast<size_t>(butterflyCore(c.size));
     }
     return s;
 }
 
 size_t scratchElements(const Shape& s, size_t pulse) {
-    switch (s.emitter) {
-    case Emitter::Ring: return VectorBlocks{pulse, s.factor}.largest();
-    case Emitter::Rabenseifner:
+    switch (s.kind) {
+    case SliceKind::Ring: return VectorBlocks{pulse, s.factor}.largest();
+    case SliceKind::Rabenseifner:
         return ButterflyAllreduce{ButterflyAllreduce::Kind::Rabenseifner}.scratchElements(s.whole.size(), pulse);
-    case Emitter::MultiLeaderRing: case Emitter::MultiLeaderRabenseifner: {
+    case SliceKind::MultiLeaderRing: case SliceKind::MultiLeaderRabenseifner: {
         const size_t slice = VectorBlocks{pulse, s.slices}.largest();
-        const size_t col = s.emitter == Emitter::MultiLeaderRing
+        const size_t col = s.kind == SliceKind::MultiLeaderRing
                                ? VectorBlocks{slice, static_cast<size_t>(std::max(1, s.column.size()))}.largest()
                                : ButterflyAllreduce{}.scratchElements(s.column.size(), slice);
         return std::max(slice, col);
@@ -121,18 +119,18 @@ size_t scratchElements(const Shape& s, size_t pulse) {
 
 Emitted emitPulse(ScheduleBuilder& b, const Shape& s, BufRef acc, size_t count, ptrdiff_t extent, BufRef scratch,
                   StepId after, const Stages& st) {
-    switch (s.emitter) {
-    case Emitter::Ring: return ringAllreduce(b, s.whole, acc, count, extent, scratch, after, st);
-    case Emitter::Rabenseifner:
+    switch (s.kind) {
+    case SliceKind::Ring: return ringAllreduce(b, s.whole, acc, count, extent, scratch, after, st);
+    case SliceKind::Rabenseifner:
         return butterfly(b, ButterflyAllreduce::Kind::Rabenseifner, s.whole, acc, count, extent, scratch, after, st);
-    case Emitter::MultiLeaderRing: case Emitter::MultiLeaderRabenseifner: {
+    case SliceKind::MultiLeaderRing: case SliceKind::MultiLeaderRabenseifner: {
         const VectorBlocks vb{count, s.slices};
         const std::vector<Block> blocks = blocksOf(acc, vb, s.inner.ranks.size(), extent);
         const Emitted rs = RingReduceScatter{}.emit(b, s.inner, blocks, scratch, after, st.innerRs);
         Emitted col{rs.ready, rs.ready};
         if (s.column.me >= 0 && s.column.size() > 1) {
             const Block& mine = blocks[s.inner.me];
-            col = s.emitter == Emitter::MultiLeaderRing
+            col = s.kind == SliceKind::MultiLeaderRing
                       ? ringAllreduce(b, s.column, mine.buf, mine.type.count, extent, scratch, rs.ready, st)
                       : butterfly(b, ButterflyAllreduce::Kind::Rabenseifner, s.column, mine.buf, mine.type.count,
                                   extent, scratch, rs.ready, st);
@@ -146,32 +144,21 @@ Emitted emitPulse(ScheduleBuilder& b, const Shape& s, BufRef acc, size_t count, 
     }
 }
 
-const char* nameOf(Emitter e) {
+const char* nameOf(SliceKind e) {
     switch (e) {
-    case Emitter::Ring: return "ring-reduce-scatter+ring-allgather";
-    case Emitter::Rabenseifner: return "rabenseifner";
-    case Emitter::MultiLeaderRing: return "multileader(ring-rs+ring+ring-ag)";
-    case Emitter::MultiLeaderRabenseifner: return "multileader(ring-rs+rabenseifner+ring-ag)";
+    case SliceKind::Ring: return "ring-reduce-scatter+ring-allgather";
+    case SliceKind::Rabenseifner: return "rabenseifner";
+    case SliceKind::MultiLeaderRing: return "multileader(ring-rs+ring+ring-ag)";
+    case SliceKind::MultiLeaderRabenseifner: return "multileader(ring-rs+rabenseifner+ring-ag)";
     default: return "recursive-doubling";
     }
 }
 }  // namespace
 
-bool slicesAllreduce(const hier::Plan& plan) {
-    if (plan.stages.size() != 1 || !plan.stages[0].algo) return false;
-    switch (plan.stages[0].algo->emitter) {
-    case Emitter::Ring: case Emitter::Rabenseifner: case Emitter::RecursiveDoubling:
-    case Emitter::MultiLeaderRing: case Emitter::MultiLeaderRabenseifner:
-        return true;
-    default:
-        return false;
-    }
-}
-
-Schedule sliceAllreduce(const CollCall& c, const hier::Plan& plan) {
+Schedule sliceAllreduce(const CollCall& c, SliceKind kind) {
     const auto& a = c.args;
-    const Shape s = shapeOf(c, plan.stages[0].algo->emitter);
-    ScheduleBuilder b(nameOf(s.emitter));
+    const Shape s = shapeOf(c, kind);
+    ScheduleBuilder b(nameOf(s.kind));
     const size_t count = a.rcount;
     if (count == 0) return b.finish();
     const ptrdiff_t ext = c.rtype.extent;

@@ -9,8 +9,9 @@
 
 namespace hieragg::recipes {
 
-// True if `plan` runs one of these compositions.
-bool slicesAllreduce(const hier::Plan& plan);
-Schedule sliceAllreduce(const CollCall& c, const hier::Plan& plan);
+// The compositions, one per row (the rows' builders pass theirs).
+enum class SliceKind { Ring, Rabenseifner, RecursiveDoubling, MultiLeaderRing, MultiLeaderRabenseifner };
+
+Schedule sliceAllreduce(const CollCall& c, SliceKind kind);
 
 }  // namespace hieragg::recipes

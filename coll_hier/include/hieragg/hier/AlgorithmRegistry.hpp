@@ -1,17 +1,21 @@
 // The algorithm set as data. Every entry (row) names one algorithm of one collective, the
 // levels of the decomposition it may serve, what the call must satisfy for it to be
-// correct, which knobs the cost model tunes for it, how the selection composes it and its
-// cost function. Each algorithm is one unit, coll_hier/src/algorithms/<family>/<name>.cpp,
+// correct, which knobs the cost model tunes for it, how the selection composes it, its
+// cost function and its builders (what the recipes call to run it). Each algorithm is one unit, coll_hier/src/algorithms/<family>/<name>.cpp,
 // holding its rows and its cost; coll_hier/src/algorithms/AlgorithmList.cpp lists the rows
 // in the order of the coll_hieragg_<coll>_algorithm enums (docs/architecture.md, "Adding
 // an algorithm"). The enums, the forced-algorithm check and the selection (Selection.hpp)
 // all read it.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "hieragg/CollCall.hpp"
+#include "hieragg/Group.hpp"
+#include "hieragg/Schedule.hpp"
+#include "hieragg/ScheduleBuilder.hpp"
 #include "hieragg/algorithms/MemberTree.hpp"
 
 namespace hieragg::hier {
@@ -28,7 +32,7 @@ enum Serves : unsigned {
 // What the call must satisfy (bit set); unmetNeed() says which one fails. Only properties
 // every rank of the call sees alike: MPI_IN_PLACE is per rank (the root alone, in rooted
 // collectives), so a need on it would let ranks choose differently and deadlock; in-place
-// support is each emitter's job instead.
+// support is each builder's job instead.
 enum Needs : unsigned {
     kNeedsIntracomm = 1u << 0,
     kNeedsCommutativeOp = 1u << 1,
@@ -49,33 +53,11 @@ enum Tunes : unsigned {
     kTunesWindow = 1u << 2,   // pulses in flight (reductions)
 };
 
-// The emitter family a recipe runs for an entry.
-enum class Emitter {
-    Tree,               // TreeBcast / OrderedTreeReduce / TreeGather / TreeScatter over `shape`
-    HierarchicalTree,   // one minimum-height k-nomial tree over the decomposition (SPEC 3.2 alg. 2-4)
-    FlatComposition,    // no decomposition: the model picks the tree for the whole communicator
-    Dissemination,      // barrier
-    Ring,               // allgather(v)
-    Pairwise,           // alltoall(v,w)
-    HierarchicalGatherRingBcast,  // allgather(v) over leaders
-    HierarchicalLeaders,          // alltoall through leaders
-    Linear,             // v-variants and neighborhood collectives; scan, exscan along the rank chain
-    RecursiveDoubling,  // scan, exscan; allreduce: butterfly exchanges of the whole vector
-    Rabenseifner,       // allreduce: recursive-halving reduce-scatter + recursive-doubling allgather
-    MultiLeaderRing,    // allreduce: reduce-scatter in the node, ring per slice between nodes, allgather
-    MultiLeaderRabenseifner,  // the same with Rabenseifner per slice between nodes
-    LeaderPrefix,       // scan, exscan: prefix in each group, exscan of the group totals between leaders
-    LeaderChain,        // scan, exscan: prefix in each group, the running prefix passed group to group
-                        // (last rank -> next group's first rank): every message goes to a higher rank
-    LeaderRing,         // allgather: leaders pass groups' blocks on a ring, broadcasting each into their group
-    Bruck,              // allgather: ceil(log2 n) steps for any n, rotated scratch
-    Fabric,             // the leader space as one offloaded collective (Transport::icollective)
-    SwitchTree,         // the minimum-cost type II switch tree, one proxy rank per kept switch (SwitchTree.hpp)
-    PipelinedTree,      // bcast/reduce: one tree over all levels (chain of leaders, k-nomial below)
-                        // run as a fragment pipeline (FragmentPipeline, PipelineTree.hpp)
-    MultiLeaderAllgather,  // allgather(v): member j of every node a column ring, pieces forwarded in the node
-    Direct,             // gather/scatter: every block straight between its rank and the root, all at once
-    RecursiveHalving,   // reduce_scatter(_block): halving rounds without a root, empty halves not sent
+// What the recipes, the chooser and the plan's description test of a row (bit set): the
+// properties of how it runs, never which algorithm it is.
+enum Traits : unsigned {
+    kTraitTree = 1u << 0,    // its stage runs a tree of the plan's shape and radix (the description shows them)
+    kTraitFabric = 1u << 1,  // its stage runs as one offloaded collective of the fabric (Transport::icollective)
 };
 
 // How the selection composes a row (Selection.cpp).
@@ -86,6 +68,22 @@ enum class Pricing : uint8_t {
     FlatMarker,  // no price of its own: forcing it runs the best flat plan of the Stage rows
     ForcedOnly,  // never the model's choice; forced, it is priced as its cost says (a whole tree)
 };
+
+struct Plan;         // Selection.hpp
+struct StageChoice;  // Selection.hpp
+
+// A row's builders, by the role a recipe gives it (null: the recipe's own composition runs
+// the row, e.g. the trees of a level-by-level plan).
+// The whole call: this rank's schedule, when the row is the plan's first stage or the
+// recipe's choice (rows that own the call: a composition of their own, flat or over the
+// decomposition); nullopt: not this call (e.g. in place), the recipe's own composition runs.
+using CallBuilder = std::optional<Schedule> (*)(const CollCall& call, const Plan& plan);
+// One space of a stage without data (barrier): synchronise group g after `after`, from
+// channel `channel` on; returns the step after which every member has entered.
+using SpaceBuilder = StepId (*)(ScheduleBuilder& b, const Group& g, StepId after, uint32_t channel);
+// The one tree of a whole-tree stage over every rank, rooted at `root` (WholeTree.hpp);
+// `name` (if given) receives what the schedule reports.
+using TreeBuilder = MemberTree (*)(const CollCall& call, const StageChoice& stage, int root, std::string* name);
 
 struct CostQuery;  // what a cost function sees of the call (coll_hier/src/algorithms/CostQuery.hpp)
 struct Estimate;   // what it returns
@@ -98,11 +96,14 @@ struct AlgorithmInfo {
     unsigned serves;    // Serves bits
     unsigned needs;     // Needs bits
     unsigned tunes;     // Tunes bits
-    Emitter emitter;
-    TreeShape::Kind shape;  // Emitter::Tree only
+    unsigned traits;    // Traits bits
+    TreeShape::Kind shape;  // kTraitTree rows only
     const char* summary;
     Pricing pricing = Pricing::Stage;
     CostFunction cost = nullptr;  // null: FlatMarker rows only
+    CallBuilder build = nullptr;
+    SpaceBuilder space = nullptr;
+    TreeBuilder tree = nullptr;
 };
 
 // "bcast", "allreduce", ... (the C ABI's hieragg_coll_name; "unknown" out of range).

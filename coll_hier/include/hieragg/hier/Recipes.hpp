@@ -2,8 +2,11 @@
 // rank's Schedule, composing flat algorithms over the spaces of the
 // decomposition (SPEC 3.1) or running one flat algorithm when there is none.
 #pragma once
+#include <optional>
+
 #include "hieragg/CollCall.hpp"
 #include "hieragg/Schedule.hpp"
+#include "hieragg/hier/Selection.hpp"
 
 namespace hieragg::recipes {
 
@@ -17,6 +20,10 @@ struct RecipeInfo {
 const RecipeInfo& recipeFor(hieragg_coll_kind kind);
 // Dispatch; throws std::runtime_error if the kind has no recipe.
 Schedule buildSchedule(const CollCall& call);
+
+// The schedule the plan's first row builds itself (AlgorithmInfo::build), or nullopt: the
+// recipe composes the plan's stages.
+std::optional<Schedule> builtByRow(const CollCall& call, const hier::Plan& plan);
 
 // True if the call should run over the decomposition rather than flat.
 bool useHierarchy(const CollCall& call);

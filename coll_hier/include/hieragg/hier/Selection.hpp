@@ -20,7 +20,7 @@ namespace hieragg::hier {
 
 struct StageChoice {
     const AlgorithmInfo* algo = nullptr;
-    TreeShape shape;           // Emitter::Tree / HierarchicalTree
+    TreeShape shape;           // kTraitTree rows (and whole trees): shape and radix
     size_t segmentBytes = 0;   // pipeline segment (chain chunk); 0 = whole message
     int members = 0;           // largest space of this stage
     int link = kLinkNode;      // LinkClass the stage's messages cross

@@ -21,10 +21,10 @@ constexpr unsigned kNeeds = kNeedsIntracomm | kNeedsDecomposition;
 constexpr const char* kSummary = "gather to leaders, ring among leaders, broadcast down";
 
 extern const AlgorithmInfo allgather_hierarchical = {HIERAGG_ALLGATHER, "hierarchical", kServesWhole, kNeeds,
-                                                     kTunesSegment, Emitter::HierarchicalGatherRingBcast, K::Knomial,
+                                                     kTunesSegment, 0, K::Knomial,
                                                      kSummary, Pricing::Alone, cost};
 extern const AlgorithmInfo allgatherv_hierarchical = {HIERAGG_ALLGATHERV, "hierarchical", kServesWhole, kNeeds,
-                                                      kTunesSegment, Emitter::HierarchicalGatherRingBcast,
+                                                      kTunesSegment, 0,
                                                       K::Knomial, kSummary, Pricing::Alone, cost};
 
 }  // namespace hieragg::hier::units

@@ -8,6 +8,9 @@
 #include "algorithms/Row.hpp"
 #include "model/ExchangeModel.hpp"
 #include "model/WhyText.hpp"
+#include "recipes/DataMovement.hpp"
+#include "recipes/GatheredBlocks.hpp"
+#include "recipes/LeaderRingAllgather.hpp"
 
 namespace hieragg::hier::units {
 
@@ -45,9 +48,19 @@ constexpr unsigned kNeeds = kNeedsIntracomm | kNeedsDecomposition;
 constexpr const char* kSummary =
     "blocks to the leader, leaders' ring of groups, each group broadcast as it arrives, no staging";
 
+// Over the decomposition only (else the recipe's flat ring runs).
+static std::optional<Schedule> build(const CollCall& c, const Plan&) {
+    if (recipes::dm::Levels(c).flat) return std::nullopt;
+    if (c.args.kind == HIERAGG_ALLGATHER && c.args.rcount * c.rtype.size == 0)
+        return ScheduleBuilder("leader-ring-allgather").finish();
+    const recipes::GatheredBlocks blocks{c};
+    return recipes::leaderRingAllgather(
+        c, [&](int r) { return blocks.of(r); }, blocks.mine(), [&](int x, int y) { return blocks.adjacent(x, y); });
+}
+
 extern const AlgorithmInfo allgather_leader_ring = {HIERAGG_ALLGATHER, "leader_ring", kServesWhole, kNeeds, 0,
-                                                    Emitter::LeaderRing, K::Knomial, kSummary, Pricing::Alone, cost};
+                                                    0, K::Knomial, kSummary, Pricing::Alone, cost, build};
 extern const AlgorithmInfo allgatherv_leader_ring = {HIERAGG_ALLGATHERV, "leader_ring", kServesWhole, kNeeds, 0,
-                                                     Emitter::LeaderRing, K::Knomial, kSummary, Pricing::Alone, cost};
+                                                     0, K::Knomial, kSummary, Pricing::Alone, cost, build};
 
 }  // namespace hieragg::hier::units

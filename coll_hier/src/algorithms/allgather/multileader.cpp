@@ -10,6 +10,8 @@
 #include "model/ExchangeModel.hpp"
 #include "model/WhyText.hpp"
 #include "recipes/MultiLeaderAllgather.hpp"
+#include "recipes/DataMovement.hpp"
+#include "recipes/GatheredBlocks.hpp"
 
 namespace hieragg::hier::units {
 
@@ -44,11 +46,20 @@ constexpr unsigned kNeeds = kNeedsIntracomm | kNeedsDecomposition | kNeedsEqualG
 constexpr const char* kSummary =
     "member j of every node a column ring between nodes, pieces forwarded into the node as they arrive";
 
+// Over the decomposition only (else the recipe's flat ring runs).
+static std::optional<Schedule> build(const CollCall& c, const Plan&) {
+    if (recipes::dm::Levels(c).flat) return std::nullopt;
+    if (c.args.kind == HIERAGG_ALLGATHER && c.args.rcount * c.rtype.size == 0)
+        return ScheduleBuilder("multileader-allgather").finish();
+    const recipes::GatheredBlocks blocks{c};
+    return recipes::multiLeaderAllgather(c, [&](int r) { return blocks.of(r); }, blocks.mine());
+}
+
 extern const AlgorithmInfo allgather_multileader = {HIERAGG_ALLGATHER, "multileader", kServesWhole, kNeeds,
-                                                    kTunesSegment, Emitter::MultiLeaderAllgather, K::Knomial,
-                                                    kSummary, Pricing::Alone, cost};
+                                                    kTunesSegment, 0, K::Knomial,
+                                                    kSummary, Pricing::Alone, cost, build};
 extern const AlgorithmInfo allgatherv_multileader = {HIERAGG_ALLGATHERV, "multileader", kServesWhole, kNeeds,
-                                                     kTunesSegment, Emitter::MultiLeaderAllgather, K::Knomial,
-                                                     kSummary, Pricing::Alone, cost};
+                                                     kTunesSegment, 0, K::Knomial,
+                                                     kSummary, Pricing::Alone, cost, build};
 
 }  // namespace hieragg::hier::units

@@ -5,6 +5,8 @@
 #include "algorithms/Row.hpp"
 #include "model/ExchangeModel.hpp"
 #include "model/WhyText.hpp"
+#include "hieragg/algorithms/RecursiveDoublingAllgather.hpp"
+#include "recipes/GatheredBlocks.hpp"
 
 namespace hieragg::hier::units {
 
@@ -14,9 +16,19 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
                   fmt("%.0f", std::ceil(std::log2(std::max(x.n, 1)))) + " rounds");
 }
 
+static std::optional<Schedule> build(const CollCall& c, const Plan&) {
+    const auto& a = c.args;
+    ScheduleBuilder b("flat-recursive-doubling");
+    if (a.rcount * c.rtype.size == 0) return b.finish();
+    const StepId own = recipes::GatheredBlocks{c}.placeMine(b);
+    RecursiveDoublingAllgather{}.emit(b, Group::whole(c.size, c.rank), {kRecvBuf, 0}, kRecvType, a.rcount,
+                                      static_cast<ptrdiff_t>(a.rcount) * c.rtype.extent, own, 0);
+    return b.finish();
+}
+
 extern const AlgorithmInfo allgather_recursive_doubling = {
     HIERAGG_ALLGATHER, "recursive_doubling", kServesFlat, kNeedsIntracomm | kNeedsPowerOfTwo, 0,
-    Emitter::RecursiveDoubling, K::Knomial, "log2 p exchanges of doubling ranges of blocks (power-of-two sizes)",
-    Pricing::Alone, cost};
+    0, K::Knomial, "log2 p exchanges of doubling ranges of blocks (power-of-two sizes)",
+    Pricing::Alone, cost, build};
 
 }  // namespace hieragg::hier::units

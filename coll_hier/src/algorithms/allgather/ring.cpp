@@ -18,9 +18,9 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     return priced(callEstimate(a, q), us, std::to_string(cross) + " ring hops per step leave the busiest node");
 }
 
-extern const AlgorithmInfo allgather_ring = {HIERAGG_ALLGATHER, "ring", kServesFlat, 0, 0, Emitter::Ring,
+extern const AlgorithmInfo allgather_ring = {HIERAGG_ALLGATHER, "ring", kServesFlat, 0, 0, 0,
                                              K::Knomial, "ring over the whole communicator", Pricing::Alone, cost};
-extern const AlgorithmInfo allgatherv_ring = {HIERAGG_ALLGATHERV, "ring", kServesFlat, 0, 0, Emitter::Ring,
+extern const AlgorithmInfo allgatherv_ring = {HIERAGG_ALLGATHERV, "ring", kServesFlat, 0, 0, 0,
                                               K::Knomial, "ring over the whole communicator", Pricing::Alone, cost};
 
 }  // namespace hieragg::hier::units

@@ -6,6 +6,7 @@
 #include "algorithms/Row.hpp"
 #include "model/SliceModel.hpp"
 #include "model/WhyText.hpp"
+#include "recipes/SliceAllreduce.hpp"
 
 namespace hieragg::hier::units {
 
@@ -26,14 +27,21 @@ static Estimate ringCost(const AlgorithmInfo& a, const CostQuery& q) { return sl
 static Estimate rabenseifnerCost(const AlgorithmInfo& a, const CostQuery& q) { return slices(a, q, false); }
 constexpr unsigned kNeeds = kNeedsIntracomm | kNeedsDecomposition | kNeedsCommutativeOp;
 
+static std::optional<Schedule> buildMultiLeaderRing(const CollCall& c, const Plan&) {
+    return recipes::sliceAllreduce(c, recipes::SliceKind::MultiLeaderRing);
+}
+static std::optional<Schedule> buildMultiLeaderRabenseifner(const CollCall& c, const Plan&) {
+    return recipes::sliceAllreduce(c, recipes::SliceKind::MultiLeaderRabenseifner);
+}
+
 extern const AlgorithmInfo allreduce_multileader_ring = {
-    HIERAGG_ALLREDUCE, "multileader_ring", kServesWhole, kNeeds, kTunesSegment, Emitter::MultiLeaderRing, K::Knomial,
+    HIERAGG_ALLREDUCE, "multileader_ring", kServesWhole, kNeeds, kTunesSegment, 0, K::Knomial,
     "reduce-scatter in each node, ring allreduce of slice j among every node's member j, allgather", Pricing::Alone,
-    ringCost};
+    ringCost, buildMultiLeaderRing};
 extern const AlgorithmInfo allreduce_multileader_rabenseifner = {
     HIERAGG_ALLREDUCE, "multileader_rabenseifner", kServesWhole, kNeeds, kTunesSegment,
-    Emitter::MultiLeaderRabenseifner, K::Knomial,
+    0, K::Knomial,
     "reduce-scatter in each node, Rabenseifner allreduce of each slice between nodes, allgather", Pricing::Alone,
-    rabenseifnerCost};
+    rabenseifnerCost, buildMultiLeaderRabenseifner};
 
 }  // namespace hieragg::hier::units

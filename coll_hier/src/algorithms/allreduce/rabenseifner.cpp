@@ -5,6 +5,7 @@
 #include "algorithms/Row.hpp"
 #include "model/SliceModel.hpp"
 #include "hieragg/algorithms/ButterflyAllreduce.hpp"
+#include "recipes/SliceAllreduce.hpp"
 
 namespace hieragg::hier::units {
 
@@ -17,9 +18,13 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     return e;
 }
 
+static std::optional<Schedule> build(const CollCall& c, const Plan&) {
+    return recipes::sliceAllreduce(c, recipes::SliceKind::Rabenseifner);
+}
+
 extern const AlgorithmInfo allreduce_rabenseifner = {
     HIERAGG_ALLREDUCE, "rabenseifner", kServesFlat, kNeedsIntracomm | kNeedsCommutativeOp, kTunesSegment,
-    Emitter::Rabenseifner, K::Knomial, "recursive-halving reduce-scatter + recursive-doubling allgather",
-    Pricing::Alone, cost};
+    0, K::Knomial, "recursive-halving reduce-scatter + recursive-doubling allgather",
+    Pricing::Alone, cost, build};
 
 }  // namespace hieragg::hier::units

@@ -2,6 +2,7 @@
 // (short vectors).
 #include "algorithms/Row.hpp"
 #include "model/SliceModel.hpp"
+#include "recipes/SliceAllreduce.hpp"
 
 namespace hieragg::hier::units {
 
@@ -13,9 +14,13 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     return e;
 }
 
+static std::optional<Schedule> build(const CollCall& c, const Plan&) {
+    return recipes::sliceAllreduce(c, recipes::SliceKind::RecursiveDoubling);
+}
+
 extern const AlgorithmInfo allreduce_recursive_doubling = {
     HIERAGG_ALLREDUCE, "recursive_doubling", kServesFlat, kNeedsIntracomm | kNeedsCommutativeOp, kTunesSegment,
-    Emitter::RecursiveDoubling, K::Knomial, "log2 p exchanges of the whole vector (short vectors)", Pricing::Alone,
-    cost};
+    0, K::Knomial, "log2 p exchanges of the whole vector (short vectors)", Pricing::Alone,
+    cost, build};
 
 }  // namespace hieragg::hier::units

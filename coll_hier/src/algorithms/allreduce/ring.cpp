@@ -4,6 +4,7 @@
 
 #include "algorithms/Row.hpp"
 #include "model/SliceModel.hpp"
+#include "recipes/SliceAllreduce.hpp"
 
 namespace hieragg::hier::units {
 
@@ -15,8 +16,12 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     return e;
 }
 
+static std::optional<Schedule> build(const CollCall& c, const Plan&) {
+    return recipes::sliceAllreduce(c, recipes::SliceKind::Ring);
+}
+
 extern const AlgorithmInfo allreduce_ring = {
-    HIERAGG_ALLREDUCE, "ring", kServesFlat, kNeedsIntracomm | kNeedsCommutativeOp, kTunesSegment, Emitter::Ring,
-    K::Knomial, "ring reduce-scatter + ring allgather over the whole communicator", Pricing::Alone, cost};
+    HIERAGG_ALLREDUCE, "ring", kServesFlat, kNeedsIntracomm | kNeedsCommutativeOp, kTunesSegment, 0,
+    K::Knomial, "ring reduce-scatter + ring allgather over the whole communicator", Pricing::Alone, cost, build};
 
 }  // namespace hieragg::hier::units

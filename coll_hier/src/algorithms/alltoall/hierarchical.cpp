@@ -22,7 +22,7 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
 
 extern const AlgorithmInfo alltoall_hierarchical = {
     HIERAGG_ALLTOALL, "hierarchical", kServesWhole, kNeedsIntracomm | kNeedsDecomposition, 0,
-    Emitter::HierarchicalLeaders, K::Knomial, "blocks travel through the leaders: one message per pair of subspaces",
+    0, K::Knomial, "blocks travel through the leaders: one message per pair of subspaces",
     Pricing::Alone, cost};
 
 }  // namespace hieragg::hier::units

@@ -21,11 +21,11 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
 }
 constexpr const char* kSummary = "n-1 pairwise exchange steps";
 
-extern const AlgorithmInfo alltoall_pairwise = {HIERAGG_ALLTOALL, "pairwise", kServesFlat, 0, 0, Emitter::Pairwise,
+extern const AlgorithmInfo alltoall_pairwise = {HIERAGG_ALLTOALL, "pairwise", kServesFlat, 0, 0, 0,
                                                 K::Knomial, kSummary, Pricing::Alone, cost};
 extern const AlgorithmInfo alltoallv_pairwise = {HIERAGG_ALLTOALLV, "pairwise", kServesFlat, 0, 0,
-                                                 Emitter::Pairwise, K::Knomial, kSummary, Pricing::Stage, unpriced};
+                                                 0, K::Knomial, kSummary, Pricing::Stage, unpriced};
 extern const AlgorithmInfo alltoallw_pairwise = {HIERAGG_ALLTOALLW, "pairwise", kServesFlat, 0, 0,
-                                                 Emitter::Pairwise, K::Knomial, kSummary, Pricing::Stage, unpriced};
+                                                 0, K::Knomial, kSummary, Pricing::Stage, unpriced};
 
 }  // namespace hieragg::hier::units

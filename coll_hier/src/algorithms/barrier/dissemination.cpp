@@ -5,6 +5,7 @@
 
 #include "algorithms/Row.hpp"
 #include "model/WhyText.hpp"
+#include "hieragg/algorithms/DisseminationBarrier.hpp"
 
 namespace hieragg::hier::units {
 
@@ -19,8 +20,13 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     return e;
 }
 
+// Its barrier over one space: the dissemination rounds.
+static StepId space(ScheduleBuilder& b, const Group& g, StepId after, uint32_t channel) {
+    return DisseminationBarrier{}.emit(b, g, after, channel);
+}
+
 extern const AlgorithmInfo barrier_dissemination = {
-    HIERAGG_BARRIER, "dissemination", kServesFlat | kServesLeaders, 0, 0, Emitter::Dissemination, K::Knomial,
-    "dissemination rounds (flat, or among the leaders after the subspaces' fan-in)", Pricing::Stage, cost};
+    HIERAGG_BARRIER, "dissemination", kServesFlat | kServesLeaders, 0, 0, 0, K::Knomial,
+    "dissemination rounds (flat, or among the leaders after the subspaces' fan-in)", Pricing::Stage, cost, nullptr, space};
 
 }  // namespace hieragg::hier::units

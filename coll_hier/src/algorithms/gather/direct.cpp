@@ -6,6 +6,7 @@
 #include "algorithms/Row.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
 #include "model/WhyText.hpp"
+#include "recipes/DirectRooted.hpp"
 
 namespace hieragg::hier::units {
 
@@ -37,13 +38,16 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     return estimateOf(predictDirect(a, q.call, q.load, q.params, q.links));
 }
 
+static std::optional<Schedule> buildGather(const CollCall& c, const Plan&) { return recipes::directGather(c); }
+static std::optional<Schedule> buildScatter(const CollCall& c, const Plan&) { return recipes::directScatter(c); }
+
 extern const AlgorithmInfo gather_direct = {
-    HIERAGG_GATHER, "direct", kServesWhole, kNeedsIntracomm | kNeedsDecomposition, 0, Emitter::Direct, K::Knomial,
+    HIERAGG_GATHER, "direct", kServesWhole, kNeedsIntracomm | kNeedsDecomposition, 0, 0, K::Knomial,
     "every rank's block straight into the root's rbuf, all at once: no store-and-forward (large blocks)",
-    Pricing::WholeTree, cost};
+    Pricing::WholeTree, cost, buildGather};
 extern const AlgorithmInfo scatter_direct = {
-    HIERAGG_SCATTER, "direct", kServesWhole, kNeedsIntracomm | kNeedsDecomposition, 0, Emitter::Direct, K::Knomial,
+    HIERAGG_SCATTER, "direct", kServesWhole, kNeedsIntracomm | kNeedsDecomposition, 0, 0, K::Knomial,
     "the root sends every rank its block straight from sbuf, remote nodes first: no store-and-forward",
-    Pricing::WholeTree, cost};
+    Pricing::WholeTree, cost, buildScatter};
 
 }  // namespace hieragg::hier::units

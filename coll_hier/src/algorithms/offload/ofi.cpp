@@ -38,13 +38,13 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) { return prefer
 constexpr unsigned kNeeds = kNeedsIntracomm | kNeedsDecomposition | kNeedsOffload;
 
 extern const AlgorithmInfo bcast_ofi = {
-    HIERAGG_BCAST, "ofi", kServesLeaders, kNeeds, 0, Emitter::Fabric, K::Knomial,
+    HIERAGG_BCAST, "ofi", kServesLeaders, kNeeds, 0, kTraitFabric, K::Knomial,
     "the leader space as one fi_broadcast on the group joined at setup (docs/offload.md)", Pricing::Stage, cost};
-extern const AlgorithmInfo barrier_ofi = {HIERAGG_BARRIER, "ofi", kServesLeaders, kNeeds, 0, Emitter::Fabric,
+extern const AlgorithmInfo barrier_ofi = {HIERAGG_BARRIER, "ofi", kServesLeaders, kNeeds, 0, kTraitFabric,
                                           K::Knomial, "the leader space as one fi_barrier on the group joined at setup",
                                           Pricing::Stage, cost};
 extern const AlgorithmInfo allreduce_ofi = {
-    HIERAGG_ALLREDUCE, "ofi", kServesLeaders, kNeeds | kNeedsCommutativeOp, kTunesSegment, Emitter::Fabric,
+    HIERAGG_ALLREDUCE, "ofi", kServesLeaders, kNeeds | kNeedsCommutativeOp, kTunesSegment, kTraitFabric,
     K::Knomial, "reduce to the leaders, fi_allreduce among them per pulse, broadcast down (predefined ops)",
     Pricing::Stage, cost};
 

@@ -37,7 +37,7 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) { return prefer
 
 extern const AlgorithmInfo bcast_ofi_triggered_chain = {
     HIERAGG_BCAST, "ofi_triggered_chain", kServesLeaders, kNeedsIntracomm | kNeedsDecomposition | kNeedsTriggered,
-    kTunesSegment, Emitter::Fabric, K::Chain,
+    kTunesSegment, kTraitFabric, K::Chain,
     "pipelined chain over the leaders whose relays forward by FI_TRIGGER sends fired by receive counters",
     Pricing::Stage, cost};
 

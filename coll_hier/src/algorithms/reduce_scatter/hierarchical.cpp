@@ -7,6 +7,9 @@
 #include "algorithms/Row.hpp"
 #include "model/SliceModel.hpp"
 #include "recipes/ReductionPulses.hpp"
+#include "recipes/LeaderRingReduceScatter.hpp"
+#include "recipes/ReduceScatterPulses.hpp"
+#include "hieragg/hier/Recipes.hpp"
 
 namespace hieragg::hier::units {
 
@@ -48,12 +51,19 @@ constexpr unsigned kNeeds = kNeedsIntracomm | kNeedsDecomposition | kNeedsCommut
 constexpr const char* kSummary =
     "reduce to each node's leader, ring reduce-scatter of node blocks between leaders, scatter in the node";
 
+// Over the decomposition only; else reduce + scatter runs.
+static std::optional<Schedule> build(const CollCall& c, const Plan&) {
+    if (!recipes::useHierarchy(c)) return std::nullopt;
+    const recipes::ResultBlocks x = recipes::resultBlocksOf(c);
+    return recipes::leaderRingReduceScatter(c, x.counts, x.displs);
+}
+
 extern const AlgorithmInfo reduce_scatter_hierarchical = {HIERAGG_REDUCE_SCATTER, "hierarchical", kServesWhole,
-                                                          kNeeds, kTunesSegment, Emitter::LeaderRing, K::Knomial,
-                                                          kSummary, Pricing::Alone, cost};
+                                                          kNeeds, kTunesSegment, 0, K::Knomial,
+                                                          kSummary, Pricing::Alone, cost, build};
 extern const AlgorithmInfo reduce_scatter_block_hierarchical = {HIERAGG_REDUCE_SCATTER_BLOCK, "hierarchical",
                                                                 kServesWhole, kNeeds, kTunesSegment,
-                                                                Emitter::LeaderRing, K::Knomial, kSummary,
-                                                                Pricing::Alone, cost};
+                                                                0, K::Knomial, kSummary,
+                                                                Pricing::Alone, cost, build};
 
 }  // namespace hieragg::hier::units

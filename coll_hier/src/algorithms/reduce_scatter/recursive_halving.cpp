@@ -6,6 +6,7 @@
 #include "algorithms/Row.hpp"
 #include "model/SliceModel.hpp"
 #include "hieragg/algorithms/ButterflyAllreduce.hpp"
+#include "recipes/ReduceScatterPulses.hpp"
 
 namespace hieragg::hier::units {
 
@@ -39,11 +40,16 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
 constexpr unsigned kNeeds = kNeedsIntracomm | kNeedsCommutativeOp;
 constexpr const char* kSummary = "log2 p halving rounds without a root, empty halves not sent (short vectors)";
 
+static std::optional<Schedule> build(const CollCall& c, const Plan&) {
+    const recipes::ResultBlocks x = recipes::resultBlocksOf(c);
+    return recipes::halvingReduceScatter(c, x.counts, x.displs, x.total);
+}
+
 extern const AlgorithmInfo reduce_scatter_recursive_halving = {HIERAGG_REDUCE_SCATTER, "recursive_halving",
-                                                               kServesFlat, kNeeds, 0, Emitter::RecursiveHalving,
-                                                               K::Knomial, kSummary, Pricing::Alone, cost};
+                                                               kServesFlat, kNeeds, 0, 0,
+                                                               K::Knomial, kSummary, Pricing::Alone, cost, build};
 extern const AlgorithmInfo reduce_scatter_block_recursive_halving = {
-    HIERAGG_REDUCE_SCATTER_BLOCK, "recursive_halving", kServesFlat, kNeeds, 0, Emitter::RecursiveHalving, K::Knomial,
-    kSummary, Pricing::Alone, cost};
+    HIERAGG_REDUCE_SCATTER_BLOCK, "recursive_halving", kServesFlat, kNeeds, 0, 0, K::Knomial,
+    kSummary, Pricing::Alone, cost, build};
 
 }  // namespace hieragg::hier::units

@@ -9,6 +9,7 @@
 #include "model/SharedCoresModel.hpp"
 #include "model/WhyText.hpp"
 #include "recipes/ReductionPulses.hpp"
+#include "recipes/ReduceScatterPulses.hpp"
 
 namespace hieragg::hier::units {
 
@@ -34,10 +35,18 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
 constexpr unsigned kNeeds = kNeedsIntracomm | kNeedsCommutativeOp;
 constexpr const char* kSummary = "ring reduce-scatter without a root: each block's partial travels the ring once";
 
+// In place (every rank alike) reduce + scatter runs: the owner's output overlaps inputs
+// the ring still has to send.
+static std::optional<Schedule> build(const CollCall& c, const Plan&) {
+    if (c.args.in_place) return std::nullopt;
+    const recipes::ResultBlocks x = recipes::resultBlocksOf(c);
+    return recipes::ringReduceScatter(c, x.counts, x.displs);
+}
+
 extern const AlgorithmInfo reduce_scatter_ring = {HIERAGG_REDUCE_SCATTER, "ring", kServesFlat, kNeeds, kTunesSegment,
-                                                  Emitter::Ring, K::Knomial, kSummary, Pricing::Alone, cost};
+                                                  0, K::Knomial, kSummary, Pricing::Alone, cost, build};
 extern const AlgorithmInfo reduce_scatter_block_ring = {HIERAGG_REDUCE_SCATTER_BLOCK, "ring", kServesFlat, kNeeds,
-                                                        kTunesSegment, Emitter::Ring, K::Knomial, kSummary,
-                                                        Pricing::Alone, cost};
+                                                        kTunesSegment, 0, K::Knomial, kSummary,
+                                                        Pricing::Alone, cost, build};
 
 }  // namespace hieragg::hier::units

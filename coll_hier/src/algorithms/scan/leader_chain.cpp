@@ -5,6 +5,7 @@
 
 #include "algorithms/Row.hpp"
 #include "model/PrefixModel.hpp"
+#include "recipes/ScanPulses.hpp"
 
 namespace hieragg::hier::units {
 
@@ -28,13 +29,17 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
 }
 constexpr unsigned kNeeds = kNeedsIntracomm | kNeedsDecomposition | kNeedsContiguousRanks;
 
+static std::optional<Schedule> build(const CollCall& c, const Plan&) {
+    return recipes::leaderChain(c, c.args.kind == HIERAGG_EXSCAN);
+}
+
 extern const AlgorithmInfo scan_leader_chain = {
-    HIERAGG_SCAN, "leader_chain", kServesWhole, kNeeds, 0, Emitter::LeaderChain, K::Knomial,
+    HIERAGG_SCAN, "leader_chain", kServesWhole, kNeeds, 0, 0, K::Knomial,
     "scan in each node, the running prefix passed from node to node in rank order (back-to-back calls overlap)",
-    Pricing::Alone, cost};
+    Pricing::Alone, cost, build};
 extern const AlgorithmInfo exscan_leader_chain = {
-    HIERAGG_EXSCAN, "leader_chain", kServesWhole, kNeeds, 0, Emitter::LeaderChain, K::Knomial,
+    HIERAGG_EXSCAN, "leader_chain", kServesWhole, kNeeds, 0, 0, K::Knomial,
     "exscan in each node, the running prefix passed from node to node in rank order (back-to-back calls overlap)",
-    Pricing::Alone, cost};
+    Pricing::Alone, cost, build};
 
 }  // namespace hieragg::hier::units

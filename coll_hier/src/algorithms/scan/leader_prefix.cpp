@@ -5,6 +5,7 @@
 
 #include "algorithms/Row.hpp"
 #include "model/PrefixModel.hpp"
+#include "recipes/ScanPulses.hpp"
 
 namespace hieragg::hier::units {
 
@@ -16,15 +17,19 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
                       x.lm * prefixRoundUs(in, S, false) + S * in.gamma_us_per_byte;
     return priced(streamEstimate(a, q), us, std::to_string(x.G) + " groups of up to " + std::to_string(x.M));
 }
+static std::optional<Schedule> build(const CollCall& c, const Plan&) {
+    return recipes::leaderPrefix(c, c.args.kind == HIERAGG_EXSCAN);
+}
+
 extern const AlgorithmInfo scan_leader_prefix = {
     HIERAGG_SCAN, "leader_prefix", kServesWhole, kNeedsIntracomm | kNeedsDecomposition | kNeedsContiguousRanks, 0,
-    Emitter::LeaderPrefix, K::Knomial,
+    0, K::Knomial,
     "scan in each node, exscan of the node totals between the last ranks, finished in each node (rank order)",
-    Pricing::Alone, cost};
+    Pricing::Alone, cost, build};
 extern const AlgorithmInfo exscan_leader_prefix = {
     HIERAGG_EXSCAN, "leader_prefix", kServesWhole, kNeedsIntracomm | kNeedsDecomposition | kNeedsContiguousRanks, 0,
-    Emitter::LeaderPrefix, K::Knomial,
+    0, K::Knomial,
     "exscan in each node, exscan of the node totals between the last ranks, finished in each node (rank order)",
-    Pricing::Alone, cost};
+    Pricing::Alone, cost, build};
 
 }  // namespace hieragg::hier::units

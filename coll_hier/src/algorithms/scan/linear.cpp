@@ -10,6 +10,7 @@
 #include "hieragg/hier/CollectiveFacts.hpp"
 #include "model/SharedCoresModel.hpp"
 #include "model/WhyText.hpp"
+#include "recipes/ScanPulses.hpp"
 
 namespace hieragg::hier::units {
 
@@ -42,9 +43,13 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
 constexpr const char* kSummary =
     "prefix passed along the rank chain: each rank combines and forwards the vector once (long vectors)";
 
-extern const AlgorithmInfo scan_linear = {HIERAGG_SCAN, "linear", kServesFlat, 0, 0, Emitter::Linear, K::Chain,
-                                          kSummary, Pricing::Alone, cost};
-extern const AlgorithmInfo exscan_linear = {HIERAGG_EXSCAN, "linear", kServesFlat, 0, 0, Emitter::Linear, K::Chain,
-                                            kSummary, Pricing::Alone, cost};
+static std::optional<Schedule> build(const CollCall& c, const Plan&) {
+    return recipes::linearPrefix(c, c.args.kind == HIERAGG_EXSCAN);
+}
+
+extern const AlgorithmInfo scan_linear = {HIERAGG_SCAN, "linear", kServesFlat, 0, 0, 0, K::Chain,
+                                          kSummary, Pricing::Alone, cost, build};
+extern const AlgorithmInfo exscan_linear = {HIERAGG_EXSCAN, "linear", kServesFlat, 0, 0, 0, K::Chain,
+                                            kSummary, Pricing::Alone, cost, build};
 
 }  // namespace hieragg::hier::units

@@ -26,10 +26,10 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
 }
 
 extern const AlgorithmInfo scan_recursive_doubling = {HIERAGG_SCAN, "recursive_doubling", kServesFlat, 0, 0,
-                                                      Emitter::RecursiveDoubling, K::Knomial,
+                                                      0, K::Knomial,
                                                       "recursive doubling in rank order", Pricing::Alone, cost};
 extern const AlgorithmInfo exscan_recursive_doubling = {HIERAGG_EXSCAN, "recursive_doubling", kServesFlat, 0, 0,
-                                                        Emitter::RecursiveDoubling, K::Knomial,
+                                                        0, K::Knomial,
                                                         "recursive doubling in rank order", Pricing::Alone, cost};
 
 }  // namespace hieragg::hier::units

@@ -55,15 +55,15 @@ constexpr Pricing P = Pricing::Stage;
 constexpr const char* kReduction = "pipelined chain per space: pulses stream down the rank order";
 
 extern const AlgorithmInfo bcast_chain = {HIERAGG_BCAST, "chain", kAny, kNeedsIntracomm, kTunesSegment,
-                                          Emitter::Tree, K::Chain,
+                                          kTraitTree, K::Chain,
                                           "pipelined chain per space, chunk from SPEC 3.5's formula", P, cost};
-extern const AlgorithmInfo reduce_chain = {HIERAGG_REDUCE, "chain", kAny, 0, kPulsed, Emitter::Tree, K::Chain,
+extern const AlgorithmInfo reduce_chain = {HIERAGG_REDUCE, "chain", kAny, 0, kPulsed, kTraitTree, K::Chain,
                                            kReduction, P, cost};
-extern const AlgorithmInfo allreduce_chain = {HIERAGG_ALLREDUCE, "chain", kAny, 0, kPulsed, Emitter::Tree,
+extern const AlgorithmInfo allreduce_chain = {HIERAGG_ALLREDUCE, "chain", kAny, 0, kPulsed, kTraitTree,
                                               K::Chain, kReduction, P, cost};
 extern const AlgorithmInfo reduce_scatter_chain = {HIERAGG_REDUCE_SCATTER, "chain", kAny, 0, kPulsed,
-                                                   Emitter::Tree, K::Chain, kReduction, P, cost};
+                                                   kTraitTree, K::Chain, kReduction, P, cost};
 extern const AlgorithmInfo reduce_scatter_block_chain = {HIERAGG_REDUCE_SCATTER_BLOCK, "chain", kAny, 0, kPulsed,
-                                                         Emitter::Tree, K::Chain, kReduction, P, cost};
+                                                         kTraitTree, K::Chain, kReduction, P, cost};
 
 }  // namespace hieragg::hier::units

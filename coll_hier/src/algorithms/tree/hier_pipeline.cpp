@@ -65,15 +65,25 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
 constexpr Pricing P = Pricing::WholeTree;
 constexpr unsigned kNeeds = kNeedsIntracomm | kNeedsDecomposition;
 
+static std::optional<Schedule> buildBcast(const CollCall& c, const Plan& p) {
+    return recipes::pipelinedBcast(c, p.stages[0]);
+}
+static std::optional<Schedule> buildReduce(const CollCall& c, const Plan& p) {
+    return recipes::pipelinedReduce(c, p.stages[0]);
+}
+static std::optional<Schedule> buildAllreduce(const CollCall& c, const Plan& p) {
+    return recipes::pipelinedAllreduce(c, p.stages[0]);
+}
+
 extern const AlgorithmInfo bcast_hier_pipeline = {
-    HIERAGG_BCAST, "hier_pipeline", kServesWhole, kNeeds, kTree, Emitter::PipelinedTree, K::Knomial,
-    "fragments stream down one tree over all levels: leaders in a chain, k-nomial below each leader", P, cost};
+    HIERAGG_BCAST, "hier_pipeline", kServesWhole, kNeeds, kTree, kTraitTree, K::Knomial,
+    "fragments stream down one tree over all levels: leaders in a chain, k-nomial below each leader", P, cost, buildBcast};
 extern const AlgorithmInfo reduce_hier_pipeline = {
-    HIERAGG_REDUCE, "hier_pipeline", kServesWhole, kNeeds | kNeedsCommutativeOp, kTree, Emitter::PipelinedTree,
-    K::Knomial, "fragments stream up one tree over all levels: k-nomial to each leader, leaders in a chain", P, cost};
+    HIERAGG_REDUCE, "hier_pipeline", kServesWhole, kNeeds | kNeedsCommutativeOp, kTree, kTraitTree,
+    K::Knomial, "fragments stream up one tree over all levels: k-nomial to each leader, leaders in a chain", P, cost, buildReduce};
 extern const AlgorithmInfo allreduce_hier_pipeline = {
-    HIERAGG_ALLREDUCE, "hier_pipeline", kServesWhole, kNeeds | kNeedsCommutativeOp, kTree, Emitter::PipelinedTree,
+    HIERAGG_ALLREDUCE, "hier_pipeline", kServesWhole, kNeeds | kNeedsCommutativeOp, kTree, kTraitTree,
     K::Knomial, "fragments reduced up one tree over all levels (leaders in a chain) and broadcast back down it", P,
-    cost};
+    cost, buildAllreduce};
 
 }  // namespace hieragg::hier::units

@@ -28,15 +28,15 @@ constexpr Pricing P = Pricing::Stage;
 constexpr const char* kReduction = "k-ary tree per space (breadth-first numbering: not in rank order)";
 constexpr unsigned kNeeds = kNeedsCommutativeOp;
 
-extern const AlgorithmInfo bcast_kary = {HIERAGG_BCAST, "kary", kAny, 0, kTree, Emitter::Tree, K::Kary,
+extern const AlgorithmInfo bcast_kary = {HIERAGG_BCAST, "kary", kAny, 0, kTree, kTraitTree, K::Kary,
                                          "k-ary tree per space", P, cost};
-extern const AlgorithmInfo reduce_kary = {HIERAGG_REDUCE, "kary", kAny, kNeeds, kPulsed, Emitter::Tree, K::Kary,
+extern const AlgorithmInfo reduce_kary = {HIERAGG_REDUCE, "kary", kAny, kNeeds, kPulsed, kTraitTree, K::Kary,
                                           kReduction, P, cost};
-extern const AlgorithmInfo allreduce_kary = {HIERAGG_ALLREDUCE, "kary", kAny, kNeeds, kPulsed, Emitter::Tree,
+extern const AlgorithmInfo allreduce_kary = {HIERAGG_ALLREDUCE, "kary", kAny, kNeeds, kPulsed, kTraitTree,
                                              K::Kary, kReduction, P, cost};
 extern const AlgorithmInfo reduce_scatter_kary = {HIERAGG_REDUCE_SCATTER, "kary", kAny, kNeeds, kPulsed,
-                                                  Emitter::Tree, K::Kary, kReduction, P, cost};
+                                                  kTraitTree, K::Kary, kReduction, P, cost};
 extern const AlgorithmInfo reduce_scatter_block_kary = {HIERAGG_REDUCE_SCATTER_BLOCK, "kary", kAny, kNeeds, kPulsed,
-                                                        Emitter::Tree, K::Kary, kReduction, P, cost};
+                                                        kTraitTree, K::Kary, kReduction, P, cost};
 
 }  // namespace hieragg::hier::units

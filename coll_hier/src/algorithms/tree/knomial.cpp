@@ -33,25 +33,25 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
 constexpr Pricing P = Pricing::Stage;
 constexpr const char* kReduction = "k-nomial tree per space, k from the model; rank order for non-commutative ops";
 
-extern const AlgorithmInfo bcast_knomial = {HIERAGG_BCAST, "knomial", kAny, 0, kTree, Emitter::Tree, K::Knomial,
+extern const AlgorithmInfo bcast_knomial = {HIERAGG_BCAST, "knomial", kAny, 0, kTree, kTraitTree, K::Knomial,
                                             "k-nomial tree per space, k from the model", P, cost};
-extern const AlgorithmInfo gather_knomial = {HIERAGG_GATHER, "knomial", kAny, 0, kTunesRadix, Emitter::Tree,
+extern const AlgorithmInfo gather_knomial = {HIERAGG_GATHER, "knomial", kAny, 0, kTunesRadix, kTraitTree,
                                              K::Knomial,
                                              "k-nomial tree per space; leaders forward their subspace's blocks in "
                                              "one message",
                                              P, cost};
-extern const AlgorithmInfo scatter_knomial = {HIERAGG_SCATTER, "knomial", kAny, 0, kTunesRadix, Emitter::Tree,
+extern const AlgorithmInfo scatter_knomial = {HIERAGG_SCATTER, "knomial", kAny, 0, kTunesRadix, kTraitTree,
                                               K::Knomial, "k-nomial tree per space, the mirror of gather", P, cost};
-extern const AlgorithmInfo barrier_knomial = {HIERAGG_BARRIER, "knomial", kAny, 0, kTunesRadix, Emitter::Tree,
+extern const AlgorithmInfo barrier_knomial = {HIERAGG_BARRIER, "knomial", kAny, 0, kTunesRadix, kTraitTree,
                                               K::Knomial, "fan-in up a k-nomial tree, release down the same tree",
                                               P, cost};
-extern const AlgorithmInfo reduce_knomial = {HIERAGG_REDUCE, "knomial", kAny, 0, kPulsed, Emitter::Tree,
+extern const AlgorithmInfo reduce_knomial = {HIERAGG_REDUCE, "knomial", kAny, 0, kPulsed, kTraitTree,
                                              K::Knomial, kReduction, P, cost};
-extern const AlgorithmInfo allreduce_knomial = {HIERAGG_ALLREDUCE, "knomial", kAny, 0, kPulsed, Emitter::Tree,
+extern const AlgorithmInfo allreduce_knomial = {HIERAGG_ALLREDUCE, "knomial", kAny, 0, kPulsed, kTraitTree,
                                                 K::Knomial, kReduction, P, cost};
 extern const AlgorithmInfo reduce_scatter_knomial = {HIERAGG_REDUCE_SCATTER, "knomial", kAny, 0, kPulsed,
-                                                     Emitter::Tree, K::Knomial, kReduction, P, cost};
+                                                     kTraitTree, K::Knomial, kReduction, P, cost};
 extern const AlgorithmInfo reduce_scatter_block_knomial = {HIERAGG_REDUCE_SCATTER_BLOCK, "knomial", kAny, 0,
-                                                           kPulsed, Emitter::Tree, K::Knomial, kReduction, P, cost};
+                                                           kPulsed, kTraitTree, K::Knomial, kReduction, P, cost};
 
 }  // namespace hieragg::hier::units

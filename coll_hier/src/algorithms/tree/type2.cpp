@@ -4,6 +4,7 @@
 #include <string>
 
 #include "algorithms/Row.hpp"
+#include "hieragg/hier/WholeTree.hpp"
 #include "hieragg/hier/CollectiveFacts.hpp"
 #include "hieragg/hier/SwitchTree.hpp"
 #include "model/TreeModel.hpp"
@@ -36,17 +37,26 @@ static StageChoice predictSwitchTree(const AlgorithmInfo& a, const CollCall& c, 
 static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     return estimateOf(predictSwitchTree(a, q.call, q.load, q.params, q.links, q.note));
 }
+// Its tree: the plan chose it because it was allocated, and the same inputs allocate it
+// again; if not, the hierarchical k-nomial tree.
+static MemberTree tree(const CollCall& c, const StageChoice& s, int root, std::string* name) {
+    const SwitchTree st = allocateSwitchTree(*c.hierarchy, linksOf(c), c.switchEntries, c.switchDegree);
+    if (!st.allocated) return knomialWholeTree(c, s, root, name);
+    if (name) *name = "type2(" + st.label() + ")";
+    return MemberTree::of(st.rankTree(c.size, root));
+}
+
 constexpr Pricing P = Pricing::WholeTree;
 constexpr unsigned kNeeds = kNeedsIntracomm | kNeedsDecomposition | kNeedsSwitchLevels;
 constexpr const char* kSummary =
     "minimum-cost type II switch tree (topology: levels), one proxy rank aggregating per kept switch";
 
-extern const AlgorithmInfo bcast_type2 = {HIERAGG_BCAST, "type2", kServesWhole, kNeeds, 0, Emitter::SwitchTree,
-                                          K::Knomial, kSummary, P, cost};
+extern const AlgorithmInfo bcast_type2 = {HIERAGG_BCAST, "type2", kServesWhole, kNeeds, 0, 0,
+                                          K::Knomial, kSummary, P, cost, nullptr, nullptr, tree};
 extern const AlgorithmInfo reduce_type2 = {HIERAGG_REDUCE, "type2", kServesWhole, kNeeds | kNeedsCommutativeOp, 0,
-                                           Emitter::SwitchTree, K::Knomial, kSummary, P, cost};
+                                           0, K::Knomial, kSummary, P, cost, nullptr, nullptr, tree};
 extern const AlgorithmInfo allreduce_type2 = {HIERAGG_ALLREDUCE, "type2", kServesWhole,
-                                              kNeeds | kNeedsCommutativeOp, 0, Emitter::SwitchTree, K::Knomial,
-                                              kSummary, P, cost};
+                                              kNeeds | kNeedsCommutativeOp, 0, 0, K::Knomial,
+                                              kSummary, P, cost, nullptr, nullptr, tree};
 
 }  // namespace hieragg::hier::units

@@ -10,19 +10,19 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     return estimateOf(model::minimumHeightTree(a, q.call, q.load, q.params, q.links));
 }
 constexpr Pricing P = Pricing::ForcedOnly;
-constexpr Emitter E = Emitter::HierarchicalLeaders;
+constexpr unsigned T = 0;
 constexpr unsigned kNeeds = kNeedsIntracomm | kNeedsDecomposition;
 constexpr const char* kPairs = "size rows to the leaders first, then one message per pair of groups (TwoStage.hpp)";
 
 extern const AlgorithmInfo gatherv_hierarchical = {
-    HIERAGG_GATHERV, "hierarchical", kServesWhole, kNeeds, 0, E, K::Knomial,
+    HIERAGG_GATHERV, "hierarchical", kServesWhole, kNeeds, 0, T, K::Knomial,
     "sizes to the leaders first, then one message per group to the root (TwoStage.hpp)", P, cost};
 extern const AlgorithmInfo scatterv_hierarchical = {
-    HIERAGG_SCATTERV, "hierarchical", kServesWhole, kNeeds, 0, E, K::Knomial,
+    HIERAGG_SCATTERV, "hierarchical", kServesWhole, kNeeds, 0, T, K::Knomial,
     "sizes to the leaders first, then one message per group from the root (TwoStage.hpp)", P, cost};
-extern const AlgorithmInfo alltoallv_hierarchical = {HIERAGG_ALLTOALLV, "hierarchical", kServesWhole, kNeeds, 0, E,
+extern const AlgorithmInfo alltoallv_hierarchical = {HIERAGG_ALLTOALLV, "hierarchical", kServesWhole, kNeeds, 0, T,
                                                      K::Knomial, kPairs, P, cost};
-extern const AlgorithmInfo alltoallw_hierarchical = {HIERAGG_ALLTOALLW, "hierarchical", kServesWhole, kNeeds, 0, E,
+extern const AlgorithmInfo alltoallw_hierarchical = {HIERAGG_ALLTOALLW, "hierarchical", kServesWhole, kNeeds, 0, T,
                                                      K::Knomial, kPairs, P, cost};
 
 }  // namespace hieragg::hier::units
