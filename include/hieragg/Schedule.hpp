@@ -80,6 +80,11 @@ struct FragmentPipeline {
     std::vector<uint8_t> slotRing;      // [buffer slot], missing = 0
     bool active() const { return end > begin; }
     size_t templateSize() const { return static_cast<size_t>(end - begin); }
+    // `total` elements cut into fragments of `perFragment` (the last one shorter), at most
+    // `window` in flight; no strides yet.
+    static FragmentPipeline of(size_t total, size_t perFragment, size_t window);
+    // Fragment f shifts buffers of `slot` by f * stride bytes, or (ring) (f mod window) * stride.
+    void setStride(uint32_t slot, ptrdiff_t stride, bool ring);
 };
 
 struct Schedule {
