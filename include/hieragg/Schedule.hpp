@@ -71,6 +71,8 @@ struct TempBuffer {
 // template steps of the same fragment; a later step that depends on a template step
 // waits for that step in every fragment. Fragment f starts once fragments < f-window+1
 // are all done, so no two fragments in flight on a rank share a ring slot or a channel.
+// A schedule may hold several templates, one after another (a per-level broadcast
+// pipelines each level with its own segment); each talks on its own stage's channels.
 struct FragmentPipeline {
     StepId begin = 0, end = 0;  // empty: no pipeline
     size_t fragments = 0;
@@ -100,7 +102,7 @@ struct Schedule {
     // runtime numbers calls per pair from these (docs/architecture.md, "Messages and tags").
     std::vector<int> peers, localPeers;
     std::string algorithm;              // for verbose output and tests
-    FragmentPipeline pipeline;          // steps run once per fragment (see above)
+    std::vector<FragmentPipeline> pipelines;  // steps run once per fragment (see above), in order
 
     // Steps a Task runs (template steps count once per fragment).
     size_t executedSteps() const;

@@ -38,8 +38,9 @@ void FragmentPipeline::setStride(uint32_t slot, ptrdiff_t stride, bool ring) {
 }
 
 size_t Schedule::executedSteps() const {
-    if (!pipeline.active()) return steps.size();
-    return steps.size() - pipeline.templateSize() + pipeline.templateSize() * pipeline.fragments;
+    size_t n = steps.size();
+    for (const FragmentPipeline& p : pipelines) n += p.templateSize() * p.fragments - p.templateSize();
+    return n;
 }
 
 }  // namespace hieragg
