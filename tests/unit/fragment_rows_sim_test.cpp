@@ -1,5 +1,5 @@
 // Every row whose segments or pulses run as fragment templates (Schedule.hpp,
-// FragmentPipeline): bcast, reduce and allreduce, each registry row forced (auto too),
+// FragmentPipeline): bcast, reduce, allreduce, scan and exscan, each registry row forced,
 // over a flat, a one-level and a two-level decomposition. The results equal closed forms
 // of the inputs, computed here from the formulas that made them, at a size of several
 // fragments with a short last one; and each rank's schedule holds as many steps at
@@ -24,6 +24,8 @@ int64_t input(int r, size_t i) { return static_cast<int64_t>(i) + kRankScale * r
 int64_t sumOfInputs(int p, size_t i) {
     return static_cast<int64_t>(p) * static_cast<int64_t>(i) + kRankScale * p * (p - 1) / 2;
 }
+// The sum over ranks 0..k-1 (a prefix: scan gives rank r the one of k = r + 1, exscan k = r).
+int64_t sumOfFirst(int k, size_t i) { return sumOfInputs(k, i); }
 // The broadcast root's element i.
 int64_t rootValue(size_t i) { return 5 * static_cast<int64_t>(i) + 1; }
 
@@ -90,8 +92,12 @@ void checkRow(hieragg_coll_kind kind, int forced, bool segmented) {
         ASSERT_TRUE(res.ok) << what << ": " << res.error;
         for (int r = 0; r < p; ++r) {
             if (kind == HIERAGG_REDUCE && r != p - 1) continue;  // only the root receives
+            if (kind == HIERAGG_EXSCAN && r == 0) continue;       // undefined on rank 0
             for (size_t i = 0; i < kSmallCount; ++i) {
-                const int64_t expect = kind == HIERAGG_BCAST ? rootValue(i) : sumOfInputs(p, i);
+                const int64_t expect = kind == HIERAGG_BCAST    ? rootValue(i)
+                                       : kind == HIERAGG_SCAN   ? sumOfFirst(r + 1, i)
+                                       : kind == HIERAGG_EXSCAN ? sumOfFirst(r, i)
+                                                                : sumOfInputs(p, i);
                 ASSERT_EQ(out[r][i], expect) << what << " rank " << r << " element " << i << " ran "
                                              << res.algorithms[r];
             }
@@ -134,15 +140,24 @@ void checkEveryRow(hieragg_coll_kind kind) {
 
 TEST(FragmentRows, BcastRowsAreBoundedAndExact) { checkEveryRow(HIERAGG_BCAST); }
 TEST(FragmentRows, ReduceRowsAreBoundedAndExact) { checkEveryRow(HIERAGG_REDUCE); }
-TEST(FragmentRows, AllreduceTreeRowsAreBoundedAndExact) {
-    // The slice rows (ring, rabenseifner, recursive doubling, multi-leader) still unroll their
-    // pulses (docs/recipes-reductions.md): only the reduce + bcast rows are checked here.
-    const auto& rows = hier::algorithmsOf(HIERAGG_ALLREDUCE);
-    for (const std::string row : {"knomial", "flat", "kary", "chain", "hier_knomial", "type2", "hier_pipeline"}) {
+void checkNamedRows(hieragg_coll_kind kind, std::initializer_list<const char*> names) {
+    const auto& rows = hier::algorithmsOf(kind);
+    for (const std::string row : names) {
         int value = 0;
         for (size_t i = 0; i < rows.size(); ++i)
             if (rows[i]->name == row) value = static_cast<int>(i) + 1;
-        ASSERT_NE(value, 0) << row << " is no allreduce row";
-        checkRow(HIERAGG_ALLREDUCE, value, true);
+        ASSERT_NE(value, 0) << row << " is no " << hier::collectiveName(kind) << " row";
+        checkRow(kind, value, true);
     }
+}
+
+TEST(FragmentRows, AllreduceTreeRowsAreBoundedAndExact) {
+    // The slice rows (ring, rabenseifner, recursive doubling, multi-leader) still unroll their
+    // pulses (docs/recipes-reductions.md): only the reduce + bcast rows are checked here.
+    checkNamedRows(HIERAGG_ALLREDUCE, {"knomial", "flat", "kary", "chain", "hier_knomial", "type2", "hier_pipeline"});
+}
+TEST(FragmentRows, ScanRowsAreBoundedAndExact) {
+    // The leader rows (leader_prefix, leader_chain) still unroll their pulses.
+    checkNamedRows(HIERAGG_SCAN, {"recursive_doubling", "linear"});
+    checkNamedRows(HIERAGG_EXSCAN, {"recursive_doubling", "linear"});
 }
