@@ -71,6 +71,8 @@ struct TempBuffer {
 // template steps of the same fragment; a later step that depends on a template step
 // waits for that step in every fragment. Fragment f starts once fragments < f-window+1
 // are all done, so no two fragments in flight on a rank share a ring slot or a channel.
+// A schedule may hold several templates, one after another (a per-level broadcast
+// pipelines each level with its own segment); each talks on its own stage's channels.
 struct FragmentPipeline {
     StepId begin = 0, end = 0;  // empty: no pipeline
     size_t fragments = 0;
@@ -80,6 +82,11 @@ struct FragmentPipeline {
     std::vector<uint8_t> slotRing;      // [buffer slot], missing = 0
     bool active() const { return end > begin; }
     size_t templateSize() const { return static_cast<size_t>(end - begin); }
+    // `total` elements cut into fragments of `perFragment` (the last one shorter), at most
+    // `window` in flight; no strides yet.
+    static FragmentPipeline of(size_t total, size_t perFragment, size_t window);
+    // Fragment f shifts buffers of `slot` by f * stride bytes, or (ring) (f mod window) * stride.
+    void setStride(uint32_t slot, ptrdiff_t stride, bool ring);
 };
 
 struct Schedule {
@@ -95,7 +102,7 @@ struct Schedule {
     // runtime numbers calls per pair from these (docs/architecture.md, "Messages and tags").
     std::vector<int> peers, localPeers;
     std::string algorithm;              // for verbose output and tests
-    FragmentPipeline pipeline;          // steps run once per fragment (see above)
+    std::vector<FragmentPipeline> pipelines;  // steps run once per fragment (see above), in order
 
     // Steps a Task runs (template steps count once per fragment).
     size_t executedSteps() const;

@@ -43,7 +43,7 @@ public:
 
     // Steps added between beginFragment() and endFragment() are a fragment template
     // (Schedule.hpp, FragmentPipeline): `p` gives fragments, window, strides and the last
-    // fragment's count; its begin/end are filled here. One pipeline per schedule.
+    // fragment's count; its begin/end are filled here. Templates follow one another.
     void beginFragment();
     void endFragment(FragmentPipeline p);
 

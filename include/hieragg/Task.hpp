@@ -67,12 +67,18 @@ public:
 
 private:
     // Identifies one execution of a step: a schedule step, or (>= steps.size()) step i of
-    // fragment f of the pipeline, steps.size() + f * templateSize + i.
+    // fragment f of pipeline k, FragmentRun::base of k + f * templateSize + i.
     using RunId = int64_t;
+    // The fragment pipelines (TaskFragments.cpp).
     Step stepAt(RunId id) const;  // the step as it runs (fragment offsets, channel, count)
     StepKind kindOf(RunId id) const;
-    void startFragments();
-    void finishPipeline();
+    int pipelineOf(StepId step) const;   // the template holding a schedule step, -1: none
+    size_t runPipeline(RunId id) const;  // the pipeline of a fragment's step (id >= steps.size())
+    void openPipelines();                // start(): count each template's edges, open the free ones
+    void startFragments(size_t k);
+    void finishPipeline(size_t k);
+    void release(StepId d);              // one dependency of schedule step d is met
+    void completeFragmentStep(RunId id);
     char* address(const BufRef& b) const;
     void* typeOf(const TypeRef& t) const { return bind_.types[t.type]; }
     int fire(RunId id);
@@ -113,14 +119,18 @@ private:
     size_t activeCursor_ = 0; // where the rotating part of the next sweep starts
     size_t completed_ = 0;
     size_t totalSteps_ = 0;            // executions the schedule needs (Schedule::executedSteps)
-    // The fragment pipeline: unmet in-template dependencies per [window slot][template step],
-    // template steps left per slot, slots finished out of order.
-    std::vector<uint32_t> fragPending_, intraDeps_;
-    std::vector<size_t> fragLeft_;
-    std::vector<uint8_t> fragDone_;
-    size_t gatePending_ = 0;           // earlier steps the template still waits for (edges)
-    bool pipelineOpen_ = false;
-    size_t nextFragment_ = 0, donePrefix_ = 0;
+    // One per fragment pipeline: its first RunId, unmet in-template dependencies per
+    // [window slot][template step], in-template dependencies per template step, template
+    // steps left per slot, slots finished out of order, edges from earlier steps not met
+    // yet, fragments started, fragments done in order.
+    struct FragmentRun {
+        RunId base = 0;
+        std::vector<uint32_t> pending, intraDeps;
+        std::vector<size_t> left;
+        std::vector<uint8_t> done;
+        size_t gatePending = 0, next = 0, donePrefix = 0;
+    };
+    std::vector<FragmentRun> frags_;
     size_t fabricFired_ = 0;
     void* sizedType_ = nullptr;
     size_t sizedTypeBytes_ = 0;

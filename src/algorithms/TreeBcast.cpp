@@ -15,20 +15,22 @@ Emitted TreeBcast::emit(ScheduleBuilder& b, const Group& g, BufRef buf, TypeRef 
     size_t seg = segmentCount == 0 || segmentCount >= total ? (total ? total : 1) : segmentCount;
     seg = std::max(seg, (total + kMaxSegments - 1) / kMaxSegments);
     const size_t nseg = total == 0 ? 1 : (total + seg - 1) / seg;
-    Deps allReady, allDone;
-    for (size_t s = 0; s < nseg; ++s) {
-        const size_t first = s * seg;
-        const TypeRef t{type.type, total == 0 ? 0 : std::min(seg, total - first)};
-        const BufRef part = buf.at(static_cast<ptrdiff_t>(first) * extent);
-        const uint32_t ch = nseg > 1 ? segmentChannel(channel, s) : channel;
-        StepId have = after;
-        if (parent >= 0) have = b.recv(g.ranks[parent], part, t, gate, ch);
-        allReady.add(have);
-        allDone.add(have);
-        // Largest virtual subtree first: the deepest paths start earliest.
-        for (size_t i = kids.size(); i-- > 0;) allDone.add(b.send(g.ranks[kids[i]], part, t, have, ch));
+    // Several segments: segment 0's steps are a fragment template the Task runs once per
+    // segment (Schedule.hpp), all of them in flight at once as they would be unrolled.
+    if (nseg > 1) b.beginFragment();
+    const TypeRef t{type.type, std::min(seg, total)};
+    StepId have = after;
+    if (parent >= 0) have = b.recv(g.ranks[parent], buf, t, gate, channel);
+    Deps allDone{have};
+    // Largest virtual subtree first: the deepest paths start earliest.
+    for (size_t i = kids.size(); i-- > 0;) allDone.add(b.send(g.ranks[kids[i]], buf, t, have, channel));
+    const StepId done = b.join(allDone);
+    if (nseg > 1) {
+        FragmentPipeline p = FragmentPipeline::of(total, seg, nseg);
+        p.setStride(buf.slot, static_cast<ptrdiff_t>(seg) * extent, false);
+        b.endFragment(std::move(p));
     }
-    return {b.join(allReady), b.join(allDone)};
+    return {have, done};
 }
 
 double TreeBcast::optimalChainSegmentBytes(double m, int n, double ts, double bw) {

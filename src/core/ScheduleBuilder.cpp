@@ -90,8 +90,7 @@ StepId ScheduleBuilder::join(const Deps& deps) {
 }
 
 void ScheduleBuilder::beginFragment() {
-    if (sched_.pipeline.active() || fragmentBegin_ != kNoStep)
-        throw std::logic_error("one fragment pipeline per schedule");
+    if (fragmentBegin_ != kNoStep) throw std::logic_error("fragment templates do not nest");
     fragmentBegin_ = static_cast<StepId>(sched_.steps.size());
 }
 
@@ -111,7 +110,8 @@ void ScheduleBuilder::endFragment(FragmentPipeline p) {
             if (top > sched_.channels) sched_.channels = top;
         }
     }
-    sched_.pipeline = std::move(p);
+    if (p.end == p.begin) return;  // nothing to repeat
+    sched_.pipelines.push_back(std::move(p));
 }
 
 BufRef ScheduleBuilder::temp(size_t bytes, ptrdiff_t bias) {

@@ -68,13 +68,7 @@ void Task::reset(std::shared_ptr<const Schedule> schedule, Transport& transport)
     active_.clear();
     activeHead_ = activeHoles_ = activeCursor_ = 0;
     completed_ = totalSteps_ = 0;
-    fragPending_.clear();
-    intraDeps_.clear();
-    fragLeft_.clear();
-    fragDone_.clear();
-    gatePending_ = 0;
-    pipelineOpen_ = false;
-    nextFragment_ = donePrefix_ = 0;
+    frags_.clear();
     fabricFired_ = 0;
     finished_ = false;
     draining_ = false;
@@ -84,7 +78,7 @@ void Task::reset(std::shared_ptr<const Schedule> schedule, Transport& transport)
 size_t Task::retainedBytes() const {
     // The vectors that grow with the schedule (the others hold a few entries per slot or peer).
     return arenaBytes_ + pending_.capacity() * sizeof(uint32_t) + ready_.capacity() * sizeof(RunId) +
-           active_.capacity() * sizeof(active_[0]) + fragPending_.capacity() * sizeof(uint32_t) +
+           active_.capacity() * sizeof(active_[0]) + frags_.capacity() * sizeof(FragmentRun) +
            bind_.types.capacity() * sizeof(void*) + origins_.capacity() * sizeof(char*) +
            (bind_.peerTagBase.capacity() + bind_.localPeerTagBase.capacity()) * sizeof(int);
 }
@@ -128,65 +122,6 @@ void Task::abandonActive(const std::pair<RunId, void*>& a) {
         tr_->abandon(a.second);
 }
 
-StepKind Task::kindOf(RunId id) const {
-    const Schedule& s = *sched_;
-    const auto n = static_cast<RunId>(s.steps.size());
-    if (id < n) return s.steps[static_cast<size_t>(id)].kind;
-    const auto t = static_cast<RunId>(s.pipeline.templateSize());
-    return s.steps[static_cast<size_t>(s.pipeline.begin + (id - n) % t)].kind;
-}
-
-Step Task::stepAt(RunId id) const {
-    const Schedule& s = *sched_;
-    const auto n = static_cast<RunId>(s.steps.size());
-    if (id < n) return s.steps[static_cast<size_t>(id)];
-    const FragmentPipeline& p = s.pipeline;
-    const auto t = static_cast<RunId>(p.templateSize());
-    const auto f = static_cast<size_t>((id - n) / t);
-    Step st = s.steps[static_cast<size_t>(p.begin + (id - n) % t)];
-    auto shift = [&](BufRef& b) {
-        if (b.slot >= p.slotStride.size()) return;
-        const bool ring = b.slot < p.slotRing.size() && p.slotRing[b.slot];
-        b.offset += static_cast<ptrdiff_t>(ring ? f % p.window : f) * p.slotStride[b.slot];
-    };
-    shift(st.src);
-    shift(st.dst);
-    if (st.kind == StepKind::Send || st.kind == StepKind::Recv) st.channel = segmentChannel(st.channel, f);
-    if (f + 1 == p.fragments) {
-        if (st.srcType.count) st.srcType.count = p.lastCount;
-        if (st.dstType.count) st.dstType.count = p.lastCount;
-    }
-    return st;
-}
-
-// Starts every fragment the window admits (fragments below donePrefix_ are all done).
-void Task::startFragments() {
-    const Schedule& s = *sched_;
-    const FragmentPipeline& p = s.pipeline;
-    const size_t t = p.templateSize();
-    while (nextFragment_ < p.fragments && nextFragment_ < donePrefix_ + p.window) {
-        const size_t f = nextFragment_++;
-        const size_t slot = f % p.window;
-        fragLeft_[slot] = t;
-        fragDone_[slot] = 0;
-        for (size_t i = 0; i < t; ++i) {
-            fragPending_[slot * t + i] = intraDeps_[i];
-            if (intraDeps_[i] == 0) ready_.push_back(static_cast<RunId>(s.steps.size() + f * t + i));
-        }
-    }
-}
-
-// Every fragment is done: steps after the template that wait for it may run.
-void Task::finishPipeline() {
-    const Schedule& s = *sched_;
-    const FragmentPipeline& p = s.pipeline;
-    for (StepId j = p.begin; j < p.end; ++j)
-        for (uint32_t k = s.dependentBegin[j]; k < s.dependentBegin[j + 1]; ++k) {
-            const StepId d = s.dependents[k];
-            if (d >= p.end && --pending_[d] == 0) ready_.push_back(d);
-        }
-}
-
 char* Task::address(const BufRef& b) const {
     return origins_[b.slot] + b.offset;
 }
@@ -208,8 +143,6 @@ int Task::start() {
         heldTempBytes_ = s.tempBytes();
         bind_.observer->tempsHeld(static_cast<long long>(heldTempBytes_));
     }
-    const FragmentPipeline& p = s.pipeline;
-    const bool piped = p.active();
     pending_.resize(s.steps.size());  // reset() emptied it: every entry is set below
     ready_.reserve(s.steps.size());
     // One allocation instead of a doubling series while the first messages are posted.
@@ -217,30 +150,10 @@ int Task::start() {
     for (size_t i = 0; i < s.steps.size(); ++i) {
         const auto id = static_cast<StepId>(i);
         pending_[i] = s.steps[i].depCount;
-        if (piped && id >= p.begin && id < p.end) continue;  // run per fragment
-        if (pending_[i] == 0) ready_.push_back(id);
+        if (pending_[i] == 0 && pipelineOf(id) < 0) ready_.push_back(id);  // templates run per fragment
     }
     totalSteps_ = s.executedSteps();
-    if (piped) {
-        const size_t t = p.templateSize();
-        intraDeps_.assign(t, 0);
-        for (size_t i = 0; i < t; ++i) {
-            const Step& st = s.steps[p.begin + i];
-            for (uint32_t j = 0; j < st.depCount; ++j) {
-                if (s.deps[st.depBegin + j] >= p.begin)
-                    ++intraDeps_[i];
-                else
-                    ++gatePending_;
-            }
-        }
-        fragPending_.assign(p.window * t, 0);
-        fragLeft_.assign(p.window, 0);
-        fragDone_.assign(p.window, 0);
-        if (gatePending_ == 0) {
-            pipelineOpen_ = true;
-            startFragments();
-        }
-    }
+    openPipelines();
     if (totalSteps_ == 0) finished_ = true;
     progress();
     // Failed while messages it posted still move data: the error comes with the
@@ -337,45 +250,9 @@ int Task::fireStep(const Step& st, RunId id) {
 void Task::complete(RunId id) {
     ++completed_;
     const Schedule& s = *sched_;
-    const FragmentPipeline& p = s.pipeline;
-    const auto n = static_cast<RunId>(s.steps.size());
-    if (id < n) {
-        const bool piped = p.active();
-        const uint32_t end = s.dependentBegin[id + 1];
-        for (uint32_t j = s.dependentBegin[id]; j < end; ++j) {
-            const StepId d = s.dependents[j];
-            if (piped && d >= p.begin && d < p.end) {
-                // An edge into the template: the pipeline opens when the last one is met.
-                if (--gatePending_ == 0) {
-                    pipelineOpen_ = true;
-                    startFragments();
-                }
-            } else if (--pending_[d] == 0) {
-                ready_.push_back(d);
-            }
-        }
-        return;
-    }
-    const size_t t = p.templateSize();
-    const auto f = static_cast<size_t>((id - n) / static_cast<RunId>(t));
-    const auto i = static_cast<StepId>((id - n) % static_cast<RunId>(t));
-    const size_t slot = f % p.window;
-    const StepId step = p.begin + i;
-    for (uint32_t j = s.dependentBegin[step]; j < s.dependentBegin[step + 1]; ++j) {
-        const StepId d = s.dependents[j];
-        if (d < p.end && --fragPending_[slot * t + static_cast<size_t>(d - p.begin)] == 0)
-            ready_.push_back(n + static_cast<RunId>(f * t) + (d - p.begin));
-    }
-    if (--fragLeft_[slot] != 0) return;
-    fragDone_[slot] = 1;
-    while (donePrefix_ < nextFragment_ && fragDone_[donePrefix_ % p.window]) {
-        fragDone_[donePrefix_ % p.window] = 0;
-        ++donePrefix_;
-    }
-    if (donePrefix_ == p.fragments)
-        finishPipeline();
-    else
-        startFragments();
+    if (id >= static_cast<RunId>(s.steps.size())) return completeFragmentStep(id);
+    const uint32_t end = s.dependentBegin[id + 1];
+    for (uint32_t j = s.dependentBegin[id]; j < end; ++j) release(s.dependents[j]);
 }
 
 void Task::fail(int err) {

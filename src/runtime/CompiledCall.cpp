@@ -27,7 +27,7 @@ bool CompiledCall::compile(std::shared_ptr<const Schedule> s, const hieragg_dtyp
         return false;
     };
     if (!s) return decline("no schedule");
-    if (s->pipeline.active()) return decline("a fragment template");
+    if (!s->pipelines.empty()) return decline("a fragment template");
     if (s->steps.size() > kMaxActions) return decline("more steps than a compiled call holds");
     if (s->peers.size() > kMaxActions || !s->localPeers.empty()) return decline("too many peers or a local group");
     size_t at = 0;

@@ -6,9 +6,10 @@ namespace hieragg {
 
 size_t scheduleMemoryBytes(const Schedule& s) {
     auto held = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
-    return sizeof s + held(s.steps) + held(s.deps) + held(s.dependentBegin) + held(s.dependents) + held(s.temps) +
-           held(s.peers) + held(s.localPeers) + s.algorithm.capacity() + held(s.pipeline.slotStride) +
-           held(s.pipeline.slotRing);
+    size_t bytes = sizeof s + held(s.steps) + held(s.deps) + held(s.dependentBegin) + held(s.dependents) +
+                   held(s.temps) + held(s.peers) + held(s.localPeers) + s.algorithm.capacity() + held(s.pipelines);
+    for (const FragmentPipeline& p : s.pipelines) bytes += held(p.slotStride) + held(p.slotRing);
+    return bytes;
 }
 
 const CachedSchedule* ScheduleCache::find(const std::string& key, const CollCall& call) {

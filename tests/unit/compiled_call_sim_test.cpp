@@ -245,7 +245,7 @@ TEST(CompiledCallSim, DeclinesWhatItDoesNotRunExactly) {
         CollCall c = callFor(b.kind, 1, p, &h, b.count, 0, buf, net);
         c.segmentBytes = b.segment;
         auto s = std::make_shared<const Schedule>(recipes::buildSchedule(c));
-        const bool expectDecline = s->pipeline.active() || s->steps.size() > CompiledCall::kMaxActions ||
+        const bool expectDecline = !s->pipelines.empty() || s->steps.size() > CompiledCall::kMaxActions ||
                                    s->tempBytes() > CompiledCall::kArenaBytes / 2;
         if (!expectDecline) continue;  // this recipe needs nothing the compiler refuses
         CompiledCall cc;

@@ -1,7 +1,8 @@
 // The executor's fragment templates (Schedule.hpp, FragmentPipeline) on hand-built
 // schedules: a step before the template opens it, a ring temporary holds `window`
 // fragments, the last fragment is shorter, a step after the template waits for every
-// fragment, and more fragments than channels reuse them in order.
+// fragment, more fragments than channels reuse them in order, and two templates with
+// their own segments run one after the other.
 #include <gtest/gtest.h>
 
 #include <numeric>
@@ -99,4 +100,52 @@ TEST(FragmentPipeline, BuilderRefusesBadTemplates) {
     p.fragments = 2;
     p.window = 300;  // more in flight than a stage has channels
     EXPECT_THROW(b.endFragment(p), std::logic_error);
+}
+
+// Two templates in one schedule, one after the other, with their own segments: rank 0
+// sends its rbuf in 64-byte fragments, then its sbuf in 7-byte fragments (the second
+// template waits for every fragment of the first); rank 1 receives them in the same order.
+TEST(FragmentPipeline, TwoTemplatesInOrder) {
+    const size_t bytesA = 1000, segA = 64, bytesB = 300, segB = 7;
+    const size_t fragsA = (bytesA + segA - 1) / segA, fragsB = (bytesB + segB - 1) / segB;
+    std::vector<unsigned char> a0(bytesA), b0(bytesB), a1(bytesA, 0), b1(bytesB, 0);
+    for (size_t i = 0; i < bytesA; ++i) a0[i] = static_cast<unsigned char>(i * 5 + 1);
+    for (size_t i = 0; i < bytesB; ++i) b0[i] = static_cast<unsigned char>(i * 11 + 2);
+    sim::SimNetwork net(2);
+    std::vector<CollCall> calls(2);
+    for (int r = 0; r < 2; ++r) {
+        calls[r] = baseCall(HIERAGG_BCAST, r, 2, nullptr);
+        calls[r].args.sbuf = r == 0 ? b0.data() : b1.data();
+        calls[r].args.rbuf = r == 0 ? a0.data() : a1.data();
+    }
+    auto pipelineOf = [](size_t bytes, size_t seg, uint32_t slot) {
+        FragmentPipeline p = FragmentPipeline::of(bytes, seg, 4);
+        p.setStride(slot, static_cast<ptrdiff_t>(seg), false);
+        return p;
+    };
+    auto build = [&](const CollCall& c) {
+        ScheduleBuilder b("two templates");
+        const int peer = 1 - c.rank;
+        auto move = [&](BufRef at, size_t seg, const Deps& after, uint32_t channel) {
+            return c.rank == 0 ? b.send(peer, at, {kPackedType, seg}, after, channel)
+                               : b.recv(peer, at, {kPackedType, seg}, after, channel);
+        };
+        b.beginFragment();
+        const StepId first = move({kRecvBuf, 0}, segA, {}, stageChannel(1));
+        b.endFragment(pipelineOf(bytesA, segA, kRecvBuf));
+        b.beginFragment();
+        move({kSendBuf, 0}, segB, first, stageChannel(2));
+        b.endFragment(pipelineOf(bytesB, segB, kSendBuf));
+        Schedule s = b.finish();
+        EXPECT_EQ(s.steps.size(), 2u);
+        EXPECT_EQ(s.pipelines.size(), 2u);
+        EXPECT_EQ(s.executedSteps(), fragsA + fragsB);
+        return s;
+    };
+    auto res = sim::runOne(net, calls, build);
+    ASSERT_TRUE(res.ok) << res.error;
+    EXPECT_EQ(a1, a0);
+    EXPECT_EQ(b1, b0);
+    EXPECT_EQ(net.traffic(0, 1).messages, fragsA + fragsB);
+    EXPECT_EQ(net.traffic(0, 1).bytes, bytesA + bytesB);
 }

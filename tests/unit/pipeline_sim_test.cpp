@@ -247,7 +247,7 @@ TEST(PipelineRows, TemporariesBoundedBySegmentTimesWindow) {
         EXPECT_EQ(small[r].tempBytes(), large[r].tempBytes()) << "rank " << r << ": grows with the message";
         // A rank has at most 2 children here (one in its node, the next leader).
         EXPECT_LE(large[r].tempBytes(), 2 * 8 * seg) << "rank " << r;
-        EXPECT_EQ(large[r].pipeline.window, 8u);
+        EXPECT_EQ(large[r].pipelines.at(0).window, 8u);
     }
     EXPECT_GT(large[0].tempBytes(), 0u);  // the root combines its children's fragments
     for (const Schedule& s : schedules(h, HIERAGG_BCAST, 1 << 20, seg))
@@ -259,11 +259,12 @@ TEST(PipelineRows, HugeBcastScheduleStaysSmall) {
     const size_t count = (size_t{256} << 20) / 8;  // 256 MiB of int64
     const size_t seg = 16 * 1024;  // below kMaxFragmentBytes: the model takes the cap
     for (const Schedule& s : schedules(h, HIERAGG_BCAST, count, seg)) {
-        ASSERT_TRUE(s.pipeline.active()) << s.algorithm;
+        ASSERT_EQ(s.pipelines.size(), 1u) << s.algorithm;
+        const FragmentPipeline& pl = s.pipelines[0];
         EXPECT_LE(s.steps.size(), 8u) << s.algorithm;
-        EXPECT_EQ(s.pipeline.fragments, (size_t{256} << 20) / seg);
-        EXPECT_EQ(s.executedSteps(), s.pipeline.fragments * s.pipeline.templateSize() +
-                                         (s.steps.size() - s.pipeline.templateSize()));
+        EXPECT_EQ(pl.fragments, (size_t{256} << 20) / seg);
+        EXPECT_EQ(s.executedSteps(), pl.fragments * pl.templateSize() +
+                                         (s.steps.size() - pl.templateSize()));
     }
 }
 

@@ -1,5 +1,5 @@
 // Allreduce = reduce + bcast (SPEC 3.1) or, for commutative ops when the model says it
-// pays, one of the slice compositions (SliceAllreduce.hpp). Reduce + bcast runs pulse by pulse: each pulse is reduced
+// pays, one of the slice compositions (SliceAllreduce.hpp). Reduce + bcast runs pulse by pulse (one fragment template): each pulse is reduced
 // up the decomposition to rank 0 (fixed tree order, rank order for
 // non-commutative ops) and broadcast back down the same spaces straight into
 // every rank's rbuf, so only a window of pulses needs scratch memory.
@@ -27,27 +27,22 @@ Schedule interAllreduce(const CollCall& c) {
     b.setLocalComm(true);
     PulsedReduce red(b, local, 0, false, 0, plan);
     const uint32_t exchangeStage = 1, bcastStage = 2;
-    std::vector<StepId> pulseDone;
-    for (size_t p = 0; p < plan.pulses; ++p) {
-        Deps gate;
-        if (p >= kPulseWindow) gate.add(pulseDone[p - kPulseWindow]);
-        const ptrdiff_t off = static_cast<ptrdiff_t>(plan.first(p)) * c.rtype.extent;
-        const TypeRef t{kRecvType, plan.countOf(p)};
-        const BufRef out{kRecvBuf, off};
-        auto r = red.emitPulse(p, BufRef{kSendBuf, off}, b.join(gate), t, nullptr, gate, {});
-        Deps done{r.done};
+    FragmentPipeline frags = plan.fragments(static_cast<ptrdiff_t>(plan.perPulse) * c.rtype.extent);
+    red.addScratchRings(frags);
+    const TypeRef t{kRecvType, plan.perPulse};
+    const BufRef out{kRecvBuf, 0};
+    emitPulses(b, plan, std::move(frags), [&] {
+        auto r = red.emitPulse(0, BufRef{kSendBuf, 0}, kNoStep, t, nullptr, {}, {});
         StepId have = kNoStep;
         if (c.rank == 0) {
             b.setLocalComm(false);
-            const uint32_t ch = segmentChannel(stageChannel(exchangeStage), p);
-            done.add(b.send(0, r.at, t, r.ready, ch));
-            have = b.recv(0, out, t, gate, ch);
+            const uint32_t ch = stageChannel(exchangeStage);
+            b.send(0, r.at, t, r.ready, ch);
+            have = b.recv(0, out, t, {}, ch);
             b.setLocalComm(true);
         }
-        Emitted e = red.emitBcast(p, out, t, have, gate, bcastStage);
-        done.add(e.done);
-        pulseDone.push_back(b.join(done));
-    }
+        red.emitBcast(0, out, t, have, {}, bcastStage);
+    });
     return b.finish();
 }
 }  // namespace
@@ -127,20 +122,17 @@ Schedule allreduce(const CollCall& c) {
     PulsedReduce red(b, c, root, hierarchical, 0, plan, sel.get());
     b.appendAlgorithm(red.name() + "+bcast");
     const BufRef input = reductionInput(c);
-    std::vector<StepId> pulseDone;
-    for (size_t p = 0; p < plan.pulses; ++p) {
-        Deps gate;
-        if (p >= kPulseWindow) gate.add(pulseDone[p - kPulseWindow]);
-        const ptrdiff_t off = static_cast<ptrdiff_t>(plan.first(p)) * c.rtype.extent;
-        const TypeRef t{kRecvType, plan.countOf(p)};
-        const BufRef out{kRecvBuf, off};
-        auto r = red.emitPulse(p, input.at(off), kNoStep, t, c.rank == root ? &out : nullptr, gate, {});
+    FragmentPipeline frags = plan.fragments(static_cast<ptrdiff_t>(plan.perPulse) * c.rtype.extent);
+    red.addScratchRings(frags);
+    const TypeRef t{kRecvType, plan.perPulse};
+    const BufRef out{kRecvBuf, 0};
+    emitPulses(b, plan, std::move(frags), [&] {
+        auto r = red.emitPulse(0, input, kNoStep, t, c.rank == root ? &out : nullptr, {}, {});
         // In place, rbuf still holds this rank's input until its part of the reduce is done.
-        Deps bcastGate = gate;
+        Deps bcastGate;
         if (a.in_place) bcastGate.add(r.done);
-        Emitted e = red.emitBcast(p, out, t, r.ready, bcastGate, red.stageCount());
-        pulseDone.push_back(b.join({r.done, e.done}));
-    }
+        red.emitBcast(0, out, t, r.ready, bcastGate, red.stageCount());
+    });
     return b.finish();
 }
 

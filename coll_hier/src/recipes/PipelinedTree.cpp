@@ -18,21 +18,6 @@ std::string nameOf(const hier::StageChoice& s, size_t fragments, size_t seg) {
         s.shape.kind == TreeShape::Kind::Chain ? "chain" : s.shape.name() + "(k=" + std::to_string(s.shape.k) + ")";
     return "hier_pipeline(chain+" + inner + ",frag=" + std::to_string(seg) + "x" + std::to_string(fragments) + ")";
 }
-FragmentPipeline pipelineOf(size_t total, size_t perFragment) {
-    FragmentPipeline p;
-    p.fragments = (total + perFragment - 1) / perFragment;
-    p.window = std::min(kFragmentWindow, p.fragments);
-    p.lastCount = total - (p.fragments - 1) * perFragment;
-    return p;
-}
-void setStride(FragmentPipeline& p, uint32_t slot, ptrdiff_t stride, bool ring) {
-    if (p.slotStride.size() <= slot) {
-        p.slotStride.resize(slot + 1, 0);
-        p.slotRing.resize(slot + 1, 0);
-    }
-    p.slotStride[slot] = stride;
-    p.slotRing[slot] = ring ? 1 : 0;
-}
 }  // namespace
 
 Schedule pipelinedBcast(const CollCall& c, const hier::StageChoice& s) {
@@ -57,8 +42,8 @@ Schedule pipelinedBcast(const CollCall& c, const hier::StageChoice& s) {
         if (c.rank == a.root) ready = b.copy(BufRef{kRecvBuf, 0}, user, stream, {kPackedType, totalBytes});
     }
     const size_t seg = std::min(std::max<size_t>(s.segmentBytes, 1), totalBytes);
-    FragmentPipeline p = pipelineOf(totalBytes, seg);
-    setStride(p, stream.slot, static_cast<ptrdiff_t>(seg), false);
+    FragmentPipeline p = FragmentPipeline::of(totalBytes, seg, kFragmentWindow);
+    p.setStride(stream.slot, static_cast<ptrdiff_t>(seg), false);
     b.appendAlgorithm(nameOf(s, p.fragments, seg));
     const MemberTree t = treeOf(c, s, a.root);
     b.beginFragment();
@@ -89,10 +74,10 @@ Schedule reduceFragments(const CollCall& c, const hier::StageChoice& s, bool all
         return b.finish();
     }
     const size_t perFragment = std::min(a.rcount, std::max<size_t>(1, s.segmentBytes / c.rtype.size));
-    FragmentPipeline p = pipelineOf(a.rcount, perFragment);
+    FragmentPipeline p = FragmentPipeline::of(a.rcount, perFragment, kFragmentWindow);
     const auto stride = static_cast<ptrdiff_t>(perFragment) * c.rtype.extent;
-    setStride(p, kSendBuf, stride, false);
-    setStride(p, kRecvBuf, stride, false);
+    p.setStride(kSendBuf, stride, false);
+    p.setStride(kRecvBuf, stride, false);
     b.appendAlgorithm(nameOf(s, p.fragments, perFragment * c.rtype.size));
 
     const MemberTree t = treeOf(c, s, root);
@@ -104,7 +89,7 @@ Schedule reduceFragments(const CollCall& c, const hier::StageChoice& s, bool all
     OrderedTreeReduce::Pulse pulse;
     for (int i = 0; i < red.scratchCount(g, root); ++i) {
         const BufRef r = b.temp(slotBytes * p.window, CollCall::bias(c.rtype));
-        setStride(p, r.slot, static_cast<ptrdiff_t>(slotBytes), true);
+        p.setStride(r.slot, static_cast<ptrdiff_t>(slotBytes), true);
         pulse.scratch.push_back(r);
     }
     pulse.input = input;

@@ -1,4 +1,4 @@
-// Reduce (all-to-one, SPEC 3.1): pulses flow up the decomposition, each space
+// Reduce (all-to-one, SPEC 3.1): pulses (one fragment template) flow up the decomposition, each space
 // reducing to its leader in a fixed tree order, leaders reducing to the root.
 // Non-commutative ops keep rank order: hierarchical only when every group is a
 // contiguous rank range, otherwise one flat in-order tree (ReductionPulses.hpp).
@@ -17,11 +17,12 @@ Schedule interReduce(const CollCall& c) {
     const PulsePlan plan = PulsePlan::of(c, a.rcount);
     if (a.root == HIERAGG_PROC_NULL || plan.pulses == 0) return b.finish();
     const uint32_t sendStage = 1;
+    const ptrdiff_t stride = static_cast<ptrdiff_t>(plan.perPulse) * c.rtype.extent;
+    const TypeRef t{kRecvType, plan.perPulse};
+    const uint32_t sendChannel = stageChannel(sendStage);
     if (a.root == HIERAGG_ROOT) {
         // The remote group's rank 0 sends the pulses in order, each on its own channel.
-        for (size_t p = 0; p < plan.pulses; ++p)
-            b.recv(0, BufRef{kRecvBuf, 0}.at(static_cast<ptrdiff_t>(plan.first(p)) * c.rtype.extent),
-                   {kRecvType, plan.countOf(p)}, {}, segmentChannel(stageChannel(sendStage), p));
+        emitPulses(b, plan, plan.fragments(stride), [&] { b.recv(0, BufRef{kRecvBuf, 0}, t, {}, sendChannel); });
         return b.finish();
     }
     CollCall local = c;
@@ -29,21 +30,16 @@ Schedule interReduce(const CollCall& c) {
     local.args.in_place = 0;
     b.setLocalComm(true);
     PulsedReduce red(b, local, 0, false, 0, plan);
-    std::vector<StepId> pulseDone;
-    for (size_t p = 0; p < plan.pulses; ++p) {
-        Deps gate;
-        if (p >= kPulseWindow) gate.add(pulseDone[p - kPulseWindow]);
-        const ptrdiff_t off = static_cast<ptrdiff_t>(plan.first(p)) * c.rtype.extent;
-        const TypeRef t{kRecvType, plan.countOf(p)};
-        auto r = red.emitPulse(p, BufRef{kSendBuf, off}, b.join(gate), t, nullptr, gate, {});
-        Deps done{r.done};
+    FragmentPipeline frags = plan.fragments(stride);
+    red.addScratchRings(frags);
+    emitPulses(b, plan, std::move(frags), [&] {
+        auto r = red.emitPulse(0, BufRef{kSendBuf, 0}, kNoStep, t, nullptr, {}, {});
         if (c.rank == 0) {
             b.setLocalComm(false);
-            done.add(b.send(a.root, r.at, t, r.ready, segmentChannel(stageChannel(sendStage), p)));
+            b.send(a.root, r.at, t, r.ready, sendChannel);
             b.setLocalComm(true);
         }
-        pulseDone.push_back(b.join(done));
-    }
+    });
     return b.finish();
 }
 }  // namespace
@@ -61,16 +57,12 @@ Schedule reduce(const CollCall& c) {
     const bool isRoot = c.rank == a.root;
     // MPI_IN_PLACE is meaningful only at the root, whose input is then in rbuf.
     const BufRef input{isRoot && a.in_place ? kRecvBuf : kSendBuf, 0};
-    std::vector<StepId> pulseDone;
-    for (size_t p = 0; p < plan.pulses; ++p) {
-        Deps gate;
-        if (p >= kPulseWindow) gate.add(pulseDone[p - kPulseWindow]);
-        const ptrdiff_t off = static_cast<ptrdiff_t>(plan.first(p)) * c.rtype.extent;
-        const TypeRef t{kRecvType, plan.countOf(p)};
-        const BufRef out{kRecvBuf, off};
-        auto r = red.emitPulse(p, input.at(off), kNoStep, t, isRoot ? &out : nullptr, gate, {});
-        pulseDone.push_back(r.done);
-    }
+    FragmentPipeline frags = plan.fragments(static_cast<ptrdiff_t>(plan.perPulse) * c.rtype.extent);
+    red.addScratchRings(frags);
+    const BufRef out{kRecvBuf, 0};
+    emitPulses(b, plan, std::move(frags), [&] {
+        red.emitPulse(0, input, kNoStep, {kRecvType, plan.perPulse}, isRoot ? &out : nullptr, {}, {});
+    });
     return b.finish();
 }
 

@@ -23,6 +23,13 @@ PulsePlan PulsePlan::of(const CollCall& c, size_t count) {
     return p;
 }
 
+FragmentPipeline PulsePlan::fragments(ptrdiff_t userStride) const {
+    FragmentPipeline p = FragmentPipeline::of(count, std::max<size_t>(perPulse, 1), kPulseWindow);
+    p.setStride(kSendBuf, userStride, false);
+    p.setStride(kRecvBuf, userStride, false);
+    return p;
+}
+
 PulsedReduce::PulsedReduce(ScheduleBuilder& b, const CollCall& c, int root, bool hierarchical,
                            uint32_t firstStage, const PulsePlan& plan, const hier::Plan* selection,
                            bool belowLeaders)
@@ -72,14 +79,17 @@ PulsedReduce::PulsedReduce(ScheduleBuilder& b, const CollCall& c, int root, bool
             stages_.push_back(std::move(s));
         }
     }
-    const size_t bytes = CollCall::span(c.rtype, plan.perPulse);
-    const size_t slots = std::min(kPulseWindow, std::max<size_t>(plan.pulses, 1));
+    slotBytes_ = CollCall::span(c.rtype, plan.perPulse);
+    slots_ = std::min(kPulseWindow, std::max<size_t>(plan.pulses, 1));
     for (Stage& s : stages_) {
         const int need = s.group.me < 0 ? 0 : s.tree.scratchCount(s.group, s.rootIdx);
-        s.scratch.resize(slots);
-        for (auto& slot : s.scratch)
-            for (int i = 0; i < need; ++i) slot.push_back(b.temp(bytes, CollCall::bias(c.rtype)));
+        for (int i = 0; i < need; ++i) s.scratch.push_back(b.temp(slotBytes_ * slots_, CollCall::bias(c.rtype)));
     }
+}
+
+void PulsedReduce::addScratchRings(FragmentPipeline& p) const {
+    for (const Stage& s : stages_)
+        for (const BufRef& r : s.scratch) p.setStride(r.slot, static_cast<ptrdiff_t>(slotBytes_), true);
 }
 
 OrderedTreeReduce::Result PulsedReduce::emitPulse(size_t pulse, BufRef input, StepId inputReady,
@@ -99,7 +109,8 @@ OrderedTreeReduce::Result PulsedReduce::emitPulse(size_t pulse, BufRef input, St
         p.input = r.at;
         p.inputReady = r.ready;
         p.type = type;
-        p.scratch = s.scratch[pulse % s.scratch.size()];
+        const auto slot = static_cast<ptrdiff_t>((pulse % slots_) * slotBytes_);
+        for (const BufRef& r : s.scratch) p.scratch.push_back(r.at(slot));
         p.scratchFree = gate;
         if (last && s.group.me == s.rootIdx) {
             p.out = out;

@@ -2,10 +2,11 @@
 // pulses of segmentBytes (SPEC 3.3) through the spaces of the decomposition,
 // innermost first (SPEC 3.1), each space an OrderedTreeReduce over the tree the
 // plan chose for its stage (or one minimum-height tree over the whole hierarchy,
-// Selection.hpp). At most
-// kPulseWindow pulses are in flight per rank, and their scratch buffers are
-// reused round-robin, so temporary memory is O(segment x tree degree x window)
-// whatever the message size.
+// Selection.hpp). A recipe emits pulse 0 only; with more than one pulse those
+// steps are the schedule's fragment template (Schedule.hpp, FragmentPipeline), which
+// the Task runs once per pulse with at most kPulseWindow in flight per rank, the
+// scratch a ring of kPulseWindow slots. The schedule's size and its temporary memory
+// (segment x tree degree x window) do not grow with the message.
 #pragma once
 #include <algorithm>
 #include <string>
@@ -16,10 +17,11 @@
 #include "hieragg/algorithms/Emitted.hpp"
 #include "hieragg/algorithms/OrderedTreeReduce.hpp"
 #include "hieragg/hier/Selection.hpp"
+#include "PipelinedTree.hpp"
 
 namespace hieragg::recipes {
 
-constexpr size_t kPulseWindow = 8;
+constexpr size_t kPulseWindow = kFragmentWindow;
 
 // How a vector of `count` elements is cut into pulses.
 struct PulsePlan {
@@ -29,7 +31,22 @@ struct PulsePlan {
     static PulsePlan of(const CollCall& c, size_t count);
     size_t first(size_t p) const { return p * perPulse; }
     size_t countOf(size_t p) const { return std::min(perPulse, count - first(p)); }
+    // The pulses as fragments: the user's buffers move `userStride` bytes per pulse.
+    FragmentPipeline fragments(ptrdiff_t userStride) const;
 };
+
+// Emits the pulse loop: `pulse0` adds pulse 0's steps (user buffers at offset 0, counts of
+// plan.perPulse elements, channels at their stage bases, scratch at ring slot 0). With
+// more than one pulse they become the schedule's fragment template run as `p` says;
+// one pulse is plain steps (the compiled fast path takes those); none emits nothing.
+template <class EmitPulse>
+void emitPulses(ScheduleBuilder& b, const PulsePlan& plan, FragmentPipeline p, EmitPulse pulse0) {
+    if (plan.pulses == 0) return;
+    if (plan.pulses == 1) return pulse0();
+    b.beginFragment();
+    pulse0();
+    b.endFragment(std::move(p));
+}
 
 // Whether a reduction follows the decomposition: the plan says so unless it is Flat
 // (Selection.cpp runs non-commutative ops over non-contiguous groups flat: rank order).
@@ -48,13 +65,17 @@ public:
     // Pulse `pulse` of the reduction: `input` is this rank's contribution (pulse-sized,
     // type.count elements). The root's product lands in *out, or (out == nullptr) stays in
     // this object's scratch until the pulse's window slot is reused. `gate`: steps that
-    // must finish before this pulse may reuse its scratch (the pulse kPulseWindow earlier).
+    // must finish before this pulse may reuse its scratch (the pulse kPulseWindow earlier;
+    // none in a fragment template, whose window keeps that order).
     OrderedTreeReduce::Result emitPulse(size_t pulse, BufRef input, StepId inputReady, TypeRef type,
                                             const BufRef* out, const Deps& gate, const Deps& outFree);
 
     // Broadcast a pulse from the root down the same spaces (allreduce): receives wait for `gate`.
     Emitted emitBcast(size_t pulse, BufRef buf, TypeRef type, StepId have, const Deps& gate,
                       uint32_t firstStage);
+
+    // Marks the scratch rings in a fragment pipeline (one slot per pulse in flight).
+    void addScratchRings(FragmentPipeline& p) const;
 
 private:
     struct Stage {
@@ -63,12 +84,13 @@ private:
         uint32_t channel = 0;
         OrderedTreeReduce tree;
         std::shared_ptr<const MemberTree> whole;  // the hierarchical tree (Whole plans)
-        std::vector<std::vector<BufRef>> scratch;  // [window slot][i]
+        std::vector<BufRef> scratch;  // [i]: a ring of slots_ slots of slotBytes_
     };
     ScheduleBuilder& b_;
     const CollCall& c_;
     std::vector<Stage> stages_;  // innermost first; a stage with group.me < 0 is skipped
     uint32_t stageCount_ = 1;
+    size_t slots_ = 1, slotBytes_ = 0;
     std::string name_;
 };
 

@@ -192,29 +192,25 @@ Schedule leaderChain(const CollCall& c, bool exclusive) {
     return b.finish();
 }
 
-// The rank chain (LinearScan): pulses stream down it, kPulseWindow scratch slots in flight.
+// The rank chain (LinearScan): pulses (one fragment template) stream down it, kPulseWindow
+// scratch slots in flight.
 Schedule linearPrefix(const CollCall& c, bool exclusive) {
     ScheduleBuilder b(exclusive ? "flat-linear-exscan" : "flat-linear-scan");
     const PulsePlan plan = PulsePlan::of(c, c.args.rcount);
     const LinearScan scan{exclusive};
     const Group g = Group::whole(c.size, c.rank);
     const size_t bytes = CollCall::span(c.rtype, plan.perPulse);
+    if (plan.pulses == 0) return b.finish();
     const size_t slots = std::min(kPulseWindow, plan.pulses);
-    std::vector<BufRef> scratch;
-    for (size_t i = 0; i < slots; ++i) scratch.push_back(b.temp(bytes, CollCall::bias(c.rtype)));
-    const BufRef input = reductionInput(c);
-    std::vector<StepId> pulseDone;
-    for (size_t p = 0; p < plan.pulses; ++p) {
-        const ptrdiff_t off = static_cast<ptrdiff_t>(plan.first(p)) * c.rtype.extent;
-        LinearScan::Pulse pulse;
-        pulse.input = input.at(off);
-        pulse.out = BufRef{kRecvBuf, off};
-        pulse.type = TypeRef{kRecvType, plan.countOf(p)};
-        pulse.scratch = scratch[p % slots];
-        if (p >= kPulseWindow) pulse.scratchFree.add(pulseDone[p - kPulseWindow]);
-        pulse.channel = segmentChannel(stageChannel(0), p);
-        pulseDone.push_back(scan.emit(b, g, pulse));
-    }
+    FragmentPipeline frags = plan.fragments(static_cast<ptrdiff_t>(plan.perPulse) * c.rtype.extent);
+    LinearScan::Pulse pulse;
+    pulse.scratch = b.temp(bytes * slots, CollCall::bias(c.rtype));
+    frags.setStride(pulse.scratch.slot, static_cast<ptrdiff_t>(bytes), true);
+    pulse.input = reductionInput(c);
+    pulse.out = BufRef{kRecvBuf, 0};
+    pulse.type = TypeRef{kRecvType, plan.perPulse};
+    pulse.channel = stageChannel(0);
+    emitPulses(b, plan, std::move(frags), [&] { scan.emit(b, g, pulse); });
     return b.finish();
 }
 
@@ -227,25 +223,19 @@ Schedule prefixReduction(const CollCall& c, bool exclusive) {
     const RecursiveDoublingScan scan{exclusive};
     const Group g = Group::whole(c.size, c.rank);
     const size_t bytes = CollCall::span(c.rtype, plan.perPulse);
+    if (plan.pulses == 0) return b.finish();
     const size_t slots = std::min(kPulseWindow, plan.pulses);
-    std::vector<std::vector<BufRef>> scratch(slots);
-    for (auto& s : scratch)
-        for (int i = 0; i < scan.scratchCount(); ++i) s.push_back(b.temp(bytes, CollCall::bias(c.rtype)));
-    const BufRef input = reductionInput(c);
-    std::vector<StepId> pulseDone;
-    for (size_t p = 0; p < plan.pulses; ++p) {
-        const ptrdiff_t off = static_cast<ptrdiff_t>(plan.first(p)) * c.rtype.extent;
-        RecursiveDoublingScan::Pulse pulse;
-        pulse.input = input.at(off);
-        pulse.out = BufRef{kRecvBuf, off};
-        pulse.type = TypeRef{kRecvType, plan.countOf(p)};
-        const auto& s = scratch[p % slots];
-        pulse.scratch[0] = s[0];
-        if (s.size() > 1) pulse.scratch[1] = s[1];
-        if (p >= kPulseWindow) pulse.scratchFree.add(pulseDone[p - kPulseWindow]);
-        pulse.channel = segmentChannel(stageChannel(0), p);
-        pulseDone.push_back(scan.emit(b, g, pulse));
+    FragmentPipeline frags = plan.fragments(static_cast<ptrdiff_t>(plan.perPulse) * c.rtype.extent);
+    RecursiveDoublingScan::Pulse pulse;
+    for (int i = 0; i < scan.scratchCount(); ++i) {
+        pulse.scratch[i] = b.temp(bytes * slots, CollCall::bias(c.rtype));
+        frags.setStride(pulse.scratch[i].slot, static_cast<ptrdiff_t>(bytes), true);
     }
+    pulse.input = reductionInput(c);
+    pulse.out = BufRef{kRecvBuf, 0};
+    pulse.type = TypeRef{kRecvType, plan.perPulse};
+    pulse.channel = stageChannel(0);
+    emitPulses(b, plan, std::move(frags), [&] { scan.emit(b, g, pulse); });
     return b.finish();
 }
 

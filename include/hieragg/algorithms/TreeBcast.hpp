@@ -1,7 +1,9 @@
 // Broadcast down any MemberTree: k-nomial (k = 2: binomial), k-ary, the chain
 // (SPEC 3.5's pipelined one-directional ring is the 1-ary tree) or the
 // hierarchical minimum-height tree. Optionally segmented so long messages
-// pipeline down the tree; receives may wait for a gate (reductions broadcast
+// pipeline down the tree: the segments are one fragment template (Schedule.hpp), so
+// the schedule holds one segment's steps whatever the message, and a segmented
+// broadcast cannot be emitted inside another template; receives may wait for a gate (reductions broadcast
 // into a buffer that can still hold this rank's input, MPI_IN_PLACE).
 #pragma once
 #include "hieragg/Group.hpp"
