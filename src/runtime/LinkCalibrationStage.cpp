@@ -47,7 +47,7 @@ std::string fixed(double v, int digits) {
 }
 }  // namespace
 
-// Between the stage's steps (owned by c.calibration while it runs).
+// Between the stage's steps (owned by c.selection.calibration while it runs).
 struct LinkCalibrationState {
     int peer = -1;           // the other end of this rank's pair, -1: not measuring
     bool initiator = false;  // the lower index of the pair times the round trips
@@ -94,7 +94,7 @@ int startRound(hieragg_comm& c, LinkCalibrationState& st) {
 void agreementDone(void* ctx, int status) {
     hieragg_comm& c = *static_cast<hieragg_comm*>(ctx);
     std::lock_guard<std::recursive_mutex> lock(c.mutex);
-    std::shared_ptr<LinkCalibrationState> st = c.calibration;
+    std::shared_ptr<LinkCalibrationState> st = c.selection.calibration;
     if (!st) return;
     if (status != 0) return finishDecomposition(c, status);
     Runtime& rt = *Runtime::instance();
@@ -111,13 +111,13 @@ void agreementDone(void* ctx, int status) {
     const hier::MeasuredLink agreed = hier::agreeLink(pairs);
     const hier::CalibrationPolicy& policy = rt.networkPolicy();
     if (agreed.valid) {
-        hier::applyMeasuredLink(c.costs, hier::kLinkNetwork, agreed, policy);
+        hier::applyMeasuredLink(c.selection.costs, hier::kLinkNetwork, agreed, policy);
         rt.setNetworkMeasured(agreed);
     }
     // One line per job in practice: rank 0 of the communicator that measured (later
     // communicators take the value from their identity records, verbose level 2).
     if (c.rank == 0) {
-        const hier::LinkCost& net = c.costs.link[hier::kLinkNetwork];
+        const hier::LinkCost& net = c.selection.costs.link[hier::kLinkNetwork];
         rt.verbose(1, agreed.valid
                           ? "hieragg: network: alpha=" + fixed(net.alpha_us, 1) + " us" +
                                 (policy.alphaExplicit ? " (set by coll_hieragg_cost_network_alpha)" : "") +
@@ -130,7 +130,7 @@ void agreementDone(void* ctx, int status) {
                           : "hieragg: network: calibration measured nothing; the cost model keeps "
                             "coll_hieragg_cost_network_*");
     }
-    c.calibration.reset();
+    c.selection.calibration.reset();
     continueSetupAfterCalibration(c);
 }
 
@@ -142,7 +142,7 @@ int startAgreement(hieragg_comm& c, LinkCalibrationState& st) {
 void roundDone(void* ctx, int status) {
     hieragg_comm& c = *static_cast<hieragg_comm*>(ctx);
     std::lock_guard<std::recursive_mutex> lock(c.mutex);
-    std::shared_ptr<LinkCalibrationState> st = c.calibration;
+    std::shared_ptr<LinkCalibrationState> st = c.selection.calibration;
     if (!st) return;
     if (status != 0) return finishDecomposition(c, status);
     if (st->initiator) {
@@ -183,28 +183,28 @@ void roundDone(void* ctx, int status) {
 bool beginLinkCalibration(hieragg_comm& c, const CalibrationInputs& in) {
     Runtime& rt = *Runtime::instance();
     const hier::CalibrationPolicy& policy = rt.networkPolicy();
-    if (!hier::calibrationWanted(policy) || !c.hierarchy || c.inter) return false;
+    if (!hier::calibrationWanted(policy) || !c.decomp.hierarchy || c.inter) return false;
     // The first stage whose messages cross the network (the leader space of a node split).
-    const auto it = std::find(c.stageLinks.begin(), c.stageLinks.end(), static_cast<int>(hier::kLinkNetwork));
-    if (it == c.stageLinks.end()) return false;
-    const int stage = static_cast<int>(it - c.stageLinks.begin());
+    const auto it = std::find(c.selection.stageLinks.begin(), c.selection.stageLinks.end(), static_cast<int>(hier::kLinkNetwork));
+    if (it == c.selection.stageLinks.end()) return false;
+    const int stage = static_cast<int>(it - c.selection.stageLinks.begin());
     // Measured before by processes of this communicator (usually on MPI_COMM_WORLD): every
     // rank agrees from the same records, nothing is sent.
     const hier::MeasuredLink carried = hier::agreeLink(in.carried);
     if (carried.valid) {
-        hier::applyMeasuredLink(c.costs, hier::kLinkNetwork, carried, policy);
+        hier::applyMeasuredLink(c.selection.costs, hier::kLinkNetwork, carried, policy);
         rt.setNetworkMeasured(carried);
         if (c.rank == 0)
-            rt.verbose(2, "hieragg: network: alpha=" + fixed(c.costs.link[hier::kLinkNetwork].alpha_us, 1) +
-                              " us beta=" + fixed(c.costs.link[hier::kLinkNetwork].beta_us_per_byte * 1000, 2) +
-                              " ns/B exchange=" + fixed(hier::exchangeRoundUs(c.costs.link[hier::kLinkNetwork]), 1) +
+            rt.verbose(2, "hieragg: network: alpha=" + fixed(c.selection.costs.link[hier::kLinkNetwork].alpha_us, 1) +
+                              " us beta=" + fixed(c.selection.costs.link[hier::kLinkNetwork].beta_us_per_byte * 1000, 2) +
+                              " ns/B exchange=" + fixed(hier::exchangeRoundUs(c.selection.costs.link[hier::kLinkNetwork]), 1) +
                               " us (measured earlier, carried by the identity exchange)");
         return false;
     }
     if (!in.spansHosts && !oneHostAllowed()) return false;
     try {
         auto st = std::make_shared<LinkCalibrationState>();
-        std::vector<int> members = hier::spaceGroup(*c.hierarchy, stage, c.rank, -1).group.ranks;
+        std::vector<int> members = hier::spaceGroup(*c.decomp.hierarchy, stage, c.rank, -1).group.ranks;
         std::sort(members.begin(), members.end());
         const auto me = std::find(members.begin(), members.end(), c.rank);
         if (me != members.end()) {
@@ -217,7 +217,7 @@ bool beginLinkCalibration(hieragg_comm& c, const CalibrationInputs& in) {
         }
         st->records.assign(static_cast<size_t>(c.size), CalibrationRecord{});
         std::memset(st->records.data(), 0, st->records.size() * sizeof(CalibrationRecord));
-        c.calibration = st;
+        c.selection.calibration = st;
         int rc = 0;
         if (st->peer >= 0) {
             st->buf.assign(kLargeBytes + kSmallBytes, 0);

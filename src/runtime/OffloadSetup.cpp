@@ -37,8 +37,8 @@ bool modelPicksOffload(const hieragg_comm& c, const hier::CostParams& p, int lea
         CollCall call;
         call.args.kind = pr.kind;
         call.size = c.size;
-        call.hierarchy = c.hierarchy.get();
-        call.stageLinks = c.stageLinks.empty() ? nullptr : &c.stageLinks;
+        call.hierarchy = c.decomp.hierarchy.get();
+        call.stageLinks = c.selection.stageLinks.empty() ? nullptr : &c.selection.stageLinks;
         call.segmentBytes = segment ? segment : 64 * 1024;
         const size_t elem = pr.kind == HIERAGG_ALLREDUCE ? 8 : 1;
         call.rtype = call.stype = hieragg_dtype_info{elem, 0, static_cast<ptrdiff_t>(elem), 0,
@@ -103,7 +103,7 @@ struct JoinRecord {
 #endif
 }  // namespace
 
-// What the setup keeps between its stages (owned by c.offloadSetup while they run).
+// What the setup keeps between its stages (owned by c.offload.setup while they run).
 struct OffloadSetupState {
 #ifdef HIERAGG_HAVE_OFI
     std::vector<int> leaders;
@@ -202,7 +202,7 @@ std::string failures(const hieragg_comm& c, const OffloadSetupState& st, Failed 
 void joinsExchanged(void* ctx, int status) {
     hieragg_comm& c = *static_cast<hieragg_comm*>(ctx);
     std::lock_guard<std::recursive_mutex> lock(c.mutex);
-    std::shared_ptr<OffloadSetupState> st = c.offloadSetup;
+    std::shared_ptr<OffloadSetupState> st = c.offload.setup;
     if (status != 0 || !st) return finishDecomposition(c, status);
     Runtime& rt = *Runtime::instance();
     const std::string joinFailed = failures(c, *st, [&](int r) { return st->joins[r].state != 1; }, "join the group");
@@ -246,10 +246,10 @@ void joinsExchanged(void* ctx, int status) {
         };
         if (int rc = st->tr->enableRecovery(std::move(rec))) return finishDecomposition(c, rc);
     }
-    c.offloadCaps = caps;
-    c.offloadOn = true;
-    c.offload = std::move(st->tr);
-    if (c.offload) rt.addPoller(c.offload.get());
+    c.offload.caps = caps;
+    c.offload.on = true;
+    c.offload.transport = std::move(st->tr);
+    if (c.offload.transport) rt.addPoller(c.offload.transport.get());
     if (c.rank == 0)
         rt.verbose(1, "hieragg: offload: " + std::to_string(st->leaders.size()) + " leaders joined a fabric group (" +
                           std::string(caps.barrier ? "barrier " : "") + (caps.bcast ? "bcast " : "") +
@@ -263,7 +263,7 @@ void joinsExchanged(void* ctx, int status) {
 void addressesExchanged(void* ctx, int status) {
     hieragg_comm& c = *static_cast<hieragg_comm*>(ctx);
     std::lock_guard<std::recursive_mutex> lock(c.mutex);
-    std::shared_ptr<OffloadSetupState> st = c.offloadSetup;
+    std::shared_ptr<OffloadSetupState> st = c.offload.setup;
     if (status != 0 || !st) return finishDecomposition(c, status);
     const std::string openFailed =
         failures(c, *st, [&](int r) { return st->addrs[r].state != 1; }, "open it");
@@ -314,8 +314,8 @@ void addressesExchanged(void* ctx, int status) {
 bool beginOffloadSetup(hieragg_comm& c) {
     Runtime& rt = *Runtime::instance();
     const hieragg_config& cfg = rt.config();
-    if (cfg.offload == HIERAGG_OFFLOAD_OFF || !c.hierarchy || c.inter) return false;
-    const hier::Hierarchy& h = *c.hierarchy;
+    if (cfg.offload == HIERAGG_OFFLOAD_OFF || !c.decomp.hierarchy || c.inter) return false;
+    const hier::Hierarchy& h = *c.decomp.hierarchy;
     // The leader space, unrooted, as rank 0 (always a leader) sees it: ascending leaders.
     const std::vector<int> leaders = hier::spaceGroup(h, h.levels(), 0, -1).group.ranks;
     if (leaders.size() <= 1) return false;
@@ -325,7 +325,7 @@ bool beginOffloadSetup(hieragg_comm& c) {
     return false;
 #else
     if (cfg.offload == HIERAGG_OFFLOAD_AUTO &&
-        !modelPicksOffload(c, c.costs, static_cast<int>(leaders.size()), cfg.segment_size)) {
+        !modelPicksOffload(c, c.selection.costs, static_cast<int>(leaders.size()), cfg.segment_size)) {
         if (c.rank == 0)
             rt.verbose(1, "hieragg: offload=auto: the cost model picks no offloaded leader stage here "
                           "(coll_hieragg_cost_ofi_*); not opened");
@@ -361,7 +361,7 @@ bool beginOffloadSetup(hieragg_comm& c) {
                 }
             }
         }
-        c.offloadSetup = st;
+        c.offload.setup = st;
         if (int rc = startRecordExchange(c, st->addrs.data(), sizeof(AddressRecord), offloadExchangeTagBase(0),
                                          addressesExchanged))
             finishDecomposition(c, rc);
