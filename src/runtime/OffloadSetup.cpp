@@ -9,16 +9,13 @@
 #include <vector>
 
 #include "Runtime.hpp"
+#include "hieragg/OffloadBackend.hpp"
 #include "hieragg/hier/Selection.hpp"
 #include "hieragg/hier/SpaceGroup.hpp"
-#ifdef HIERAGG_HAVE_OFI
-#include "../transports/OfiTransport.hpp"
-#endif
 
 namespace hieragg {
 
 namespace {
-#ifdef HIERAGG_HAVE_OFI
 // auto: open the backend only if the cost model itself would pick an offloaded leader
 // stage for some probe call on this decomposition (barrier; allreduce of doubles and bcast
 // at 8 B and 64 KiB), with a group that could run all of them.
@@ -57,13 +54,6 @@ bool modelPicksOffload(const hieragg_comm& c, const hier::CostParams& p, int lea
     return false;
 }
 
-// Fault injection for the tests of the agreement (tests/mpi/CMakeLists.txt): the process
-// of this world rank behaves as if its endpoint failed to open / its join failed.
-bool injected(const char* var, int worldRank) {
-    const char* v = std::getenv(var);
-    return v && *v && std::atoi(v) == worldRank;
-}
-
 constexpr int kAddrBytes = 120;
 
 // coll_hieragg_ofi_inject_error = "[hang:]<n>[:<world rank>]" (testing).
@@ -100,23 +90,19 @@ struct JoinRecord {
     uint32_t ops[HIERAGG_ELEM_COUNT];
     uint64_t maxCount, maxBytes;
 };
-#endif
 }  // namespace
 
 // What the setup keeps between its stages (owned by c.offload.setup while they run).
 struct OffloadSetupState {
-#ifdef HIERAGG_HAVE_OFI
     std::vector<int> leaders;
     int me = -1;
     bool explicitAsk = false;
     std::string provider, why;
-    std::unique_ptr<ofi::OfiTransport> tr;
+    std::unique_ptr<OffloadEndpoint> tr;
     std::vector<AddressRecord> addrs;
     std::vector<JoinRecord> joins;
-#endif
 };
 
-#ifdef HIERAGG_HAVE_OFI
 namespace {
 
 // The leaders' "I will not join" notices (one int each, on their own tag): every leader
@@ -227,11 +213,11 @@ void joinsExchanged(void* ctx, int status) {
     caps.preferred = st->explicitAsk;
     if (st->tr) {
         // Failure notices and re-runs during calls (docs/offload.md, "Failure handling").
-        ofi::RecoveryConfig rec;
-        rec.group.comm = c.comm;
-        rec.group.ranks = st->leaders;
-        rec.group.me = st->me;
-        rec.group.tagBase = offloadExchangeTagBase(3);
+        OffloadRecovery rec;
+        rec.comm = c.comm;
+        rec.leaders = st->leaders;
+        rec.me = st->me;
+        rec.rerunTagBase = offloadExchangeTagBase(3);
         rec.noticeTag = offloadExchangeTagBase(2);
         rec.worldRank = c.worldRank;
         rec.opTimeoutSec = rt.config().ofi_op_timeout;
@@ -244,7 +230,7 @@ void joinsExchanged(void* ctx, int status) {
             if (level == 0) r.warn(msg);
             else r.verbose(level, msg);
         };
-        if (int rc = st->tr->enableRecovery(std::move(rec))) return finishDecomposition(c, rc);
+        if (int rc = st->tr->enableRecovery(rec)) return finishDecomposition(c, rc);
     }
     c.offload.caps = caps;
     c.offload.on = true;
@@ -282,7 +268,7 @@ void addressesExchanged(void* ctx, int status) {
             // A leader that cannot join tells the others, who then stop waiting for it
             // (instead of waiting out coll_hieragg_ofi_join_timeout).
             JoinAbort abort(c, st->leaders, st->me);
-            if (injected("HIERAGG_TEST_OFI_FAIL_JOIN", c.worldRank)) {
+            if (injectedAt("HIERAGG_TEST_OFI_FAIL_JOIN", c.worldRank)) {
                 mine.state = -1;
                 st->why = "join not attempted (HIERAGG_TEST_OFI_FAIL_JOIN)";
             } else {
@@ -309,7 +295,6 @@ void addressesExchanged(void* ctx, int status) {
 }
 
 }  // namespace
-#endif
 
 bool beginOffloadSetup(hieragg_comm& c) {
     Runtime& rt = *Runtime::instance();
@@ -319,11 +304,12 @@ bool beginOffloadSetup(hieragg_comm& c) {
     // The leader space, unrooted, as rank 0 (always a leader) sees it: ascending leaders.
     const std::vector<int> leaders = hier::spaceGroup(h, h.levels(), 0, -1).group.ranks;
     if (leaders.size() <= 1) return false;
-#ifndef HIERAGG_HAVE_OFI
-    if (cfg.offload == HIERAGG_OFFLOAD_OFI && c.worldRank == 0)
-        rt.warnOnce("coll_hieragg_offload=ofi: this build has no libfabric; collectives use point-to-point");
-    return false;
-#else
+    const OffloadBackendFn openBackend = offloadBackend("ofi");
+    if (!openBackend) {
+        if (cfg.offload == HIERAGG_OFFLOAD_OFI && c.worldRank == 0)
+            rt.warnOnce("coll_hieragg_offload=ofi: this build has no libfabric; collectives use point-to-point");
+        return false;
+    }
     if (cfg.offload == HIERAGG_OFFLOAD_AUTO &&
         !modelPicksOffload(c, c.selection.costs, static_cast<int>(leaders.size()), cfg.segment_size)) {
         if (c.rank == 0)
@@ -344,13 +330,13 @@ bool beginOffloadSetup(hieragg_comm& c) {
             // Local only (no other rank involved): the leader's endpoint and its address.
             AddressRecord& mine = st->addrs[c.rank];
             mine.state = -1;
-            std::shared_ptr<ofi::Fabric> fabric = ofi::Fabric::open(st->provider, cfg.ofi_manual_progress != 0, &st->why);
-            if (injected("HIERAGG_TEST_OFI_FAIL_OPEN", c.worldRank))
-                fabric.reset(), st->why = "endpoint not opened (HIERAGG_TEST_OFI_FAIL_OPEN)";
-            if (fabric && !fabric->caps().barrier && !fabric->caps().bcast && !fabric->caps().triggered)
-                st->why = "provider '" + fabric->name() + "' offers neither fi_barrier, fi_broadcast nor FI_TRIGGER";
-            else if (fabric) {
-                st->tr = std::make_unique<ofi::OfiTransport>(rt.transport(), fabric);
+            OffloadOpen how;
+            how.pml = &rt.transport();
+            how.provider = st->provider;
+            how.manualProgress = cfg.ofi_manual_progress != 0;
+            how.worldRank = c.worldRank;
+            st->tr = openBackend(how, &st->why);
+            if (st->tr) {
                 std::vector<char> a = st->tr->open(&st->why);
                 if (!a.empty() && a.size() <= sizeof mine.addr) {
                     mine.state = 1;
@@ -369,7 +355,6 @@ bool beginOffloadSetup(hieragg_comm& c) {
         finishDecomposition(c, HIERAGG_ERR_NO_MEM);
     }
     return true;
-#endif
 }
 
 }  // namespace hieragg
