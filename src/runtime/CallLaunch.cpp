@@ -119,6 +119,19 @@ int launchTask(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, co
     }
 }
 
+// The tags of link `link` of a chain: its persistent request's, or the numbers the chain
+// reserved on every pair (`reserved`) + link.
+CallNumbers chainLink(int64_t persistentId, const std::vector<uint32_t>& reserved, size_t link, bool countCall) {
+    CallNumbers numbers;
+    numbers.persistentId = persistentId;
+    if (persistentId < 0) {
+        numbers.reserved = &reserved;
+        numbers.link = static_cast<uint32_t>(link);
+    }
+    numbers.countCall = countCall;
+    return numbers;
+}
+
 // Starts a strong reduction's chain of links (ReproducibleCall.hpp). It runs where any
 // call is launched (the decomposition exists, start order), so every rank reserves the
 // chain's numbers at the same point of its per-pair sequences: `links` consecutive
@@ -145,21 +158,16 @@ int launchReproducible(hieragg_comm& c, const hieragg_coll_args& args, int64_t p
                                      rt.transport(), accType, done, ctx);
         if (!chain) return HIERAGG_ERR_NO_MEM;
         std::vector<uint32_t> reserved;
-        if (persistentId < 0) reserved = reserveOnEveryPair(c.tags, static_cast<size_t>(c.size), static_cast<uint32_t>(chain->links()));
+        if (persistentId < 0)
+            reserved = reserveOnEveryPair(c.tags, static_cast<size_t>(c.size), static_cast<uint32_t>(chain->links()));
         hieragg_comm* comm = &c;
         const int status = chain->run([comm, persistentId, reserved = std::move(reserved)](
                                           const hieragg_coll_args& a, Transport& tr, size_t link,
                                           hieragg_complete_fn linkDone, void* linkCtx) {
             // Later links start from completion callbacks, outside the start's lock.
             std::lock_guard<std::recursive_mutex> lock(comm->mutex);
-            CallNumbers numbers;
-            numbers.persistentId = persistentId;
-            if (persistentId < 0) {
-                numbers.reserved = &reserved;
-                numbers.link = static_cast<uint32_t>(link);
-            }
-            numbers.countCall = link == 0;  // one user call, however many links
-            return launchTask(*comm, a, tr, numbers, linkDone, linkCtx);
+            // One user call, however many links: the first counts it.
+            return launchTask(*comm, a, tr, chainLink(persistentId, reserved, link, link == 0), linkDone, linkCtx);
         });
         if (status == 0) chain.release();  // the chain owns itself until it completes the call
         return status;
@@ -187,15 +195,10 @@ int launchTwoStage(hieragg_comm& c, const CollCall& probe, int64_t persistentId,
                                           hieragg_complete_fn stageDone, void* stageCtx) {
             // Stage 1 starts from stage 0's completion, outside the start's lock.
             std::lock_guard<std::recursive_mutex> lock(comm->mutex);
-            CallNumbers numbers;
-            numbers.persistentId = persistentId;
-            if (persistentId < 0) {
-                numbers.reserved = &reserved;
-                numbers.link = static_cast<uint32_t>(link);
-            }
-            numbers.countCall = link == 1;  // the data stage names the row that served
-            return launchTask(*comm, a, Runtime::instance()->transport(), numbers, stageDone, stageCtx,
-                              VarStage{link + 1, learned});
+            // The data stage names the row that served: it counts the call.
+            return launchTask(*comm, a, Runtime::instance()->transport(),
+                              chainLink(persistentId, reserved, static_cast<size_t>(link), link == 1), stageDone,
+                              stageCtx, VarStage{link + 1, learned});
         });
         if (status == 0) chain.release();  // the chain owns itself until it completes the call
         return status;

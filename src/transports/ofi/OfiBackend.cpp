@@ -34,17 +34,11 @@ const bool registered = registerOffloadBackend("ofi", openEndpoint);
 
 int OfiTransport::enableRecovery(const OffloadRecovery& cfg) {
     RecoveryConfig rc;
+    static_cast<OffloadRecovery&>(rc) = cfg;
     rc.group.comm = cfg.comm;
     rc.group.ranks = cfg.leaders;
     rc.group.me = cfg.me;
     rc.group.tagBase = cfg.rerunTagBase;
-    rc.noticeTag = cfg.noticeTag;
-    rc.worldRank = cfg.worldRank;
-    rc.opTimeoutSec = cfg.opTimeoutSec;
-    rc.injectAt = cfg.injectAt;
-    rc.injectRank = cfg.injectRank;
-    rc.injectHang = cfg.injectHang;
-    rc.say = cfg.say;
     return enableRecovery(std::move(rc));
 }
 

@@ -31,17 +31,9 @@ struct fid_mc;
 namespace hieragg::ofi {
 
 // What a transport needs to survive a failing fabric (docs/offload.md, "Failure handling"):
-// the leaders as PML peers, the tags of the failure notices and of the operations re-run
-// over the PML, the operation timeout, the fault injection of the tests, and where to say it.
-struct RecoveryConfig {
-    LeaderGroup group;          // tagBase: the re-run operations' tag block
-    int noticeTag = 0;
-    int worldRank = 0;
-    double opTimeoutSec = 0;    // <= 0: none
-    uint64_t injectAt = 0;      // n-th offloaded operation of this process fails (0: never)
-    int injectRank = -1;        // ... on this world rank (-1: every leader)
-    bool injectHang = false;    // ... by never completing (the timeout's path) instead of an error
-    std::function<void(int level, const std::string&)> say;  // 0: warning, else verbose level
+// the runtime's description (OffloadRecovery) with the leaders as a group of PML peers.
+struct RecoveryConfig : OffloadRecovery {
+    LeaderGroup group;  // tagBase: the re-run operations' tag block
 };
 
 class OfiTransport final : public OffloadEndpoint {
