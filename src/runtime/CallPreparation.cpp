@@ -44,9 +44,11 @@ const hier::RuleCandidate* ruleFor(CollCall& call, hieragg_comm& c, Runtime& rt)
             if (c.worldRank == 0 && !rt.rulesProblem().empty())
                 rt.warnOnce(file + rt.rulesProblem() + "; the cost model decides instead");
         } else if (!c.inter) {
-            const int subspaces = c.decomp.hierarchy && !c.decomp.hierarchy->isTrivial() ? c.decomp.hierarchy->groupCount(0) : 1;
+            const hier::Hierarchy* h = c.decomp.hierarchy.get();
+            const int subspaces = h && !h->isTrivial() ? h->groupCount(0) : 1;
             std::vector<std::string> outOfRange;
-            c.selection.determinations = std::make_unique<hier::Determinations>(rt.rules(), c.size, subspaces, &outOfRange);
+            c.selection.determinations =
+                std::make_unique<hier::Determinations>(rt.rules(), c.size, subspaces, &outOfRange);
             // A single rank has nothing to select: no warning for MPI_COMM_SELF and the like.
             for (const std::string& o : outOfRange)
                 if (c.worldRank == 0 && c.size > 1)

@@ -1,5 +1,6 @@
 #include "CallStart.hpp"
 
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -136,9 +137,10 @@ int launchCounted(hieragg_comm& c, const hieragg_coll_args& args, int64_t persis
 void drainPending(hieragg_comm& c) {
     if (!c.decomp.ready() || c.window.draining) return;
     c.window.draining = true;
-    while (!c.decomp.pending.empty() && fitsWindow(c, c.decomp.pending.front().args.args(), c.decomp.pending.front().persistentId)) {
-        PendingStart p = std::move(c.decomp.pending.front());
-        c.decomp.pending.pop_front();
+    std::deque<PendingStart>& queue = c.decomp.pending;
+    while (!queue.empty() && fitsWindow(c, queue.front().args.args(), queue.front().persistentId)) {
+        PendingStart p = std::move(queue.front());
+        queue.pop_front();
         // p.args goes when this iteration ends: a chain copies what it keeps.
         const int rc = launchCounted(c, p.args.args(), p.persistentId, p.done, p.ctx, ArgsLifetime::UntilReturn);
         if (rc != 0) p.done(p.ctx, rc);
@@ -199,7 +201,8 @@ int startCall(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistent
 int runBlocking(hieragg_comm& c, const hieragg_coll_args& args) {
     BlockingWait w;
     int rc = 0;
-    if (!runRepeat(c, args, w, &rc)) rc = startCall(c, args, -1, BlockingWait::complete, &w, ArgsLifetime::UntilCompletion);
+    if (!runRepeat(c, args, w, &rc))
+        rc = startCall(c, args, -1, BlockingWait::complete, &w, ArgsLifetime::UntilCompletion);
     if (rc != 0) return rc;
     c.cache.wait(w, Runtime::instance()->transport());
     return w.status;
