@@ -255,44 +255,6 @@ void Task::complete(RunId id) {
     for (uint32_t j = s.dependentBegin[id]; j < end; ++j) release(s.dependents[j]);
 }
 
-void Task::fail(int err) {
-    if (status_ == 0) status_ = err;
-    ready_.clear();
-    readyHead_ = 0;
-    if (draining_) return;  // already failed: drain() continues
-    size_t live = 0;
-    for (auto& a : active_) {
-        if (!a.second) continue;
-        if (kindOf(a.first) == StepKind::Collective) {
-            tr_->abandonCollective(a.second);
-        } else if (!tr_->cancelFailed(a.second)) {
-            active_[live++] = a;  // still moving data: drained below
-            continue;
-        }
-        a.second = nullptr;
-    }
-    active_.resize(live);
-    activeHead_ = activeHoles_ = activeCursor_ = 0;
-    draining_ = live != 0;
-    finished_ = !draining_;
-}
-
-// A failed task's cancelled messages: tested (whatever their outcome) until all ended.
-bool Task::drain() {
-    size_t live = 0;
-    for (auto& a : active_) {
-        bool done = false;
-        if (tr_->test(a.second, done) == 0 && !done) active_[live++] = a;  // an error released it
-    }
-    active_.resize(live);
-    if (live == 0) {
-        draining_ = false;
-        finished_ = true;
-        tempStore_.clear();
-    }
-    return finished_;
-}
-
 // Tests active_[i] (live); on completion leaves a hole and completes the step.
 bool Task::testAt(size_t i) {
     bool done = false;

@@ -1,11 +1,17 @@
-// The compiled fast path of one communicator (docs/architecture.md, "The compiled fast
-// path"): a blocking call that repeats the last call's signature runs the last schedule
-// compiled into a CompiledCall, inside the caller's wait, with no Task, no progress
-// callback and no completion callback.
+// What a communicator remembers of its calls (hieragg_comm::cache): the last call (its
+// signature, plan, schedule, raw arguments: LastCall.hpp), the plan cache per signature class
+// and the schedule cache per exact signature (both least recently used first, kCacheLimit
+// each; schedules within kCacheBytes too, ScheduleCache.hpp), and the compiled fast path.
+// CallPreparation.cpp (scheduleFor) reads and fills them; the keys are CallCacheKeys.hpp's.
+//
+// The compiled fast path (docs/architecture.md, "The compiled fast path"): a blocking call
+// that repeats the last call's signature runs the last schedule compiled into a
+// CompiledCall, inside the caller's wait, with no Task, no progress callback and no
+// completion callback.
 //
 // When it may run. The launch asks compiledFor() only for a blocking call (its
 // completion is BlockingWait::complete) whose raw arguments repeat the last call's
-// (hieragg_comm::lastRaw*: same kind, counts, root, type and op handles, in-place and
+// (LastCall::raw: same kind, counts, root, type and op handles, in-place and
 // buffer nullness, on predefined types, one stage, no offload, an intracommunicator), so
 // its schedule is the communicator's last one; that is the last-call shortcut of
 // scheduleFor, whose state every other call resets. The compiled call is bound to that
@@ -17,9 +23,17 @@
 #include <memory>
 
 #include "CompiledCall.hpp"
+#include "LastCall.hpp"
+#include "ScheduleCache.hpp"
 #include "hieragg/CollCall.hpp"
+#include "hieragg/LruCache.hpp"
 
 namespace hieragg {
+
+constexpr size_t kCacheLimit = 128;  // schedules (and plans) kept per communicator
+// Memory the cached schedules (with their keys and per-rank vectors) of one communicator may
+// hold; the most recent one stays whatever its size (ScheduleCache.hpp).
+constexpr size_t kCacheBytes = size_t{64} << 20;
 
 // A blocking call's completion: the caller waits on it (CallCache::wait).
 struct BlockingWait {
@@ -34,6 +48,10 @@ public:
     ~CallCache();
     CallCache(const CallCache&) = delete;
     CallCache& operator=(const CallCache&) = delete;
+
+    LastCall last;
+    ScheduleCache schedules{kCacheLimit, kCacheBytes};
+    LruCache<std::shared_ptr<const hier::Plan>> plans{kCacheLimit};
 
     // The compiled form of `sched` for send and receive types of layouts `stype` and
     // `rtype`, compiled now if it is not yet; null when the compiler declines it (then

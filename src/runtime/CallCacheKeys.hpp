@@ -1,4 +1,4 @@
-// The keys of a communicator's schedule and plan caches (hieragg_comm::cache, ::plans).
+// The keys of a communicator's schedule and plan caches (CallCache::schedules, ::plans).
 // Every rank must find a plan exactly when the others do: a rank that misses chooses again
 // from this call's exact size, another reuses the plan chosen for an earlier call of the
 // class, and their schedules no longer match (a hang). So a key is a byte string of its
@@ -15,7 +15,7 @@
 namespace hieragg {
 
 // A key's bytes, built without allocating: a stream of 8-byte calls compares the last
-// call's signature on every call (CoreAbi.cpp, scheduleFor).
+// call's signature on every call (CallPreparation.cpp, scheduleFor).
 class CallKey {
 public:
     template <class T> CallKey& add(T v) {

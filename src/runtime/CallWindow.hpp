@@ -8,7 +8,7 @@
 // the difference of two calls' numbers is then at most the difference of theirs, so a call
 // whose numbers end within W of the first number of the oldest call in flight cannot meet
 // the tags of any call in flight. One that does not fit waits, queued in start order
-// (hieragg_comm::pending), and starts from the progress engine once the older calls have
+// (DecompositionStage::pending), and starts from the progress engine once the older calls have
 // completed here: they never depend on later calls, so the wait always ends.
 //
 // Persistent requests have tags of their own, fixed at their init: on an
@@ -48,7 +48,7 @@ public:
     void closePersistent(uint32_t id) { persistent_.erase(id); }
     size_t inFlight() const { return calls_.size() + persistent_.size(); }
 
-    bool draining = false;   // the queue is being launched (CoreAbi.cpp, drainPending)
+    bool draining = false;   // the queue is being launched (CallStart.cpp, drainPending)
     bool announced = false;  // coll_hieragg_verbose said once that a call waited
 
 private:

@@ -92,7 +92,7 @@ std::string measuredExtras(const hier::LinkCost& net, const hier::MeasuredLink& 
 }
 }  // namespace
 
-// Between the stage's steps (owned by c.calibration while it runs).
+// Between the stage's steps (owned by c.selection.calibration while it runs).
 struct LinkCalibrationState {
     int peer = -1;  // the other end of this rank's pair, -1: not measuring
     int side = 0;   // 0: the lower index of the pair, 1: the upper
@@ -172,7 +172,7 @@ int startMeasuring(hieragg_comm& c, LinkCalibrationState& st) {
 void agreementDone(void* ctx, int status) {
     hieragg_comm& c = *static_cast<hieragg_comm*>(ctx);
     std::lock_guard<std::recursive_mutex> lock(c.mutex);
-    std::shared_ptr<LinkCalibrationState> st = c.calibration;
+    std::shared_ptr<LinkCalibrationState> st = c.selection.calibration;
     if (!st) return;
     if (status != 0) return finishDecomposition(c, status);
     Runtime& rt = *Runtime::instance();
@@ -205,13 +205,13 @@ void agreementDone(void* ctx, int status) {
     }
     const hier::CalibrationPolicy& policy = rt.networkPolicy();
     if (agreed.valid) {
-        hier::applyMeasuredLink(c.costs, hier::kLinkNetwork, agreed, policy);
+        hier::applyMeasuredLink(c.selection.costs, hier::kLinkNetwork, agreed, policy);
         rt.setNetworkMeasured(agreed);
     }
     // One line per job in practice: rank 0 of the communicator that measured (later
     // communicators take the value from their identity records, verbose level 2).
     if (c.rank == 0) {
-        const hier::LinkCost& net = c.costs.link[hier::kLinkNetwork];
+        const hier::LinkCost& net = c.selection.costs.link[hier::kLinkNetwork];
         if (agreed.valid) {
             rt.verbose(1, "hieragg: network: alpha=" + fixed(net.alpha_us, 1) + " us" +
                               (policy.alphaExplicit ? " (set by coll_hieragg_cost_network_alpha)" : "") +
@@ -221,7 +221,7 @@ void agreementDone(void* ctx, int status) {
                               (policy.exchangeExplicit ? " (set by coll_hieragg_cost_network_exchange)"
                                : agreed.exchange_us > 0 ? "" : " (not measured: alpha+theta)") +
                               " (measured at setup, " + std::to_string(2 * pairs.size()) + " leaders)" +
-                              measuredExtras(net, agreed, c.costs.closeFraction) +
+                              measuredExtras(net, agreed, c.selection.costs.closeFraction) +
                               (st->attempt > 0 ? "; measured twice, the first rejected (" + st->rejected + ")"
                                                : ""));
         } else {
@@ -234,7 +234,7 @@ void agreementDone(void* ctx, int status) {
                                 "coll_hieragg_cost_network_*");
         }
     }
-    c.calibration.reset();
+    c.selection.calibration.reset();
     continueSetupAfterCalibration(c);
 }
 
@@ -278,7 +278,7 @@ hier::MeasuredLink estimateOwn(const hieragg_comm& c, const LinkCalibrationState
 void roundDone(void* ctx, int status) {
     hieragg_comm& c = *static_cast<hieragg_comm*>(ctx);
     std::lock_guard<std::recursive_mutex> lock(c.mutex);
-    std::shared_ptr<LinkCalibrationState> st = c.calibration;
+    std::shared_ptr<LinkCalibrationState> st = c.selection.calibration;
     if (!st) return;
     if (status != 0) return finishDecomposition(c, status);
     const Round& r = st->plan[st->round];
@@ -309,30 +309,30 @@ void roundDone(void* ctx, int status) {
 bool beginLinkCalibration(hieragg_comm& c, const CalibrationInputs& in) {
     Runtime& rt = *Runtime::instance();
     const hier::CalibrationPolicy& policy = rt.networkPolicy();
-    if (!hier::calibrationWanted(policy) || !c.hierarchy || c.inter) return false;
+    if (!hier::calibrationWanted(policy) || !c.decomp.hierarchy || c.inter) return false;
     // The first stage whose messages cross the network (the leader space of a node split).
-    const auto it = std::find(c.stageLinks.begin(), c.stageLinks.end(), static_cast<int>(hier::kLinkNetwork));
-    if (it == c.stageLinks.end()) return false;
-    const int stage = static_cast<int>(it - c.stageLinks.begin());
+    const auto it = std::find(c.selection.stageLinks.begin(), c.selection.stageLinks.end(), static_cast<int>(hier::kLinkNetwork));
+    if (it == c.selection.stageLinks.end()) return false;
+    const int stage = static_cast<int>(it - c.selection.stageLinks.begin());
     // Measured before by processes of this communicator (usually on MPI_COMM_WORLD): every
     // rank agrees from the same records, nothing is sent.
     const hier::MeasuredLink carried = hier::agreeLink(in.carried);
     if (carried.valid) {
-        hier::applyMeasuredLink(c.costs, hier::kLinkNetwork, carried, policy);
+        hier::applyMeasuredLink(c.selection.costs, hier::kLinkNetwork, carried, policy);
         rt.setNetworkMeasured(carried);
-        const hier::LinkCost& net = c.costs.link[hier::kLinkNetwork];
+        const hier::LinkCost& net = c.selection.costs.link[hier::kLinkNetwork];
         if (c.rank == 0)
             rt.verbose(2, "hieragg: network: alpha=" + fixed(net.alpha_us, 1) + " us beta=" +
                               fixed(net.beta_us_per_byte * 1000, 2) + " ns/B exchange=" +
                               fixed(hier::exchangeRoundUs(net), 1) +
                               " us (measured earlier, carried by the identity exchange)" +
-                              measuredExtras(net, carried, c.costs.closeFraction));
+                              measuredExtras(net, carried, c.selection.costs.closeFraction));
         return false;
     }
     if (!in.spansHosts && !oneHostAllowed()) return false;
     try {
         auto st = std::make_shared<LinkCalibrationState>();
-        std::vector<int> members = hier::spaceGroup(*c.hierarchy, stage, c.rank, -1).group.ranks;
+        std::vector<int> members = hier::spaceGroup(*c.decomp.hierarchy, stage, c.rank, -1).group.ranks;
         std::sort(members.begin(), members.end());
         const auto me = std::find(members.begin(), members.end(), c.rank);
         if (me != members.end()) {
@@ -347,7 +347,7 @@ bool beginLinkCalibration(hieragg_comm& c, const CalibrationInputs& in) {
         st->maxBytes = *std::max_element(st->sizes.begin(), st->sizes.end());
         st->plan = roundPlan(st->sizes, eagerLimit());
         st->records.assign(static_cast<size_t>(c.size), CalibrationRecord{});
-        c.calibration = st;
+        c.selection.calibration = st;
         if (int rc = startMeasuring(c, *st)) finishDecomposition(c, rc);
     } catch (const std::bad_alloc&) {
         finishDecomposition(c, HIERAGG_ERR_NO_MEM);
@@ -374,6 +374,6 @@ extern "C" void hieragg_read_network_calibration(void* comm, double out[HIERAGG_
     fill(rt->costs(), hier::MeasuredLink{});
     rt->withComm(comm, [&](hieragg_comm& c) {
         std::lock_guard<std::recursive_mutex> lock(c.mutex);  // the calibration may be writing it
-        fill(c.costs, c.costs.closeFraction > 0 ? rt->networkMeasured() : hier::MeasuredLink{});
+        fill(c.selection.costs, c.selection.costs.closeFraction > 0 ? rt->networkMeasured() : hier::MeasuredLink{});
     });
 }

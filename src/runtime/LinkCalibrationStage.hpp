@@ -3,7 +3,7 @@
 // exchange and before the offload setup. Leaders on both ends of a network stage time a
 // few ping-pongs (Tasks on their own tag block, progressed with everything else), then
 // every rank exchanges the results and applies the same agreed alpha/beta to its
-// communicator's cost parameters (hieragg_comm::costs). Calls wait in c.pending meanwhile.
+// communicator's cost parameters (SelectionState::costs). Calls wait in c.decomp.pending meanwhile.
 #pragma once
 #include <vector>
 
@@ -20,7 +20,7 @@ struct CalibrationInputs {
 };
 
 // Decides (the same on every rank) and starts the stage. Returns false when there is
-// nothing to measure (c.costs then already holds what applies); true when the stage runs:
+// nothing to measure (c.selection.costs then already holds what applies); true when the stage runs:
 // it calls continueSetupAfterCalibration(c), or finishDecomposition(c, error), when done.
 bool beginLinkCalibration(hieragg_comm& c, const CalibrationInputs& in);
 

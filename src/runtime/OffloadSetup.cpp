@@ -9,16 +9,13 @@
 #include <vector>
 
 #include "Runtime.hpp"
+#include "hieragg/OffloadBackend.hpp"
 #include "hieragg/hier/Selection.hpp"
 #include "hieragg/hier/SpaceGroup.hpp"
-#ifdef HIERAGG_HAVE_OFI
-#include "../transports/OfiTransport.hpp"
-#endif
 
 namespace hieragg {
 
 namespace {
-#ifdef HIERAGG_HAVE_OFI
 // auto: open the backend only if the cost model itself would pick an offloaded leader
 // stage for some probe call on this decomposition (barrier; allreduce of doubles and bcast
 // at 8 B and 64 KiB), with a group that could run all of them.
@@ -37,8 +34,8 @@ bool modelPicksOffload(const hieragg_comm& c, const hier::CostParams& p, int lea
         CollCall call;
         call.args.kind = pr.kind;
         call.size = c.size;
-        call.hierarchy = c.hierarchy.get();
-        call.stageLinks = c.stageLinks.empty() ? nullptr : &c.stageLinks;
+        call.hierarchy = c.decomp.hierarchy.get();
+        call.stageLinks = c.selection.stageLinks.empty() ? nullptr : &c.selection.stageLinks;
         call.segmentBytes = segment ? segment : 64 * 1024;
         const size_t elem = pr.kind == HIERAGG_ALLREDUCE ? 8 : 1;
         call.rtype = call.stype = hieragg_dtype_info{elem, 0, static_cast<ptrdiff_t>(elem), 0,
@@ -55,13 +52,6 @@ bool modelPicksOffload(const hieragg_comm& c, const hier::CostParams& p, int lea
             return true;
     }
     return false;
-}
-
-// Fault injection for the tests of the agreement (tests/mpi/CMakeLists.txt): the process
-// of this world rank behaves as if its endpoint failed to open / its join failed.
-bool injected(const char* var, int worldRank) {
-    const char* v = std::getenv(var);
-    return v && *v && std::atoi(v) == worldRank;
 }
 
 constexpr int kAddrBytes = 120;
@@ -100,23 +90,19 @@ struct JoinRecord {
     uint32_t ops[HIERAGG_ELEM_COUNT];
     uint64_t maxCount, maxBytes;
 };
-#endif
 }  // namespace
 
-// What the setup keeps between its stages (owned by c.offloadSetup while they run).
+// What the setup keeps between its stages (owned by c.offload.setup while they run).
 struct OffloadSetupState {
-#ifdef HIERAGG_HAVE_OFI
     std::vector<int> leaders;
     int me = -1;
     bool explicitAsk = false;
     std::string provider, why;
-    std::unique_ptr<ofi::OfiTransport> tr;
+    std::unique_ptr<OffloadEndpoint> tr;
     std::vector<AddressRecord> addrs;
     std::vector<JoinRecord> joins;
-#endif
 };
 
-#ifdef HIERAGG_HAVE_OFI
 namespace {
 
 // The leaders' "I will not join" notices (one int each, on their own tag): every leader
@@ -202,7 +188,7 @@ std::string failures(const hieragg_comm& c, const OffloadSetupState& st, Failed 
 void joinsExchanged(void* ctx, int status) {
     hieragg_comm& c = *static_cast<hieragg_comm*>(ctx);
     std::lock_guard<std::recursive_mutex> lock(c.mutex);
-    std::shared_ptr<OffloadSetupState> st = c.offloadSetup;
+    std::shared_ptr<OffloadSetupState> st = c.offload.setup;
     if (status != 0 || !st) return finishDecomposition(c, status);
     Runtime& rt = *Runtime::instance();
     const std::string joinFailed = failures(c, *st, [&](int r) { return st->joins[r].state != 1; }, "join the group");
@@ -227,11 +213,11 @@ void joinsExchanged(void* ctx, int status) {
     caps.preferred = st->explicitAsk;
     if (st->tr) {
         // Failure notices and re-runs during calls (docs/offload.md, "Failure handling").
-        ofi::RecoveryConfig rec;
-        rec.group.comm = c.comm;
-        rec.group.ranks = st->leaders;
-        rec.group.me = st->me;
-        rec.group.tagBase = offloadExchangeTagBase(3);
+        OffloadRecovery rec;
+        rec.comm = c.comm;
+        rec.leaders = st->leaders;
+        rec.me = st->me;
+        rec.rerunTagBase = offloadExchangeTagBase(3);
         rec.noticeTag = offloadExchangeTagBase(2);
         rec.worldRank = c.worldRank;
         rec.opTimeoutSec = rt.config().ofi_op_timeout;
@@ -244,12 +230,12 @@ void joinsExchanged(void* ctx, int status) {
             if (level == 0) r.warn(msg);
             else r.verbose(level, msg);
         };
-        if (int rc = st->tr->enableRecovery(std::move(rec))) return finishDecomposition(c, rc);
+        if (int rc = st->tr->enableRecovery(rec)) return finishDecomposition(c, rc);
     }
-    c.offloadCaps = caps;
-    c.offloadOn = true;
-    c.offload = std::move(st->tr);
-    if (c.offload) rt.addPoller(c.offload.get());
+    c.offload.caps = caps;
+    c.offload.on = true;
+    c.offload.transport = std::move(st->tr);
+    if (c.offload.transport) rt.addPoller(c.offload.transport.get());
     if (c.rank == 0)
         rt.verbose(1, "hieragg: offload: " + std::to_string(st->leaders.size()) + " leaders joined a fabric group (" +
                           std::string(caps.barrier ? "barrier " : "") + (caps.bcast ? "bcast " : "") +
@@ -263,7 +249,7 @@ void joinsExchanged(void* ctx, int status) {
 void addressesExchanged(void* ctx, int status) {
     hieragg_comm& c = *static_cast<hieragg_comm*>(ctx);
     std::lock_guard<std::recursive_mutex> lock(c.mutex);
-    std::shared_ptr<OffloadSetupState> st = c.offloadSetup;
+    std::shared_ptr<OffloadSetupState> st = c.offload.setup;
     if (status != 0 || !st) return finishDecomposition(c, status);
     const std::string openFailed =
         failures(c, *st, [&](int r) { return st->addrs[r].state != 1; }, "open it");
@@ -282,7 +268,7 @@ void addressesExchanged(void* ctx, int status) {
             // A leader that cannot join tells the others, who then stop waiting for it
             // (instead of waiting out coll_hieragg_ofi_join_timeout).
             JoinAbort abort(c, st->leaders, st->me);
-            if (injected("HIERAGG_TEST_OFI_FAIL_JOIN", c.worldRank)) {
+            if (injectedAt("HIERAGG_TEST_OFI_FAIL_JOIN", c.worldRank)) {
                 mine.state = -1;
                 st->why = "join not attempted (HIERAGG_TEST_OFI_FAIL_JOIN)";
             } else {
@@ -309,23 +295,23 @@ void addressesExchanged(void* ctx, int status) {
 }
 
 }  // namespace
-#endif
 
 bool beginOffloadSetup(hieragg_comm& c) {
     Runtime& rt = *Runtime::instance();
     const hieragg_config& cfg = rt.config();
-    if (cfg.offload == HIERAGG_OFFLOAD_OFF || !c.hierarchy || c.inter) return false;
-    const hier::Hierarchy& h = *c.hierarchy;
+    if (cfg.offload == HIERAGG_OFFLOAD_OFF || !c.decomp.hierarchy || c.inter) return false;
+    const hier::Hierarchy& h = *c.decomp.hierarchy;
     // The leader space, unrooted, as rank 0 (always a leader) sees it: ascending leaders.
     const std::vector<int> leaders = hier::spaceGroup(h, h.levels(), 0, -1).group.ranks;
     if (leaders.size() <= 1) return false;
-#ifndef HIERAGG_HAVE_OFI
-    if (cfg.offload == HIERAGG_OFFLOAD_OFI && c.worldRank == 0)
-        rt.warnOnce("coll_hieragg_offload=ofi: this build has no libfabric; collectives use point-to-point");
-    return false;
-#else
+    const OffloadBackendFn openBackend = offloadBackend("ofi");
+    if (!openBackend) {
+        if (cfg.offload == HIERAGG_OFFLOAD_OFI && c.worldRank == 0)
+            rt.warnOnce("coll_hieragg_offload=ofi: this build has no libfabric; collectives use point-to-point");
+        return false;
+    }
     if (cfg.offload == HIERAGG_OFFLOAD_AUTO &&
-        !modelPicksOffload(c, c.costs, static_cast<int>(leaders.size()), cfg.segment_size)) {
+        !modelPicksOffload(c, c.selection.costs, static_cast<int>(leaders.size()), cfg.segment_size)) {
         if (c.rank == 0)
             rt.verbose(1, "hieragg: offload=auto: the cost model picks no offloaded leader stage here "
                           "(coll_hieragg_cost_ofi_*); not opened");
@@ -344,13 +330,13 @@ bool beginOffloadSetup(hieragg_comm& c) {
             // Local only (no other rank involved): the leader's endpoint and its address.
             AddressRecord& mine = st->addrs[c.rank];
             mine.state = -1;
-            std::shared_ptr<ofi::Fabric> fabric = ofi::Fabric::open(st->provider, cfg.ofi_manual_progress != 0, &st->why);
-            if (injected("HIERAGG_TEST_OFI_FAIL_OPEN", c.worldRank))
-                fabric.reset(), st->why = "endpoint not opened (HIERAGG_TEST_OFI_FAIL_OPEN)";
-            if (fabric && !fabric->caps().barrier && !fabric->caps().bcast && !fabric->caps().triggered)
-                st->why = "provider '" + fabric->name() + "' offers neither fi_barrier, fi_broadcast nor FI_TRIGGER";
-            else if (fabric) {
-                st->tr = std::make_unique<ofi::OfiTransport>(rt.transport(), fabric);
+            OffloadOpen how;
+            how.pml = &rt.transport();
+            how.provider = st->provider;
+            how.manualProgress = cfg.ofi_manual_progress != 0;
+            how.worldRank = c.worldRank;
+            st->tr = openBackend(how, &st->why);
+            if (st->tr) {
                 std::vector<char> a = st->tr->open(&st->why);
                 if (!a.empty() && a.size() <= sizeof mine.addr) {
                     mine.state = 1;
@@ -361,7 +347,7 @@ bool beginOffloadSetup(hieragg_comm& c) {
                 }
             }
         }
-        c.offloadSetup = st;
+        c.offload.setup = st;
         if (int rc = startRecordExchange(c, st->addrs.data(), sizeof(AddressRecord), offloadExchangeTagBase(0),
                                          addressesExchanged))
             finishDecomposition(c, rc);
@@ -369,7 +355,6 @@ bool beginOffloadSetup(hieragg_comm& c) {
         finishDecomposition(c, HIERAGG_ERR_NO_MEM);
     }
     return true;
-#endif
 }
 
 }  // namespace hieragg

@@ -9,11 +9,11 @@
 
 namespace hieragg {
 
-// Called with c.mutex held once c.hierarchy is set. Returns false when there is nothing to
+// Called with c.mutex held once c.decomp.hierarchy is set. Returns false when there is nothing to
 // set up (offload off, no libfabric, auto and the model picks no offloaded stage: no
 // message, nothing opened); then the caller releases the calls. Returns true when the
 // setup runs: it ends with finishDecomposition(c, status) from the progress engine, with
-// c.offload / c.offloadCaps set, or left empty (point-to-point) with one warning when the
+// c.offload.transport / c.offload.caps set, or left empty (point-to-point) with one warning when the
 // backend was asked for and could not be used. The exchanges never block a start; the one
 // blocking piece is the leaders' fi_join_collective wait (bounded by coll_hieragg_ofi_join_timeout), run
 // from the progress engine when the address exchange completes, only when offload opens.

@@ -48,7 +48,7 @@ private:
     void* accType_;
 };
 
-// Starts link `link` of the chain (0-based) on transport `tr` (CoreAbi's launchTask with
+// Starts link `link` of the chain (0-based) on transport `tr` (CallLaunch.cpp's launchTask with
 // the numbers the chain reserved); returns an error without calling `done` if nothing started.
 using LinkStart = std::function<int(const hieragg_coll_args& args, Transport& tr, size_t link,
                                     hieragg_complete_fn done, void* ctx)>;
@@ -57,7 +57,7 @@ using LinkStart = std::function<int(const hieragg_coll_args& args, Transport& tr
 // allreduce chunk is two links), so the conversion buffers stay bounded
 // (kChunkBudgetSegments x segment size of accumulators) like the schedules' own
 // temporaries. Every rank cuts the call into the same chunks; the caller reserves
-// the links' call numbers when the chain is launched (CoreAbi.cpp), and each link
+// the links' call numbers when the chain is launched (CallLaunch.cpp), and each link
 // starts when the previous one completed here.
 class ReproducibleCall {
 public:

@@ -1,4 +1,4 @@
-// A communicator's schedules per signature (hieragg_comm::cache): least recently used
+// A communicator's schedules per signature (CallCache::schedules): least recently used
 // evicted first, within a count and a byte budget. The key (CallCacheKeys.hpp) holds the
 // scalar arguments and a digest of the call's per-rank vectors; each entry keeps those
 // vectors by value (CallVectors.hpp) and a lookup compares them, so a call whose vectors
@@ -18,7 +18,7 @@ namespace hieragg {
 
 struct CachedSchedule {
     std::shared_ptr<const Schedule> schedule;
-    // keepVectors of the call it was built for (shared with the last-call record, CommState.hpp)
+    // keepVectors of the call it was built for (shared with LastCall::vectors)
     std::shared_ptr<const std::vector<char>> vectors;
 };
 

@@ -160,7 +160,7 @@ TEST(AllreduceSlices, ScratchStaysBoundedForHugeCounts) {
                 const size_t window = 8;
                 const size_t bound = std::string(row) == "rabenseifner" ? window * floorPow2(p) * seg : window * seg;
                 EXPECT_LE(s.tempBytes(), bound) << row << " rank " << r << " count " << count;
-                // The runtime's channel space per call (kMaxChannels in CommState.hpp).
+                // The runtime's channel space per call (kMaxChannels in TagAllocation.hpp).
                 EXPECT_LE(s.channels, 4096u) << row << " rank " << r << " count " << count;
             }
     }

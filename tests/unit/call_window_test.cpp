@@ -17,7 +17,7 @@ using hieragg::CallWindow;
 
 namespace {
 
-// One rank's calls on a communicator of `pairs` peers, as CoreAbi.cpp launches them: each
+// One rank's calls on a communicator of `pairs` peers, as CallStart.cpp launches them: each
 // call takes the next number of 1 or 2 (a two-stage call) of the pairs it touches, some
 // blocking (completed before the next start), the others completing in random order. A
 // call that does not fit waits, and so do all calls after it (start order).

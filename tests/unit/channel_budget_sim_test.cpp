@@ -1,6 +1,6 @@
 // The deepest accepted split (kMaxSplitLevels nested levels) must fit every
 // recipe's channels into one call's tag block (4096 channels, src/runtime/
-// CommState.hpp kMaxChannels); deeper splits are refused by the parser.
+// TagAllocation.hpp kMaxChannels); deeper splits are refused by the parser.
 #include <gtest/gtest.h>
 
 #include "ReductionFixture.hpp"

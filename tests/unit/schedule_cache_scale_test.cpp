@@ -111,7 +111,7 @@ struct VectorCall {
     }
 };
 
-// What the runtime does for a call (CoreAbi.cpp, scheduleFor): its key, the cache, and on a
+// What the runtime does for a call (CallPreparation.cpp, scheduleFor): its key, the cache, and on a
 // miss the plan and the recipe's schedule, stored. `builds` counts the misses.
 std::shared_ptr<const Schedule> obtain(ScheduleCache& cache, CollCall c, int& builds) {
     const std::string key = scheduleCacheKey(c);

@@ -76,7 +76,7 @@ const CollectiveFacts& factsOf(hieragg_coll_kind kind);
 // recipes::dependsOnPerRankVectors and recipes::useHierarchy (= isDecomposed, Recipes.hpp).
 
 // The last call's schedule may serve a repeat of the same raw arguments and equal per-rank
-// vectors (CoreAbi.cpp): the kind has no per-peer datatypes (whose layouts the raw
+// vectors (CallPreparation.cpp): the kind has no per-peer datatypes (whose layouts the raw
 // arguments, handles, do not show).
 bool rawRepeatable(hieragg_coll_kind kind);
 // A reduction (reduce, allreduce, reduce_scatter(_block), scan, exscan).

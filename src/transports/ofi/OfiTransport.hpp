@@ -18,6 +18,7 @@
 #include "LeaderOpOverPml.hpp"
 #include "OfiFabric.hpp"
 #include "OfiTriggeredChain.hpp"
+#include "hieragg/OffloadBackend.hpp"
 #include "hieragg/Transport.hpp"
 
 struct fid_ep;
@@ -30,35 +31,29 @@ struct fid_mc;
 namespace hieragg::ofi {
 
 // What a transport needs to survive a failing fabric (docs/offload.md, "Failure handling"):
-// the leaders as PML peers, the tags of the failure notices and of the operations re-run
-// over the PML, the operation timeout, the fault injection of the tests, and where to say it.
-struct RecoveryConfig {
-    LeaderGroup group;          // tagBase: the re-run operations' tag block
-    int noticeTag = 0;
-    int worldRank = 0;
-    double opTimeoutSec = 0;    // <= 0: none
-    uint64_t injectAt = 0;      // n-th offloaded operation of this process fails (0: never)
-    int injectRank = -1;        // ... on this world rank (-1: every leader)
-    bool injectHang = false;    // ... by never completing (the timeout's path) instead of an error
-    std::function<void(int level, const std::string&)> say;  // 0: warning, else verbose level
+// the runtime's description (OffloadRecovery) with the leaders as a group of PML peers.
+struct RecoveryConfig : OffloadRecovery {
+    LeaderGroup group;  // tagBase: the re-run operations' tag block
 };
 
-class OfiTransport final : public Transport {
+class OfiTransport final : public OffloadEndpoint {
 public:
     OfiTransport(Transport& pml, std::shared_ptr<Fabric> fabric);
     ~OfiTransport() override;
 
     // Opens the endpoint; returns its address, or empty with *why.
-    std::vector<char> open(std::string* why);
+    std::vector<char> open(std::string* why) override;
     // Joins the group of `addresses` (every leader's, in leader order; mine at `me`), waiting
     // at most `timeoutSec`, or until `giveUp` (polled while waiting) says another leader will
     // not join. False with *why if it failed.
     bool join(const std::vector<std::vector<char>>& addresses, int me, double timeoutSec, std::string* why,
-              const std::function<bool(std::string*)>& giveUp = nullptr);
-    const OffloadCaps& caps() const { return caps_; }
+              const std::function<bool(std::string*)>& giveUp = nullptr) override;
+    const OffloadCaps& caps() const override { return caps_; }
     // After a successful join on every leader: listen for the other leaders' failure notices.
     // Returns non-zero if the notices' receives could not be posted.
     int enableRecovery(RecoveryConfig cfg);
+    // The same from the runtime's backend-neutral description (OfiBackend.cpp).
+    int enableRecovery(const OffloadRecovery& cfg) override;
     // Whether this leader runs the group's operations over the PML now (a failure was agreed).
     bool fellBack() override;
 

@@ -1,4 +1,4 @@
-#include "CommState.hpp"
+#include "DecompositionStage.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "LinkCalibrationStage.hpp"
+#include "CommState.hpp"
 #include "OffloadSetup.hpp"
 #include "Runtime.hpp"
 #include "hieragg/ScheduleBuilder.hpp"
@@ -76,18 +77,6 @@ Schedule ringAllgather(int rank, int size, size_t recordBytes) {
 }
 }  // namespace
 
-int tagBase(uint32_t seq, TagSpace space, bool localGroup) {
-    return Runtime::instance()->tags().callBase(seq, space, localGroup);
-}
-
-int identityExchangeTagBase() { return Runtime::instance()->tags().setupBase(0); }
-
-int offloadExchangeTagBase(int stage) {
-    return Runtime::instance()->tags().setupBase(static_cast<uint32_t>(stage) + 1);
-}
-
-int calibrationTagBase(int stage) { return offloadExchangeTagBase(5 + stage); }
-
 int startRecordExchange(hieragg_comm& c, void* recs, size_t recordBytes, int tagBase, hieragg_complete_fn done) {
     Runtime& rt = *Runtime::instance();
     auto sched = std::make_shared<const Schedule>(ringAllgather(c.rank, c.size, recordBytes));
@@ -137,17 +126,17 @@ void applyDecomposition(hieragg_comm& c, const std::vector<hier::RankIdentity>& 
                           " cores on this node: the node link's alpha is " +
                           std::to_string(rt.costs().link[hier::kLinkNode].alpha_us) + " us (OversubscribedNode.hpp)");
     if (!d.hierarchy.isTrivial()) {
-        c.stageLinks = hier::stageLinks(d.levelNames, d.hierarchy.levels());
-        c.hierarchy = std::make_unique<hier::Hierarchy>(std::move(d.hierarchy));
+        c.selection.stageLinks = hier::stageLinks(d.levelNames, d.hierarchy.levels());
+        c.decomp.hierarchy = std::make_unique<hier::Hierarchy>(std::move(d.hierarchy));
     }
 }
 
 void becomeReady(hieragg_comm& c, int status) {
-    c.decomp = hieragg_comm::Decomp::Ready;
-    std::vector<char>().swap(c.identityRecords);
-    c.offloadSetup.reset();
-    c.calibration.reset();
-    if (c.onReady) c.onReady(c, status);
+    c.decomp.state = DecompositionStage::State::Ready;
+    std::vector<char>().swap(c.decomp.identityRecords);
+    c.offload.setup.reset();
+    c.selection.calibration.reset();
+    if (c.decomp.onReady) c.decomp.onReady(c, status);
 }
 
 // The hierarchy exists: the network calibration (if any), then the offload setup's
@@ -162,7 +151,7 @@ void exchangeDone(void* ctx, int status) {
     std::lock_guard<std::recursive_mutex> lock(c.mutex);
     if (status == 0) {
         try {
-            const auto* recs = reinterpret_cast<IdentityRecord*>(c.identityRecords.data());
+            const auto* recs = reinterpret_cast<IdentityRecord*>(c.decomp.identityRecords.data());
             std::vector<hier::RankIdentity> ids(c.size);
             bool consistent = true;
             CalibrationInputs calib;
@@ -176,7 +165,7 @@ void exchangeDone(void* ctx, int status) {
                 calib.carried[r] = hier::fromRecord(rec.net);
             }
             applyDecomposition(c, ids, consistent);
-            std::vector<char>().swap(c.identityRecords);
+            std::vector<char>().swap(c.decomp.identityRecords);
             return afterDecomposition(c, calib);
         } catch (const std::bad_alloc&) {
             status = HIERAGG_ERR_NO_MEM;
@@ -194,9 +183,9 @@ void continueSetupAfterCalibration(hieragg_comm& c) {
 }
 
 void beginDecomposition(hieragg_comm& c, ReadyFn onReady) {
-    if (c.decomp != hieragg_comm::Decomp::None) return;
-    c.onReady = onReady;
-    c.decomp = hieragg_comm::Decomp::Exchanging;
+    if (c.decomp.state != DecompositionStage::State::None) return;
+    c.decomp.onReady = onReady;
+    c.decomp.state = DecompositionStage::State::Exchanging;
     Runtime& rt = *Runtime::instance();
     if (c.inter || c.size <= 1 || rt.config().hierarchy == 0) return becomeReady(c, 0);
 
@@ -209,9 +198,9 @@ void beginDecomposition(hieragg_comm& c, ReadyFn onReady) {
         return afterDecomposition(c, CalibrationInputs{});
     }
     // A ring allgather of identity records on its own tag block, as a Task like any
-    // other: the call that triggered it returns at once and waits in c.pending.
-    c.identityRecords.assign(sizeof(IdentityRecord) * static_cast<size_t>(c.size), 0);
-    auto* recs = reinterpret_cast<IdentityRecord*>(c.identityRecords.data());
+    // other: the call that triggered it returns at once and waits in c.decomp.pending.
+    c.decomp.identityRecords.assign(sizeof(IdentityRecord) * static_cast<size_t>(c.size), 0);
+    auto* recs = reinterpret_cast<IdentityRecord*>(c.decomp.identityRecords.data());
     hier::RankIdentity me = hier::localIdentity(c.worldRank);
     IdentityRecord& mine = recs[c.rank];
     mine.worldRank = me.worldRank;

@@ -1,0 +1,211 @@
+#include "CallStart.hpp"
+
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+
+#include "AlgorithmCalls.hpp"
+#include "CallLaunch.hpp"
+#include "CallPreparation.hpp"
+#include "Runtime.hpp"
+#include "hieragg/hier/CollectiveFacts.hpp"
+
+namespace hieragg {
+
+namespace {
+
+// The decomposition exists and no call waits in the queue: a call may launch now, if its
+// tags fit the window.
+bool readyAndUnqueued(const hieragg_comm& c) { return c.decomp.ready() && c.decomp.pending.empty(); }
+
+// Besides, no call of this communicator is in flight here: a blocking call launches at once,
+// outside the window's accounting (no tags to keep clear of, and nothing starts on the
+// communicator before it returns). The compiled fast path runs only then.
+bool readyAndIdle(const hieragg_comm& c) { return readyAndUnqueued(c) && c.window.idle(); }
+
+// Runs the compiled last call for the blocking caller waiting on `w` (CallCache.hpp).
+int runCompiled(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, CompiledCall& f, bool countCall,
+                BlockingWait& w) {
+    c.cache.last.isLast = true;
+    int tags[CompiledCall::kMaxActions];
+    takeCallTags(c.tags, *f.schedule(), c.peerCount(), tags);
+    if (countCall) countLastServed(c);
+    CompiledCall::Binding b;
+    b.sbuf = args.sbuf;
+    b.rbuf = args.rbuf;
+    b.stype = args.stype;
+    b.rtype = args.rtype;
+    b.packed = tr.packedType();
+    b.op = args.op;
+    b.comm = c.comm;
+    b.peerTagBase = tags;
+    b.observer = c.counters.get();
+    return c.cache.start(f, tr, b, w);
+}
+
+// The compiled fast path's entry (CallCache.hpp), the first thing a blocking call does:
+// a repeat of the last call's raw arguments on a communicator whose decomposition is
+// ready, with nothing else of it queued or in flight here (the case startCall launches
+// without the window's accounting), runs the last schedule compiled into a flat action
+// array, inside the caller's wait. It is what launch() would run for it: never a strong
+// reduction's chain, and last-raw state exists only for one-stage calls on
+// intracommunicators without offload.
+// Kinds with per-rank vectors are compared by value in scheduleFor and never come here.
+// False (nothing started) for every other call; else *rc is the start's error code.
+bool runRepeat(hieragg_comm& c, const hieragg_coll_args& args, BlockingWait& w, int* rc) {
+    Runtime* rt = Runtime::instance();
+    if (!rt) return false;
+    std::lock_guard<std::recursive_mutex> lock(c.mutex);
+    // Behind a queued call, or beside nonblocking calls in flight here, the call goes
+    // through startCall: it must keep its place in the queue and the window's count.
+    if (!readyAndIdle(c) || !c.cache.last.servedValid || !c.cache.last.repeatsRaw(args) ||
+        hier::factsOf(args.kind).vectors != hier::kNoVectors || strongReproducible(*rt, c, args))
+        return false;
+    CompiledCall* f = c.cache.compiledFor(c.cache.last.schedule, c.cache.last.rawStype, c.cache.last.rawRtype);
+    if (!f) return false;
+    *rc = runCompiled(c, args, rt->transport(), *f, true, w);
+    return true;
+}
+
+// Whether the call may start now without meeting the tags of a call in flight here.
+bool fitsWindow(const hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId) {
+    const uint32_t w = Runtime::instance()->tags().window();
+    if (persistentId >= 0) return c.window.fitsPersistent(static_cast<uint32_t>(persistentId), c.inter, w);
+    return c.window.fitsCall(callNumbersBound(c, args), w);
+}
+
+void drainPending(hieragg_comm& c);
+
+// A nonblocking call or persistent start counted in its communicator's window: its
+// completion frees its numbers and starts the calls that waited for them.
+struct WindowedCompletion {
+    hieragg_comm* comm;
+    uint64_t first;  // its first number (not persistent)
+    int64_t persistentId;
+    hieragg_complete_fn done;
+    void* ctx;
+
+    static void complete(void* self, int status) {
+        std::unique_ptr<WindowedCompletion> w(static_cast<WindowedCompletion*>(self));
+        hieragg_comm& c = *w->comm;
+        std::lock_guard<std::recursive_mutex> lock(c.mutex);
+        if (w->persistentId >= 0)
+            c.window.closePersistent(static_cast<uint32_t>(w->persistentId));
+        else
+            c.window.closeCall(w->first);
+        w->done(w->ctx, status);
+        drainPending(c);
+    }
+};
+
+// Launches a call that fits the window, counted in it (CallWindow.hpp). A blocking one
+// is not recorded: nothing else starts on the communicator until it returns.
+int launchCounted(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId, hieragg_complete_fn done,
+                  void* ctx, ArgsLifetime lifetime) {
+    if (persistentId < 0 && done == BlockingWait::complete) {
+        c.window.openCall(callNumbersBound(c, args), false);
+        return launch(c, args, persistentId, done, ctx, lifetime);
+    }
+    auto* w = new (std::nothrow) WindowedCompletion{&c, 0, persistentId, done, ctx};
+    if (!w) return HIERAGG_ERR_NO_MEM;
+    if (persistentId >= 0) {
+        c.window.openPersistent(static_cast<uint32_t>(persistentId));
+    } else {
+        try {
+            w->first = c.window.openCall(callNumbersBound(c, args), true);
+        } catch (const std::bad_alloc&) {
+            delete w;
+            return HIERAGG_ERR_NO_MEM;
+        }
+    }
+    const int rc = launch(c, args, persistentId, WindowedCompletion::complete, w, lifetime);
+    if (rc != 0) {  // nothing started, `done` not called
+        if (persistentId >= 0)
+            c.window.closePersistent(static_cast<uint32_t>(persistentId));
+        else
+            c.window.closeCall(w->first);
+        delete w;
+    }
+    return rc;
+}
+
+// Runs the queued calls, in start order, while the next one fits the window (the
+// decomposition exists). One that cannot start completes with its error (its caller has
+// already returned). A call completing meanwhile does not drain again: this loop goes on.
+void drainPending(hieragg_comm& c) {
+    if (!c.decomp.ready() || c.window.draining) return;
+    c.window.draining = true;
+    std::deque<PendingStart>& queue = c.decomp.pending;
+    while (!queue.empty() && fitsWindow(c, queue.front().args.args(), queue.front().persistentId)) {
+        PendingStart p = std::move(queue.front());
+        queue.pop_front();
+        // p.args goes when this iteration ends: a chain copies what it keeps.
+        const int rc = launchCounted(c, p.args.args(), p.persistentId, p.done, p.ctx, ArgsLifetime::UntilReturn);
+        if (rc != 0) p.done(p.ctx, rc);
+    }
+    c.window.draining = false;
+}
+
+// The decomposition exists: run the calls that waited for it, in start order, as the
+// window lets them. If it failed, each completes with that error.
+void runPending(hieragg_comm& c, int status) {
+    if (status == 0) return drainPending(c);
+    std::deque<PendingStart> pending;
+    pending.swap(c.decomp.pending);
+    for (const PendingStart& p : pending) p.done(p.ctx, status);
+}
+
+// Says once per communicator that a call waits for the window (coll_hieragg_verbose=2).
+void announceWait(hieragg_comm& c) {
+    if (c.window.announced) return;
+    c.window.announced = true;
+    Runtime* rt = Runtime::instance();
+    rt->verbose(2, "hieragg: tags: a call on a communicator of " + std::to_string(c.size) +
+                       " ranks waits: it would reuse the tags of a call still in flight here (" +
+                       std::to_string(c.window.inFlight()) + " in flight, window " +
+                       std::to_string(rt->tags().window()) +
+                       "); it starts when the older calls complete (once per communicator, world rank " +
+                       std::to_string(c.worldRank) + ")");
+}
+
+}  // namespace
+
+int startCall(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId, hieragg_complete_fn done,
+              void* ctx, ArgsLifetime lifetime) {
+    if (!Runtime::instance()) return HIERAGG_ERR_INTERNAL;
+    std::lock_guard<std::recursive_mutex> lock(c.mutex);
+    // A blocking call with nothing in flight or queued here (the repeated-call path pays
+    // three tests more).
+    if (done == BlockingWait::complete && persistentId < 0 && readyAndIdle(c))
+        return launch(c, args, persistentId, done, ctx, lifetime);
+    if (readyAndUnqueued(c) && fitsWindow(c, args, persistentId))
+        return launchCounted(c, args, persistentId, done, ctx, lifetime);
+    try {
+        // Launched after this returns: a nonblocking caller's arrays are copied now.
+        c.decomp.pending.push_back({OwnedCallArgs::held(args, sideOf(c), lifetime), done, ctx, persistentId});
+    } catch (const std::bad_alloc&) {
+        return HIERAGG_ERR_NO_MEM;
+    }
+    if (c.decomp.ready()) {
+        // Behind the window (or behind a call that waits for it): a call in flight here
+        // completes and drains the queue from the progress engine.
+        announceWait(c);
+        return 0;
+    }
+    beginDecomposition(c, runPending);  // may run the pending calls at once
+    return 0;
+}
+
+int runBlocking(hieragg_comm& c, const hieragg_coll_args& args) {
+    BlockingWait w;
+    int rc = 0;
+    if (!runRepeat(c, args, w, &rc))
+        rc = startCall(c, args, -1, BlockingWait::complete, &w, ArgsLifetime::UntilCompletion);
+    if (rc != 0) return rc;
+    c.cache.wait(w, Runtime::instance()->transport());
+    return w.status;
+}
+
+}  // namespace hieragg
