@@ -162,16 +162,24 @@ def parse_plans(raw):
             continue
         lay = out.setdefault(m.group(1), {"times": defaultdict(lambda: defaultdict(list)), "networks": []})
         lay["networks"] += nets
-        for line in lines:
-            f = line.split()
-            if len(f) < 8 or f[0] != "CELL" or f[7] != "ok":
-                continue
-            coll, nbytes = f[1], int(f[2])
-            base = coll[:-len("_inplace")] if coll.endswith("_inplace") else coll
-            queue = plans.get((base, nbytes)) or plans.get((base, None)) or []
-            plan = queue.pop(0) if queue else "?"
-            lay["times"][(coll, nbytes)][plan].append(float(f[4]))
+        for coll, nbytes, us, plan in cells_with_plans(lines, plans, "?"):
+            lay["times"][(coll, nbytes)][plan].append(us)
     return out
+
+
+def cells_with_plans(lines, plans, missing):
+    """The ok CELL lines of one job's log as (collective, bytes, t_max us, plan): each takes the
+    next entry of plans[(collective, bytes)], else of plans[(collective, None)] (a plan line
+    without a size, scan's, matches any size), else `missing`; allreduce_inplace's plan is an
+    allreduce line. The queues are consumed."""
+    for line in lines:
+        f = line.split()
+        if len(f) < 8 or f[0] != "CELL" or f[7] != "ok":
+            continue
+        coll, nbytes = f[1], int(f[2])
+        base = coll[:-len("_inplace")] if coll.endswith("_inplace") else coll
+        queue = plans.get((base, nbytes)) or plans.get((base, None)) or []
+        yield coll, nbytes, float(f[4]), queue.pop(0) if queue else missing
 
 
 def plans_table(plans, order):

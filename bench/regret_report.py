@@ -18,27 +18,19 @@ import re
 import statistics
 from collections import defaultdict
 
+from perf_report import cells_with_plans, size_label, time_label
+
 LOG_RE = re.compile(r"(.+)\.(hieragg|row\d+)\.run(\d+)\.log$")
 PLAN_RE = re.compile(r"hieragg: ([a-z_]+) on \d+ ranks: (.*?) \{(from [^}]*|built-in choice)\}(?: \[(\d+) B(?:, pred=([\d.]+) us)?\])?")
 
 
-def size_label(b):
-    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if b >= scale and b % scale == 0:
-            return f"{b // scale} {unit}"
-    return f"{b} B"
-
-
-def time_label(us):
-    if us is None:
-        return "–"
-    return f"{us / 1000:.3g} ms" if us >= 1000 else f"{us:.3g} µs"
+def time_text(us):
+    return "–" if us is None else time_label(us)
 
 
 def read_runs(raw):
     """{(layout, coll, bytes): {stack: [(us, plan, forced, pred_us or None), ...]}}. Each CELL line
-    takes the next plan line of its collective and size in the same log (allreduce_inplace's plan
-    is an allreduce line; a plan line without a size, scan's, matches any size)."""
+    takes the next plan line of its collective and size in the same log (perf_report.cells_with_plans)."""
     runs = defaultdict(lambda: defaultdict(list))
     for name in sorted(os.listdir(raw)):
         m = LOG_RE.match(name)
@@ -53,15 +45,8 @@ def read_runs(raw):
                 key = (p.group(1), int(p.group(4)) if p.group(4) else None)
                 forced = p.group(3).startswith("from coll_hieragg_")
                 plans[key].append((p.group(2), forced, float(p.group(5)) if p.group(5) else None))
-        for line in lines:
-            f = line.split()
-            if len(f) < 8 or f[0] != "CELL" or f[7] != "ok":
-                continue
-            coll, nbytes = f[1], int(f[2])
-            base = coll[:-len("_inplace")] if coll.endswith("_inplace") else coll
-            queue = plans.get((base, nbytes)) or plans.get((base, None)) or []
-            plan, forced, pred = queue.pop(0) if queue else ("?", False, None)
-            runs[(layout, coll, nbytes)][stack].append((float(f[4]), plan, forced, pred))
+        for coll, nbytes, us, (plan, forced, pred) in cells_with_plans(lines, plans, ("?", False, None)):
+            runs[(layout, coll, nbytes)][stack].append((us, plan, forced, pred))
     return runs
 
 
@@ -158,8 +143,8 @@ def main():
         regret = f"**{r['regret']:.2f}**" if r["regret"] is not None and r["regret"] > 1.2 else (
             f"{r['regret']:.2f}" if r["regret"] is not None else "–")
         md.append(f"| {r['layout']} | {r['coll']} | {size_label(r['bytes'])} | `{r['auto_plan']}` | "
-                  f"{time_label(r['auto_us'])} | {time_label(r['pred_us'])} | {ratio} | "
-                  f"{r['best_row'] or '–'} | {time_label(r['best_us'])} | {regret} |")
+                  f"{time_text(r['auto_us'])} | {time_text(r['pred_us'])} | {ratio} | "
+                  f"{r['best_row'] or '–'} | {time_text(r['best_us'])} | {regret} |")
     with open(os.path.join(a.out, "regret.md"), "w") as fh:
         fh.write("\n".join(md) + "\n")
     print(f"regret-report: wrote {a.out}/regret.md and regret.csv")

@@ -19,9 +19,9 @@ expect() {   # expect FILE <fixed string>: one line of FILE must contain it
 # bcast 8 B: auto 120,140 -> 130 us; pred median(90,110) = 100 -> 100/130 = 0.77;
 # knomial forced 118,122 -> 120, chain 300 -> fastest knomial, regret 130/120 = 1.08.
 expect "$out/regret.md" "| 2x2rr | bcast | 8 B | \`leaders:knomial(k=2)+L0:knomial(k=2)\` | 130 µs | 100 µs | 0.77 | knomial | 120 µs | 1.08 |"
-# allreduce 64 KiB: auto 1000,1200 -> 1.1 ms; pred 500 -> 0.45; the knomial run (400 us) was refused, so
+# allreduce 64 KiB: auto 1000,1200 -> 1.10 ms; pred 500 -> 0.45; the knomial run (400 us) was refused, so
 # it does not count; ring 700,900 -> 800 us; regret 1100/800 = 1.375 -> 1.38 (> 1.2: bold).
-expect "$out/regret.md" "| 2x2rr | allreduce | 64 KiB | \`ring-reduce-scatter+ring-allgather\` | 1.1 ms | 500 µs | 0.45 | ring | 800 µs | **1.38** |"
+expect "$out/regret.md" "| 2x2rr | allreduce | 64 KiB | \`ring-reduce-scatter+ring-allgather\` | 1.10 ms | 500 µs | 0.45 | ring | 800 µs | **1.38** |"
 # Summary: regrets 1.08 and 1.375 -> median 1.23, worst 1.38, 1 of 2 <= 1.2; predictions 0.77 (off by 23%:
 # within 25%) and 0.45 (not): 1 of 2.
 expect "$out/log" "2x2rr: 2 cells; regret median 1.23, worst 1.38, 1 of 2 cells ≤ 1.2; prediction within 25% in 1 of 2 cells"
