@@ -238,23 +238,9 @@ int TriggeredChains::test(void* req, bool& done) {
 }
 
 void TriggeredChains::abandon(void* req) {
-    Call* c = static_cast<Call*>(req);
+    // The call is released as giveUp releases it; the chain's order is broken for later calls.
     broken_ = true;
-    if (c->finished) {
-        delete c;
-        return;
-    }
-    if (c == active_) {
-        // The provider still owns its contexts and buffer: kept until the endpoint closes.
-        c->abandoned = true;
-        return;
-    }
-    for (auto it = queued_.begin(); it != queued_.end(); ++it)
-        if (*it == c) {
-            queued_.erase(it);
-            break;
-        }
-    delete c;
+    giveUp(req);
 }
 
 void TriggeredChains::giveUp(void* req) {
