@@ -54,13 +54,14 @@ MeasuredLink rejected(std::string* why, const std::string& what) {
 }  // namespace
 
 LinkRecord toRecord(const MeasuredLink& m) {
-    return {m.valid ? 1.0 : 0.0, m.alpha_us,      m.beta_ns_per_byte, m.exchange_us, m.eager_beta_ns_per_byte,
+    return {m.valid ? 1.0 : m.rejected ? -1.0 : 0.0, m.alpha_us,      m.beta_ns_per_byte, m.exchange_us, m.eager_beta_ns_per_byte,
             m.rendezvous_us,     m.eager_bytes,   m.burst_us,         m.noise};
 }
 
 MeasuredLink fromRecord(const LinkRecord& r) {
     MeasuredLink m;
-    m.valid = r.valid != 0;
+    m.valid = r.valid > 0;
+    m.rejected = r.valid < 0;
     m.alpha_us = r.alpha_us;
     m.beta_ns_per_byte = r.beta_ns_per_byte;
     m.exchange_us = r.exchange_us;

@@ -207,6 +207,10 @@ void agreementDone(void* ctx, int status) {
     if (agreed.valid) {
         hier::applyMeasuredLink(c.selection.costs, hier::kLinkNetwork, agreed, policy);
         rt.setNetworkMeasured(agreed);
+    } else if (measuredPairs > 0) {
+        hier::MeasuredLink settled;
+        settled.rejected = true;
+        rt.setNetworkMeasured(settled);
     }
     // One line per job in practice: rank 0 of the communicator that measured (later
     // communicators take the value from their identity records, verbose level 2).
@@ -327,6 +331,14 @@ bool beginLinkCalibration(hieragg_comm& c, const CalibrationInputs& in) {
                               fixed(hier::exchangeRoundUs(net), 1) +
                               " us (measured earlier, carried by the identity exchange)" +
                               measuredExtras(net, carried, c.selection.costs.closeFraction));
+        return false;
+    }
+    // Rejected twice by processes of this communicator: every rank sees the same records,
+    // so none measures again and all keep the MCA values.
+    if (std::any_of(in.carried.begin(), in.carried.end(), [](const hier::MeasuredLink& m) { return m.rejected; })) {
+        if (c.rank == 0)
+            rt.verbose(2, "hieragg: network: not measured again (rejected twice on an earlier communicator); the "
+                          "cost model keeps coll_hieragg_cost_network_*");
         return false;
     }
     if (!in.spansHosts && !oneHostAllowed()) return false;

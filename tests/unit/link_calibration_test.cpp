@@ -206,7 +206,18 @@ TEST(LinkCalibration, RecordCarriesEveryField) {
                    &MeasuredLink::eager_beta_ns_per_byte, &MeasuredLink::rendezvous_us, &MeasuredLink::eager_bytes,
                    &MeasuredLink::burst_us, &MeasuredLink::noise})
         EXPECT_EQ(back.*f, m.*f);
-    EXPECT_FALSE(hier::fromRecord(hier::toRecord(MeasuredLink{})).valid);
+    EXPECT_FALSE(back.rejected);
+    const hier::MeasuredLink none = hier::fromRecord(hier::toRecord(MeasuredLink{}));
+    EXPECT_FALSE(none.valid);
+    EXPECT_FALSE(none.rejected);
+    // A rejected measurement travels as such (later communicators do not measure again),
+    // and is never mistaken for a valid one.
+    MeasuredLink rejected;
+    rejected.rejected = true;
+    const hier::MeasuredLink r = hier::fromRecord(hier::toRecord(rejected));
+    EXPECT_FALSE(r.valid);
+    EXPECT_TRUE(r.rejected);
+    EXPECT_FALSE(hier::agreeLink({r, r}).valid);
 }
 
 // What a measurement sets beyond alpha/beta: the rendezvous with its limit (unless beta was

@@ -34,10 +34,15 @@ struct MeasuredLink {
     // How far the measurements that were agreed on differ (the two ends of a pair, the
     // pairs): the largest relative spread of alpha and beta, 0: one measurement.
     double noise = 0;
+    // Not valid because the measurement was rejected twice (LinkCalibrationStage.cpp):
+    // carried to later communicators so that they keep the MCA values without measuring
+    // again (each attempt costs tens of ms on a slow link, and the load that spoiled it
+    // usually lasts).
+    bool rejected = false;
 };
 
 // A MeasuredLink as the records the ranks exchange carry it: doubles only (no padding
-// bytes travel), `valid` 0 or 1.
+// bytes travel), `valid` 1, or -1 for a rejected measurement, 0 for none.
 struct LinkRecord {
     double valid, alpha_us, beta_ns_per_byte, exchange_us, eager_beta_ns_per_byte, rendezvous_us, eager_bytes,
         burst_us, noise;
