@@ -18,6 +18,9 @@ struct Group {
         return g;
     }
     int size() const { return static_cast<int>(ranks.size()); }
+    // Ring neighbours of a member: the ranks of the next and of the previous index.
+    int next() const { return ranks[(me + 1) % size()]; }
+    int previous() const { return ranks[(me + size() - 1) % size()]; }
     int indexOf(int rank) const {
         for (int i = 0; i < size(); ++i)
             if (ranks[i] == rank) return i;

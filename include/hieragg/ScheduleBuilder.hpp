@@ -31,6 +31,9 @@ public:
     // Messages to or from a negative peer (MPI_PROC_NULL) are dropped: kNoStep.
     StepId send(int peer, BufRef src, TypeRef type, const Deps& deps = {}, uint32_t channel = 0);
     StepId recv(int peer, BufRef dst, TypeRef type, const Deps& deps = {}, uint32_t channel = 0);
+    // A send (outgoing) or a receive of `buf`: for the algorithms written once for both
+    // directions (a gather is a scatter with every message reversed).
+    StepId transfer(bool outgoing, int peer, BufRef buf, TypeRef type, const Deps& deps = {}, uint32_t channel = 0);
     StepId copy(BufRef src, TypeRef srcType, BufRef dst, TypeRef dstType, const Deps& deps = {});
     // dst = src op dst (the operation is the call's).
     StepId reduce(BufRef src, BufRef dst, TypeRef type, const Deps& deps = {});

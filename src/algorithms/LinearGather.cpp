@@ -2,40 +2,38 @@
 
 namespace hieragg {
 
-Emitted LinearGather::emit(ScheduleBuilder& b, const Group& g, int rootIdx, const std::vector<Block>& rootBlocks,
-                           Block mine, StepId after, uint32_t channel) const {
+namespace {
+// One message between the root and every other member; toRoot: the root receives them
+// (gather), else it sends them (scatter).
+Emitted linear(ScheduleBuilder& b, const Group& g, int rootIdx, const std::vector<Block>& rootBlocks, Block mine,
+               StepId after, uint32_t channel, bool toRoot) {
     const int n = g.size();
     if (n <= 1 || g.me < 0) return {after, after};
     if (g.me != rootIdx) {
-        StepId sent = b.send(g.ranks[rootIdx], mine.buf, mine.type, after, channel);
-        return {sent, sent};
+        const StepId moved = b.transfer(toRoot, g.ranks[rootIdx], mine.buf, mine.type, after, channel);
+        return {moved, moved};
     }
     Deps all;
     all.add(after);
     for (int j = 1; j < n; ++j) {
         const int i = (rootIdx + j) % n;
-        all.add(b.recv(g.ranks[i], rootBlocks[i].buf, rootBlocks[i].type, {}, channel));
+        // The root's blocks are disjoint: its receives need not wait for `after`, its sends do.
+        all.add(b.transfer(!toRoot, g.ranks[i], rootBlocks[i].buf, rootBlocks[i].type, toRoot ? Deps{} : Deps{after},
+                           channel));
     }
-    StepId done = b.join(all);
+    const StepId done = b.join(all);
     return {done, done};
+}
+}  // namespace
+
+Emitted LinearGather::emit(ScheduleBuilder& b, const Group& g, int rootIdx, const std::vector<Block>& rootBlocks,
+                           Block mine, StepId after, uint32_t channel) const {
+    return linear(b, g, rootIdx, rootBlocks, mine, after, channel, true);
 }
 
 Emitted LinearScatter::emit(ScheduleBuilder& b, const Group& g, int rootIdx, const std::vector<Block>& rootBlocks,
                             Block mine, StepId after, uint32_t channel) const {
-    const int n = g.size();
-    if (n <= 1 || g.me < 0) return {after, after};
-    if (g.me != rootIdx) {
-        StepId got = b.recv(g.ranks[rootIdx], mine.buf, mine.type, after, channel);
-        return {got, got};
-    }
-    Deps all;
-    all.add(after);
-    for (int j = 1; j < n; ++j) {
-        const int i = (rootIdx + j) % n;
-        all.add(b.send(g.ranks[i], rootBlocks[i].buf, rootBlocks[i].type, after, channel));
-    }
-    StepId done = b.join(all);
-    return {done, done};
+    return linear(b, g, rootIdx, rootBlocks, mine, after, channel, false);
 }
 
 }  // namespace hieragg

@@ -1,5 +1,7 @@
 #include "hieragg/algorithms/OrderedTreeReduce.hpp"
 
+#include <utility>
+
 namespace hieragg {
 
 namespace {
@@ -59,6 +61,21 @@ OrderedTreeReduce::Result OrderedTreeReduce::emit(ScheduleBuilder& b, const Grou
         }
     };
     Deps done{p.inputReady};
+    // This member's input folded with its children's partials in tree order: the
+    // product's buffer and step (each step of it also in *track when given).
+    auto foldChildren = [&](const Placement& pl, Deps* track) {
+        BufRef acc = p.input;
+        StepId accReady = p.inputReady;
+        for (size_t i = 0; i < pl.children.size(); ++i) {
+            BufRef into = p.scratch.at(i);
+            StepId got = b.recv(g.ranks[pl.children[i]], into, p.type, p.scratchFree, p.channel);
+            // dst = src op dst: the child's block (higher indices) is the right operand.
+            accReady = b.reduce(acc, into, p.type, {accReady, got});
+            acc = into;
+            if (track) track->add(accReady);
+        }
+        return std::make_pair(acc, accReady);
+    };
     if (n <= 1) {
         deliver(p.input, p.inputReady);
         done.add(r.ready);
@@ -68,31 +85,14 @@ OrderedTreeReduce::Result OrderedTreeReduce::emit(ScheduleBuilder& b, const Grou
 
     if (g.me != rootIdx) {
         const Placement pl = place(*this, n, g.me, rootIdx);
-        BufRef acc = p.input;
-        StepId accReady = p.inputReady;
-        for (size_t i = 0; i < pl.children.size(); ++i) {
-            BufRef into = p.scratch.at(i);
-            StepId got = b.recv(g.ranks[pl.children[i]], into, p.type, p.scratchFree, p.channel);
-            // dst = src op dst: the child's block (higher indices) is the right operand.
-            accReady = b.reduce(acc, into, p.type, {accReady, got});
-            acc = into;
-            done.add(accReady);
-        }
+        const auto [acc, accReady] = foldChildren(pl, &done);
         done.add(b.send(g.ranks[pl.sendTo], acc, p.type, accReady, p.channel));
         r.done = b.join(done);
         return r;
     }
 
     if (!rankOrder) {
-        const Placement t = place(*this, n, g.me, rootIdx);
-        BufRef acc = p.input;
-        StepId accReady = p.inputReady;
-        for (size_t i = 0; i < t.children.size(); ++i) {
-            BufRef into = p.scratch.at(i);
-            StepId got = b.recv(g.ranks[t.children[i]], into, p.type, p.scratchFree, p.channel);
-            accReady = b.reduce(acc, into, p.type, {accReady, got});
-            acc = into;
-        }
+        const auto [acc, accReady] = foldChildren(place(*this, n, g.me, rootIdx), nullptr);
         deliver(acc, accReady);
     } else {
         // Root in rank order: (left) op a_root op (right).

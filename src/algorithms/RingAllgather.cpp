@@ -6,8 +6,7 @@ Emitted RingAllgather::emit(ScheduleBuilder& b, const Group& g, const std::vecto
                             StepId after, uint32_t channel, const Deps& regionsFree) const {
     const int n = g.size();
     if (n <= 1 || g.me < 0) return {after, after};
-    const int right = g.ranks[(g.me + 1) % n];
-    const int left = g.ranks[(g.me + n - 1) % n];
+    const int right = g.next(), left = g.previous();
     Deps all;
     all.add(after);
     StepId have = after;

@@ -6,8 +6,7 @@ Emitted RingReduceScatter::emit(ScheduleBuilder& b, const Group& g, const std::v
                                 BufRef scratch, StepId after, uint32_t channel) const {
     const int n = g.size();
     if (n <= 1 || g.me < 0) return {after, after};
-    const int right = g.ranks[(g.me + 1) % n];
-    const int left = g.ranks[(g.me + n - 1) % n];
+    const int right = g.next(), left = g.previous();
     Deps all;
     all.add(after);
     StepId reduced = after;  // the block sent next is complete
@@ -32,8 +31,7 @@ Emitted RingReduceScatter::emitToOutput(ScheduleBuilder& b, const Group& g, cons
     outReady.add(after);
     const StepId placed = b.copy(input[g.me].buf, input[g.me].type, out.buf, out.type, outReady);
     if (n <= 1) return {placed, placed};
-    const int right = g.ranks[(g.me + 1) % n];
-    const int left = g.ranks[(g.me + n - 1) % n];
+    const int right = g.next(), left = g.previous();
     Deps all{placed};
     // Step 0 sends this rank's own piece of block me - 1; step s >= 1 forwards the partial
     // built at step s - 1 (in scratch[(s - 1) % 2]).

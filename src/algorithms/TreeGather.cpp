@@ -8,20 +8,29 @@ size_t virtualRangeBytes(const MemberTree& tree, const std::vector<size_t>& memb
     return sum;
 }
 
-size_t TreeGather::workBytes(const Group& g, const std::vector<size_t>& memberBytes) const {
+size_t subtreeWorkBytes(const MemberTree& tree, const Group& g, const std::vector<size_t>& memberBytes,
+                        bool leavesKeepWork) {
     if (g.size() <= 1 || g.me < 0) return 0;
     const int v = tree.virtualOf(g.me);
-    if (v != 0 && tree.children[g.me].empty()) return 0;
+    if (v != 0 && !leavesKeepWork && tree.children[g.me].empty()) return 0;
     return virtualRangeBytes(tree, memberBytes, v, tree.subtreeEnd[v]);
+}
+
+SubtreeSlice childSlice(const MemberTree& tree, const std::vector<size_t>& memberBytes, int v, int kid) {
+    const int c = tree.virtualOf(kid);
+    return {static_cast<ptrdiff_t>(virtualRangeBytes(tree, memberBytes, v, c)),
+            virtualRangeBytes(tree, memberBytes, c, tree.subtreeEnd[c])};
+}
+
+size_t TreeGather::workBytes(const Group& g, const std::vector<size_t>& memberBytes) const {
+    return subtreeWorkBytes(tree, g, memberBytes, false);
 }
 
 Emitted TreeGather::emit(ScheduleBuilder& b, const Group& g, const std::vector<size_t>& memberBytes,
                          Block mine, bool mineInWork, BufRef work, StepId after, uint32_t channel) const {
     if (g.size() <= 1 || g.me < 0) return {after, after};
-    const int v = tree.virtualOf(g.me);
-    const int parent = tree.parent[g.me];
+    const int v = tree.virtualOf(g.me), parent = tree.parent[g.me];
     const std::vector<int>& kids = tree.children[g.me];
-
     if (v != 0 && kids.empty()) {
         StepId sent = mineInWork ? b.send(g.ranks[parent], work, {kPackedType, memberBytes[g.me]}, after, channel)
                                  : b.send(g.ranks[parent], mine.buf, mine.type, after, channel);
@@ -34,10 +43,8 @@ Emitted TreeGather::emit(ScheduleBuilder& b, const Group& g, const std::vector<s
     // receives can be posted before `after` (overlap with earlier levels).
     // Largest subtree first, as the data arrives in that order on a k-nomial tree.
     for (size_t i = kids.size(); i-- > 0;) {
-        const int c = tree.virtualOf(kids[i]);
-        const size_t offset = virtualRangeBytes(tree, memberBytes, v, c);
-        const size_t bytes = virtualRangeBytes(tree, memberBytes, c, tree.subtreeEnd[c]);
-        have.add(b.recv(g.ranks[kids[i]], work.at(static_cast<ptrdiff_t>(offset)), {kPackedType, bytes}, {}, channel));
+        const SubtreeSlice s = childSlice(tree, memberBytes, v, kids[i]);
+        have.add(b.recv(g.ranks[kids[i]], work.at(s.offset), {kPackedType, s.bytes}, {}, channel));
     }
     StepId all = b.join(have);
     if (v == 0) return {all, all};

@@ -5,19 +5,14 @@
 namespace hieragg {
 
 size_t TreeScatter::workBytes(const Group& g, const std::vector<size_t>& memberBytes, bool keepInWork) const {
-    if (g.size() <= 1 || g.me < 0) return 0;
-    const int v = tree.virtualOf(g.me);
-    if (v != 0 && !keepInWork && tree.children[g.me].empty()) return 0;
-    return virtualRangeBytes(tree, memberBytes, v, tree.subtreeEnd[v]);
+    return subtreeWorkBytes(tree, g, memberBytes, keepInWork);
 }
 
 Emitted TreeScatter::emit(ScheduleBuilder& b, const Group& g, const std::vector<size_t>& memberBytes,
                           Block mine, bool keepInWork, BufRef work, StepId after, uint32_t channel) const {
     if (g.size() <= 1 || g.me < 0) return {after, after};
-    const int v = tree.virtualOf(g.me);
-    const int parent = tree.parent[g.me];
+    const int v = tree.virtualOf(g.me), parent = tree.parent[g.me];
     const std::vector<int>& kids = tree.children[g.me];
-
     StepId have = after;
     StepId ready = after;
     if (v != 0) {
@@ -35,10 +30,8 @@ Emitted TreeScatter::emit(ScheduleBuilder& b, const Group& g, const std::vector<
     done.add(ready);
     // Largest subtree first: the deepest paths start earliest.
     for (size_t i = kids.size(); i-- > 0;) {
-        const int c = tree.virtualOf(kids[i]);
-        const size_t offset = virtualRangeBytes(tree, memberBytes, v, c);
-        const size_t bytes = virtualRangeBytes(tree, memberBytes, c, tree.subtreeEnd[c]);
-        done.add(b.send(g.ranks[kids[i]], work.at(static_cast<ptrdiff_t>(offset)), {kPackedType, bytes}, have, channel));
+        const SubtreeSlice s = childSlice(tree, memberBytes, v, kids[i]);
+        done.add(b.send(g.ranks[kids[i]], work.at(s.offset), {kPackedType, s.bytes}, have, channel));
     }
     return {ready, b.join(done)};
 }

@@ -5,6 +5,19 @@
 
 namespace hieragg {
 
+namespace {
+// A step between two local buffers (a copy, a reduction, a fabric collective's data).
+Step localStep(StepKind kind, BufRef src, TypeRef srcType, BufRef dst, TypeRef dstType) {
+    Step s;
+    s.kind = kind;
+    s.src = src;
+    s.srcType = srcType;
+    s.dst = dst;
+    s.dstType = dstType;
+    return s;
+}
+}  // namespace
+
 StepId ScheduleBuilder::add(Step s, const Deps& deps) {
     s.localComm = local_;
     s.depBegin = static_cast<uint32_t>(sched_.deps.size());
@@ -23,62 +36,43 @@ StepId ScheduleBuilder::add(Step s, const Deps& deps) {
     return self;
 }
 
-StepId ScheduleBuilder::send(int peer, BufRef src, TypeRef type, const Deps& deps, uint32_t channel) {
+StepId ScheduleBuilder::transfer(bool outgoing, int peer, BufRef buf, TypeRef type, const Deps& deps,
+                                 uint32_t channel) {
     if (peer < 0) return kNoStep;
     Step s;
-    s.kind = StepKind::Send;
+    s.kind = outgoing ? StepKind::Send : StepKind::Recv;
     s.peer = peer;
     s.channel = channel;
-    s.src = src;
-    s.srcType = type;
+    (outgoing ? s.src : s.dst) = buf;
+    (outgoing ? s.srcType : s.dstType) = type;
     return add(s, deps);
 }
 
+StepId ScheduleBuilder::send(int peer, BufRef src, TypeRef type, const Deps& deps, uint32_t channel) {
+    return transfer(true, peer, src, type, deps, channel);
+}
+
 StepId ScheduleBuilder::recv(int peer, BufRef dst, TypeRef type, const Deps& deps, uint32_t channel) {
-    if (peer < 0) return kNoStep;
-    Step s;
-    s.kind = StepKind::Recv;
-    s.peer = peer;
-    s.channel = channel;
-    s.dst = dst;
-    s.dstType = type;
-    return add(s, deps);
+    return transfer(false, peer, dst, type, deps, channel);
 }
 
 StepId ScheduleBuilder::copy(BufRef src, TypeRef srcType, BufRef dst, TypeRef dstType, const Deps& deps) {
     if (srcType.count == 0 && dstType.count == 0) return join(deps);
-    Step s;
-    s.kind = StepKind::Copy;
-    s.src = src;
-    s.srcType = srcType;
-    s.dst = dst;
-    s.dstType = dstType;
-    return add(s, deps);
+    return add(localStep(StepKind::Copy, src, srcType, dst, dstType), deps);
 }
 
 StepId ScheduleBuilder::collective(uint8_t fabricKind, BufRef src, BufRef dst, size_t count, int root,
                                    const Deps& deps, size_t segment) {
-    Step s;
-    s.kind = StepKind::Collective;
+    // The segment travels as dstType.count (read back as FabricCollective::segment).
+    Step s = localStep(StepKind::Collective, src, {kPackedType, count}, dst, {kPackedType, segment ? segment : count});
     s.fabric = fabricKind;
     s.peer = root;
-    s.src = src;
-    s.dst = dst;
-    s.srcType = {kPackedType, count};
-    s.dstType = s.srcType;
-    if (segment) s.dstType.count = segment;  // read back as FabricCollective::segment
     return add(s, deps);
 }
 
 StepId ScheduleBuilder::reduce(BufRef src, BufRef dst, TypeRef type, const Deps& deps) {
     if (type.count == 0) return join(deps);
-    Step s;
-    s.kind = StepKind::Reduce;
-    s.src = src;
-    s.dst = dst;
-    s.srcType = type;
-    s.dstType = type;
-    return add(s, deps);
+    return add(localStep(StepKind::Reduce, src, type, dst, type), deps);
 }
 
 StepId ScheduleBuilder::join(const Deps& deps) {

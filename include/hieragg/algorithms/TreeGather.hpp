@@ -30,4 +30,17 @@ struct TreeGather {
 // Packed bytes of virtual members [from, to) of `tree`.
 size_t virtualRangeBytes(const MemberTree& tree, const std::vector<size_t>& memberBytes, int from, int to);
 
+// The work buffer of a tree gather or scatter at this rank: its subtree's bytes in virtual
+// order; 0 off the group, alone, or at a leaf unless leavesKeepWork (TreeScatter's keepInWork).
+size_t subtreeWorkBytes(const MemberTree& tree, const Group& g, const std::vector<size_t>& memberBytes,
+                        bool leavesKeepWork);
+
+// Where the subtree of member `kid` (a child of the member at virtual position v) sits in
+// v's work buffer, and how many bytes it holds.
+struct SubtreeSlice {
+    ptrdiff_t offset;
+    size_t bytes;
+};
+SubtreeSlice childSlice(const MemberTree& tree, const std::vector<size_t>& memberBytes, int v, int kid);
+
 }  // namespace hieragg
