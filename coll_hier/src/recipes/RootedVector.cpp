@@ -3,6 +3,7 @@
 #include "DataMovement.hpp"
 #include "hieragg/algorithms/LinearGather.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
+#include "hieragg/hier/Recipes.hpp"
 #include "hieragg/hier/TwoStage.hpp"
 
 namespace hieragg::recipes {
@@ -134,5 +135,34 @@ Schedule rootedVectorThroughLeaders(const CollCall& c, const RootedVector& v) {
     if (v.toRoot) b.send(a.root, agg, {kPackedType, sum}, moved, kRootLeader);
     return b.finish();
 }
+
+// Gatherv. Flat linear: every rank sends straight into the root's recvbuf at its
+// displacement. Hierarchical, in two stages (TwoStage.hpp): recvcounts are known only
+// at the root, so the members of every group but the root's first tell their leader
+// their block's size; then each leader packs its members' blocks (up to the limit)
+// into one message to the root, which unpacks them at their displacements. Blocks
+// above the limit, and the root's own group, go straight to the root.
+Schedule gatherv(const CollCall& c) {
+    if (c.varStage == 1) return sizeStage(c);
+    if (c.varStage == 2) return gathervThroughLeaders(c);
+    return rootedVectorFlat(c, RootedVector::gatherv(c));
+}
+
+Schedule gathervThroughLeaders(const CollCall& c) { return rootedVectorThroughLeaders(c, RootedVector::gatherv(c)); }
+
+// Scatterv. Flat linear: the root sends every block straight from its displacement
+// into the owner's recvbuf. Hierarchical, in two stages (TwoStage.hpp): sendcounts are
+// known only at the root, so the members of every group but the root's first tell
+// their leader their block's size (each knows its own recvcount); then the root packs
+// each group's blocks (up to the limit) into one message to its leader, which hands
+// every member its part. Blocks above the limit, and the root's own group, come
+// straight from the root.
+Schedule scatterv(const CollCall& c) {
+    if (c.varStage == 1) return sizeStage(c);
+    if (c.varStage == 2) return scattervThroughLeaders(c);
+    return rootedVectorFlat(c, RootedVector::scatterv(c));
+}
+
+Schedule scattervThroughLeaders(const CollCall& c) { return rootedVectorThroughLeaders(c, RootedVector::scatterv(c)); }
 
 }  // namespace hieragg::recipes

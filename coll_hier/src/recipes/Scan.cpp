@@ -13,6 +13,60 @@
 
 namespace hieragg::recipes {
 
+namespace {
+// What both leader rows share: their pulses are one fragment template (emitPulses) over
+// the top-level groups, each pulse starting with the in-group recursive-doubling scan;
+// scratch is a ring of kPulseWindow pulse-sized slots.
+struct LeaderScanPulse {
+    ScheduleBuilder& b;
+    const CollCall& c;
+    const hier::Hierarchy& h;
+    const PulsePlan plan;
+    const int top, mine;
+    Group inner;
+    const size_t bytes, slots;
+    FragmentPipeline frags;
+    const BufRef input, out{kRecvBuf, 0};
+    const TypeRef t;
+    BufRef s0, s1;
+
+    LeaderScanPulse(ScheduleBuilder& builder, const CollCall& call)
+        : b(builder), c(call), h(*call.hierarchy), plan(PulsePlan::of(call, call.args.rcount)),
+          top(h.levels() - 1), mine(h.groupOf(top, call.rank)), bytes(CollCall::span(call.rtype, plan.perPulse)),
+          slots(std::min(kPulseWindow, plan.pulses)),
+          frags(plan.fragments(static_cast<ptrdiff_t>(plan.perPulse) * call.rtype.extent)),
+          input(reductionInput(call)), t{kRecvType, plan.perPulse} {
+        inner.ranks = h.groupMembers(top, mine);
+        inner.me = inner.indexOf(c.rank);
+        s0 = scratch(true);
+        s1 = scratch(true);
+    }
+    // One pulse-sized buffer per ring slot; none when not needed (or no pulse).
+    BufRef scratch(bool needed) {
+        if (!needed || slots == 0) return BufRef{};
+        const BufRef r = b.temp(bytes * slots, CollCall::bias(c.rtype));
+        frags.setStride(r.slot, static_cast<ptrdiff_t>(bytes), true);
+        return r;
+    }
+    // The in-group scan of the pulse into out (exclusive: exscan), on stage channel 1.
+    StepId innerScan(bool exclusive, const Deps& scratchFree) const {
+        RecursiveDoublingScan::Pulse in;
+        in.input = input;
+        in.out = out;
+        in.type = t;
+        in.scratch[0] = s0;
+        in.scratch[1] = s1;
+        in.scratchFree = scratchFree;
+        in.channel = stageChannel(1);
+        return RecursiveDoublingScan{exclusive}.emit(b, inner, in);
+    }
+    template <class EmitPulse>
+    void emit(EmitPulse pulse0) {
+        emitPulses(b, plan, std::move(frags), pulse0);
+    }
+};
+}  // namespace
+
 // Leader prefix (SPEC 3.1; registry row leader_prefix, contiguous groups): per pulse, a
 // recursive-doubling scan inside each outermost group (exscan: exclusive, and the last
 // rank adds its own input to get the group total), an exclusive recursive-doubling scan
@@ -21,61 +75,31 @@ namespace hieragg::recipes {
 // (its in-group prefix). Groups are contiguous and ascending, so every product stays in
 // rank order (non-commutative ops too); only the totals cross between groups.
 Schedule leaderPrefix(const CollCall& c, bool exclusive) {
-    const auto& a = c.args;
     ScheduleBuilder b(exclusive ? "leader-prefix-exscan" : "leader-prefix-scan");
-    const PulsePlan plan = PulsePlan::of(c, a.rcount);
-    const hier::Hierarchy& h = *c.hierarchy;
-    const int top = h.levels() - 1, mine = h.groupOf(top, c.rank);
-    Group inner;
-    inner.ranks = h.groupMembers(top, mine);
-    inner.me = inner.indexOf(c.rank);
+    LeaderScanPulse f(b, c);
+    const Group& inner = f.inner;
+    const int mine = f.mine;
     const int last = inner.ranks.back();
     const bool leader = c.rank == last;
     Group leaders;
-    for (int g = 0; g < h.groupCount(top); ++g) leaders.ranks.push_back(h.groupMembers(top, g).back());
+    for (int g = 0; g < f.h.groupCount(f.top); ++g) leaders.ranks.push_back(f.h.groupMembers(f.top, g).back());
     leaders.me = leader ? mine : -1;
     const MemberTree fromLast = TreeShape::knomial(2).build(inner.size(), inner.size() - 1);
-    const size_t bytes = CollCall::span(c.rtype, plan.perPulse);
-    const size_t slots = std::min(kPulseWindow, plan.pulses);
-    struct Slot { BufRef s0, s1, total, prefix; };
-    std::vector<Slot> scratch;
-    for (size_t w = 0; w < slots; ++w) {
-        Slot t;
-        t.s0 = b.temp(bytes, CollCall::bias(c.rtype));
-        t.s1 = b.temp(bytes, CollCall::bias(c.rtype));
-        t.total = exclusive && leader ? b.temp(bytes, CollCall::bias(c.rtype)) : BufRef{};
-        t.prefix = mine > 0 ? b.temp(bytes, CollCall::bias(c.rtype)) : BufRef{};
-        scratch.push_back(t);
-    }
-    const BufRef input = reductionInput(c);
-    std::vector<StepId> pulseDone;
-    for (size_t p = 0; p < plan.pulses; ++p) {
-        const Slot& sl = scratch[p % slots];
-        const ptrdiff_t off = static_cast<ptrdiff_t>(plan.first(p)) * c.rtype.extent;
-        const TypeRef t{kRecvType, plan.countOf(p)};
-        const BufRef out{kRecvBuf, off};
-        Deps gate;
-        if (p >= kPulseWindow) gate.add(pulseDone[p - kPulseWindow]);
-        Deps all = gate;
+    const BufRef ownTotal = f.scratch(exclusive && leader), prefix = f.scratch(mine > 0);
+    const BufRef out = f.out;
+    const TypeRef t = f.t;
+    f.emit([&] {
+        Deps all;
         // Exscan: the leader keeps its own input for the group total before out is written (in place).
         StepId totalReady = kNoStep;
-        if (exclusive && leader) totalReady = b.copy(input.at(off), t, sl.total, t, gate);
-        RecursiveDoublingScan::Pulse in;
-        in.input = input.at(off);
-        in.out = out;
-        in.type = t;
-        in.scratch[0] = sl.s0;
-        in.scratch[1] = sl.s1;
-        in.scratchFree = gate;
-        in.scratchFree.add(totalReady);
-        in.channel = segmentChannel(stageChannel(1), p);
-        const StepId innerDone = RecursiveDoublingScan{exclusive}.emit(b, inner, in);
+        if (exclusive && leader) totalReady = b.copy(f.input, t, ownTotal, t);
+        const StepId innerDone = f.innerScan(exclusive, totalReady);
         all.add(innerDone);
         // The group total on its last rank: out (scan), or out op own input (exscan, unless alone).
         BufRef total = out;
         if (exclusive && leader) {
-            total = sl.total;
-            if (inner.size() > 1) totalReady = b.reduce(out, sl.total, t, {innerDone, totalReady});
+            total = ownTotal;
+            if (inner.size() > 1) totalReady = b.reduce(out, ownTotal, t, {innerDone, totalReady});
         } else {
             totalReady = innerDone;
         }
@@ -83,25 +107,25 @@ Schedule leaderPrefix(const CollCall& c, bool exclusive) {
         if (leader && leaders.size() > 1) {
             RecursiveDoublingScan::Pulse lp;
             lp.input = total;
-            lp.out = mine > 0 ? sl.prefix : sl.s0;  // group 0's prefix is empty: out untouched
+            lp.out = mine > 0 ? prefix : f.s0;  // group 0's prefix is empty: out untouched
             lp.type = t;
-            lp.scratch[0] = sl.s0;
-            lp.scratch[1] = sl.s1;
+            lp.scratch[0] = f.s0;
+            lp.scratch[1] = f.s1;
             lp.scratchFree = Deps{totalReady, innerDone};
-            lp.channel = segmentChannel(stageChannel(2), p);
+            lp.channel = stageChannel(2);
             prefixReady = RecursiveDoublingScan{true}.emit(b, leaders, lp);
             all.add(prefixReady);
         }
         if (mine > 0) {
-            const Emitted e = TreeBcast{fromLast}.emit(b, inner, sl.prefix, t, c.rtype.extent, prefixReady, gate,
-                                                       segmentChannel(stageChannel(3), p));
+            const Emitted e = TreeBcast{fromLast}.emit(b, inner, prefix, t, c.rtype.extent, prefixReady, {},
+                                                       stageChannel(3));
             all.add(e.done);
             const Deps ready{e.ready, innerDone};
-            if (exclusive && inner.me == 0) all.add(b.copy(sl.prefix, t, out, t, ready));
-            else all.add(b.reduce(sl.prefix, out, t, ready));  // out = E op in-group prefix
+            if (exclusive && inner.me == 0) all.add(b.copy(prefix, t, out, t, ready));
+            else all.add(b.reduce(prefix, out, t, ready));  // out = E op in-group prefix
         }
-        pulseDone.push_back(b.join(all));
-    }
+        b.join(all);
+    });
     return b.finish();
 }
 
@@ -115,64 +139,33 @@ Schedule leaderPrefix(const CollCall& c, bool exclusive) {
 // are not repeated per call), where the leader prefix's bcast from the last rank back to
 // the group's first ranks ties each call to the previous one's crossings.
 Schedule leaderChain(const CollCall& c, bool exclusive) {
-    const auto& a = c.args;
     ScheduleBuilder b(exclusive ? "leader-chain-exscan" : "leader-chain-scan");
-    const PulsePlan plan = PulsePlan::of(c, a.rcount);
-    const hier::Hierarchy& h = *c.hierarchy;
-    const int top = h.levels() - 1, mine = h.groupOf(top, c.rank), groups = h.groupCount(top);
-    Group inner;
-    inner.ranks = h.groupMembers(top, mine);
-    inner.me = inner.indexOf(c.rank);
+    LeaderScanPulse f(b, c);
+    const Group& inner = f.inner;
+    const int mine = f.mine, groups = f.h.groupCount(f.top);
     const bool first = inner.me == 0, last = inner.me == inner.size() - 1;
     const bool receives = mine > 0, passes = last && mine + 1 < groups;
-    const int from = receives ? h.groupMembers(top, mine - 1).back() : -1;
-    const int to = passes ? h.groupMembers(top, mine + 1).front() : -1;
+    const int from = receives ? f.h.groupMembers(f.top, mine - 1).back() : -1;
+    const int to = passes ? f.h.groupMembers(f.top, mine + 1).front() : -1;
     const MemberTree fromFirst = TreeShape::knomial(2).build(inner.size(), 0);
-    const size_t bytes = CollCall::span(c.rtype, plan.perPulse);
-    const size_t slots = std::min(kPulseWindow, plan.pulses);
-    struct Slot { BufRef s0, s1, own, prefix; };
-    std::vector<Slot> scratch;
-    for (size_t w = 0; w < slots; ++w) {
-        Slot t;
-        t.s0 = b.temp(bytes, CollCall::bias(c.rtype));
-        t.s1 = b.temp(bytes, CollCall::bias(c.rtype));
-        // Exscan: the last rank's own input (kept before out is written in place), then E_{g+1}.
-        t.own = exclusive && passes ? b.temp(bytes, CollCall::bias(c.rtype)) : BufRef{};
-        t.prefix = receives ? b.temp(bytes, CollCall::bias(c.rtype)) : BufRef{};
-        scratch.push_back(t);
-    }
-    const BufRef input = reductionInput(c);
-    std::vector<StepId> pulseDone;
-    for (size_t p = 0; p < plan.pulses; ++p) {
-        const Slot& sl = scratch[p % slots];
-        const ptrdiff_t off = static_cast<ptrdiff_t>(plan.first(p)) * c.rtype.extent;
-        const TypeRef t{kRecvType, plan.countOf(p)};
-        const BufRef out{kRecvBuf, off};
-        Deps gate;
-        if (p >= kPulseWindow) gate.add(pulseDone[p - kPulseWindow]);
-        Deps all = gate;
+    // Exscan: the last rank's own input (kept before out is written in place), then E_{g+1}.
+    const BufRef own = f.scratch(exclusive && passes), prefix = f.scratch(receives);
+    const BufRef out = f.out;
+    const TypeRef t = f.t;
+    f.emit([&] {
+        Deps all;
         StepId ownReady = kNoStep;
-        if (exclusive && passes) ownReady = b.copy(input.at(off), t, sl.own, t, gate);
-        RecursiveDoublingScan::Pulse in;
-        in.input = input.at(off);
-        in.out = out;
-        in.type = t;
-        in.scratch[0] = sl.s0;
-        in.scratch[1] = sl.s1;
-        in.scratchFree = gate;
-        in.scratchFree.add(ownReady);
-        in.channel = segmentChannel(stageChannel(1), p);
-        const StepId innerDone = RecursiveDoublingScan{exclusive}.emit(b, inner, in);
+        if (exclusive && passes) ownReady = b.copy(f.input, t, own, t);
+        const StepId innerDone = f.innerScan(exclusive, ownReady);
         all.add(innerDone);
         // out = E_g op (in-group prefix); exscan's first rank has no in-group prefix: out = E_g.
         StepId outReady = innerDone;
         if (receives) {
-            const StepId got = first ? b.recv(from, sl.prefix, t, gate, segmentChannel(stageChannel(2), p)) : kNoStep;
-            const Emitted e = TreeBcast{fromFirst}.emit(b, inner, sl.prefix, t, c.rtype.extent, got, gate,
-                                                        segmentChannel(stageChannel(3), p));
+            const StepId got = first ? b.recv(from, prefix, t, {}, stageChannel(2)) : kNoStep;
+            const Emitted e = TreeBcast{fromFirst}.emit(b, inner, prefix, t, c.rtype.extent, got, {}, stageChannel(3));
             all.add(e.done);
             const Deps ready{e.ready, innerDone};
-            outReady = exclusive && first ? b.copy(sl.prefix, t, out, t, ready) : b.reduce(sl.prefix, out, t, ready);
+            outReady = exclusive && first ? b.copy(prefix, t, out, t, ready) : b.reduce(prefix, out, t, ready);
             all.add(outReady);
         }
         if (passes) {
@@ -181,14 +174,14 @@ Schedule leaderChain(const CollCall& c, bool exclusive) {
             BufRef next = out;
             StepId nextReady = outReady;
             if (exclusive) {
-                next = sl.own;
+                next = own;
                 nextReady = ownReady;
-                if (receives || inner.size() > 1) nextReady = b.reduce(out, sl.own, t, {outReady, ownReady});
+                if (receives || inner.size() > 1) nextReady = b.reduce(out, own, t, {outReady, ownReady});
             }
-            all.add(b.send(to, next, t, nextReady, segmentChannel(stageChannel(2), p)));
+            all.add(b.send(to, next, t, nextReady, stageChannel(2)));
         }
-        pulseDone.push_back(b.join(all));
-    }
+        b.join(all);
+    });
     return b.finish();
 }
 
