@@ -14,39 +14,52 @@
 namespace hieragg::recipes {
 
 namespace {
-// What both leader rows share: their pulses are one fragment template (emitPulses) over
-// the top-level groups, each pulse starting with the in-group recursive-doubling scan;
-// scratch is a ring of kPulseWindow pulse-sized slots.
-struct LeaderScanPulse {
+// What every scan row shares: its pulses are one fragment template (emitPulses), its
+// scratch a ring of kPulseWindow pulse-sized slots; pulse 0 reads the input at offset 0
+// and writes out at offset 0, plan.perPulse elements.
+struct ScanPulses {
     ScheduleBuilder& b;
     const CollCall& c;
-    const hier::Hierarchy& h;
     const PulsePlan plan;
-    const int top, mine;
-    Group inner;
     const size_t bytes, slots;
     FragmentPipeline frags;
     const BufRef input, out{kRecvBuf, 0};
     const TypeRef t;
-    BufRef s0, s1;
 
-    LeaderScanPulse(ScheduleBuilder& builder, const CollCall& call)
-        : b(builder), c(call), h(*call.hierarchy), plan(PulsePlan::of(call, call.args.rcount)),
-          top(h.levels() - 1), mine(h.groupOf(top, call.rank)), bytes(CollCall::span(call.rtype, plan.perPulse)),
-          slots(std::min(kPulseWindow, plan.pulses)),
+    ScanPulses(ScheduleBuilder& builder, const CollCall& call)
+        : b(builder), c(call), plan(PulsePlan::of(call, call.args.rcount)),
+          bytes(CollCall::span(call.rtype, plan.perPulse)), slots(std::min(kPulseWindow, plan.pulses)),
           frags(plan.fragments(static_cast<ptrdiff_t>(plan.perPulse) * call.rtype.extent)),
-          input(reductionInput(call)), t{kRecvType, plan.perPulse} {
-        inner.ranks = h.groupMembers(top, mine);
-        inner.me = inner.indexOf(c.rank);
-        s0 = scratch(true);
-        s1 = scratch(true);
-    }
+          input(reductionInput(call)), t{kRecvType, plan.perPulse} {}
     // One pulse-sized buffer per ring slot; none when not needed (or no pulse).
     BufRef scratch(bool needed) {
         if (!needed || slots == 0) return BufRef{};
         const BufRef r = b.temp(bytes * slots, CollCall::bias(c.rtype));
         frags.setStride(r.slot, static_cast<ptrdiff_t>(bytes), true);
         return r;
+    }
+    // Exscan: this rank's input copied to `into` before out is written (in place over it).
+    StepId keepInput(bool keep, BufRef into) const { return keep ? b.copy(input, t, into, t) : kNoStep; }
+    template <class EmitPulse>
+    void emit(EmitPulse pulse0) {
+        emitPulses(b, plan, std::move(frags), pulse0);
+    }
+};
+
+// The leader rows' frame: the top-level group of this rank and the in-group
+// recursive-doubling scan every pulse starts with (scratch s0, s1).
+struct LeaderScanPulse : ScanPulses {
+    const hier::Hierarchy& h;
+    const int top, mine;
+    Group inner;
+    BufRef s0, s1;
+
+    LeaderScanPulse(ScheduleBuilder& builder, const CollCall& call)
+        : ScanPulses(builder, call), h(*call.hierarchy), top(h.levels() - 1), mine(h.groupOf(top, call.rank)) {
+        inner.ranks = h.groupMembers(top, mine);
+        inner.me = inner.indexOf(c.rank);
+        s0 = scratch(true);
+        s1 = scratch(true);
     }
     // The in-group scan of the pulse into out (exclusive: exscan), on stage channel 1.
     StepId innerScan(bool exclusive, const Deps& scratchFree) const {
@@ -59,10 +72,6 @@ struct LeaderScanPulse {
         in.scratchFree = scratchFree;
         in.channel = stageChannel(1);
         return RecursiveDoublingScan{exclusive}.emit(b, inner, in);
-    }
-    template <class EmitPulse>
-    void emit(EmitPulse pulse0) {
-        emitPulses(b, plan, std::move(frags), pulse0);
     }
 };
 }  // namespace
@@ -89,12 +98,10 @@ Schedule leaderPrefix(const CollCall& c, bool exclusive) {
     const BufRef out = f.out;
     const TypeRef t = f.t;
     f.emit([&] {
-        Deps all;
-        // Exscan: the leader keeps its own input for the group total before out is written (in place).
-        StepId totalReady = kNoStep;
-        if (exclusive && leader) totalReady = b.copy(f.input, t, ownTotal, t);
+        // Exscan: the leader's own input, for the group total.
+        StepId totalReady = f.keepInput(exclusive && leader, ownTotal);
         const StepId innerDone = f.innerScan(exclusive, totalReady);
-        all.add(innerDone);
+        Deps all{innerDone};
         // The group total on its last rank: out (scan), or out op own input (exscan, unless alone).
         BufRef total = out;
         if (exclusive && leader) {
@@ -153,11 +160,9 @@ Schedule leaderChain(const CollCall& c, bool exclusive) {
     const BufRef out = f.out;
     const TypeRef t = f.t;
     f.emit([&] {
-        Deps all;
-        StepId ownReady = kNoStep;
-        if (exclusive && passes) ownReady = b.copy(f.input, t, own, t);
+        const StepId ownReady = f.keepInput(exclusive && passes, own);
         const StepId innerDone = f.innerScan(exclusive, ownReady);
-        all.add(innerDone);
+        Deps all{innerDone};
         // out = E_g op (in-group prefix); exscan's first rank has no in-group prefix: out = E_g.
         StepId outReady = innerDone;
         if (receives) {
@@ -189,46 +194,32 @@ Schedule leaderChain(const CollCall& c, bool exclusive) {
 // scratch slots in flight.
 Schedule linearPrefix(const CollCall& c, bool exclusive) {
     ScheduleBuilder b(exclusive ? "flat-linear-exscan" : "flat-linear-scan");
-    const PulsePlan plan = PulsePlan::of(c, c.args.rcount);
-    const LinearScan scan{exclusive};
+    ScanPulses f(b, c);
     const Group g = Group::whole(c.size, c.rank);
-    const size_t bytes = CollCall::span(c.rtype, plan.perPulse);
-    if (plan.pulses == 0) return b.finish();
-    const size_t slots = std::min(kPulseWindow, plan.pulses);
-    FragmentPipeline frags = plan.fragments(static_cast<ptrdiff_t>(plan.perPulse) * c.rtype.extent);
     LinearScan::Pulse pulse;
-    pulse.scratch = b.temp(bytes * slots, CollCall::bias(c.rtype));
-    frags.setStride(pulse.scratch.slot, static_cast<ptrdiff_t>(bytes), true);
-    pulse.input = reductionInput(c);
-    pulse.out = BufRef{kRecvBuf, 0};
-    pulse.type = TypeRef{kRecvType, plan.perPulse};
+    pulse.scratch = f.scratch(true);
+    pulse.input = f.input;
+    pulse.out = f.out;
+    pulse.type = f.t;
     pulse.channel = stageChannel(0);
-    emitPulses(b, plan, std::move(frags), [&] { scan.emit(b, g, pulse); });
+    f.emit([&] { LinearScan{exclusive}.emit(b, g, pulse); });
     return b.finish();
 }
 
 Schedule prefixReduction(const CollCall& c, bool exclusive) {
-    const auto& a = c.args;
     const std::shared_ptr<const hier::Plan> sel = hier::planOf(c);
     if (auto built = builtByRow(c, *sel)) return std::move(*built);
     ScheduleBuilder b(exclusive ? "flat-recursive-doubling-exscan" : "flat-recursive-doubling-scan");
-    const PulsePlan plan = PulsePlan::of(c, a.rcount);
+    ScanPulses f(b, c);
     const RecursiveDoublingScan scan{exclusive};
     const Group g = Group::whole(c.size, c.rank);
-    const size_t bytes = CollCall::span(c.rtype, plan.perPulse);
-    if (plan.pulses == 0) return b.finish();
-    const size_t slots = std::min(kPulseWindow, plan.pulses);
-    FragmentPipeline frags = plan.fragments(static_cast<ptrdiff_t>(plan.perPulse) * c.rtype.extent);
     RecursiveDoublingScan::Pulse pulse;
-    for (int i = 0; i < scan.scratchCount(); ++i) {
-        pulse.scratch[i] = b.temp(bytes * slots, CollCall::bias(c.rtype));
-        frags.setStride(pulse.scratch[i].slot, static_cast<ptrdiff_t>(bytes), true);
-    }
-    pulse.input = reductionInput(c);
-    pulse.out = BufRef{kRecvBuf, 0};
-    pulse.type = TypeRef{kRecvType, plan.perPulse};
+    for (int i = 0; i < scan.scratchCount(); ++i) pulse.scratch[i] = f.scratch(true);
+    pulse.input = f.input;
+    pulse.out = f.out;
+    pulse.type = f.t;
     pulse.channel = stageChannel(0);
-    emitPulses(b, plan, std::move(frags), [&] { scan.emit(b, g, pulse); });
+    f.emit([&] { scan.emit(b, g, pulse); });
     return b.finish();
 }
 
