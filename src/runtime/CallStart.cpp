@@ -29,8 +29,7 @@ bool readyAndIdle(const hieragg_comm& c) { return readyAndUnqueued(c) && c.windo
 int runCompiled(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, CompiledCall& f, bool countCall,
                 BlockingWait& w) {
     c.cache.last.isLast = true;
-    int tags[CompiledCall::kMaxActions];
-    takeCallTags(c.tags, *f.schedule(), c.peerCount(), tags);
+    f.takeTags(c.tags.pairSeq.data(), c.tags.callTags);  // runRepeat checked pairSeq's size
     if (countCall) countLastServed(c);
     CompiledCall::Binding b;
     b.sbuf = args.sbuf;
@@ -40,7 +39,6 @@ int runCompiled(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, C
     b.packed = tr.packedType();
     b.op = args.op;
     b.comm = c.comm;
-    b.peerTagBase = tags;
     b.observer = c.counters.get();
     return c.cache.start(f, tr, b, w);
 }
@@ -64,7 +62,9 @@ bool runRepeat(hieragg_comm& c, const hieragg_coll_args& args, BlockingWait& w, 
         hier::factsOf(args.kind).vectors != hier::kNoVectors || strongReproducible(*rt, c, args))
         return false;
     CompiledCall* f = c.cache.compiledFor(c.cache.last.schedule, c.cache.last.rawStype, c.cache.last.rawRtype);
-    if (!f) return false;
+    // Its peers are the communicator's (the schedule's builder says so; a Task's .at() checks):
+    // one that is not takes the general path, which fails the call.
+    if (!f || f->peerBound() > pairNumbers(c.tags, c.peerCount()).size()) return false;
     *rc = runCompiled(c, args, rt->transport(), *f, true, w);
     return true;
 }

@@ -22,6 +22,7 @@ bool CompiledCall::compile(std::shared_ptr<const Schedule> s, const hieragg_dtyp
     count_ = 0;
     all_ = 0;
     tempBytes_ = 0;
+    peerSlots_ = peerBound_ = 0;
     auto decline = [&](const char* reason) {
         if (why) *why = reason;
         return false;
@@ -30,6 +31,8 @@ bool CompiledCall::compile(std::shared_ptr<const Schedule> s, const hieragg_dtyp
     if (!s->pipelines.empty()) return decline("a fragment template");
     if (s->steps.size() > kMaxActions) return decline("more steps than a compiled call holds");
     if (s->peers.size() > kMaxActions || !s->localPeers.empty()) return decline("too many peers or a local group");
+    for (const int p : s->peers)
+        if (p < 0) return decline("a negative peer");
     size_t at = 0;
     ptrdiff_t tempOrigin[kMaxActions];
     for (size_t i = 0; i < s->temps.size(); ++i) {
@@ -98,6 +101,10 @@ bool CompiledCall::compile(std::shared_ptr<const Schedule> s, const hieragg_dtyp
         }
     all_ = count_ == kMaxActions ? ~uint64_t{0} : (uint64_t{1} << count_) - 1;
     tempBytes_ = s->tempBytes();
+    for (const int p : s->peers) {
+        peers_[peerSlots_++] = static_cast<uint32_t>(p);
+        if (static_cast<uint32_t>(p) >= peerBound_) peerBound_ = static_cast<uint32_t>(p) + 1;
+    }
     sched_ = std::move(s);
     return true;
 }
@@ -140,8 +147,9 @@ int CompiledCall::start(Transport& tr, const Binding& b) {
     }
     bind_ = b;
     // The caller's tag bases may live on its stack: actions fired later (from poll) read
-    // this call's own copy.
-    for (size_t i = 0; i < sched_->peers.size(); ++i) tags_[i] = b.peerTagBase[i];
+    // this call's own copy (takeTags writes it in place).
+    if (b.peerTagBase)
+        for (size_t i = 0; i < peerSlots_; ++i) tags_[i] = b.peerTagBase[i];
     bind_.peerTagBase = tags_;
     fired_ = done_ = 0;
     status_ = 0;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "TagLayout.hpp"
 #include "hieragg/Schedule.hpp"
 #include "hieragg/TaskObserver.hpp"
 #include "hieragg/Transport.hpp"
@@ -27,7 +28,8 @@ public:
     static constexpr size_t kArenaBytes = 4096; // temporaries of the compiled call, all of them
 
     // What one call binds: buffers, handles and the per-peer tag bases (aligned with the
-    // schedule's peers, as TaskBindings::peerTagBase; start() copies them).
+    // schedule's peers, as TaskBindings::peerTagBase; start() copies them), or null when
+    // takeTags() has taken this call's.
     struct Binding {
         const void* sbuf = nullptr;
         void* rbuf = nullptr;
@@ -51,6 +53,15 @@ public:
     bool compiled() const { return sched_ != nullptr; }
     const Schedule* schedule() const { return sched_.get(); }
     size_t actions() const { return count_; }
+    // One more than the largest peer the schedule lists (0: none): takeTags' pairSeq holds
+    // at least that many numbers.
+    uint32_t peerBound() const { return peerBound_; }
+    // Takes the next call's per-pair numbers, one on each of the schedule's peers (as
+    // takeCallTags does for a Task), into the tag bases the next start() uses when its
+    // Binding has no peerTagBase. `pairSeq`: TagAllocation::pairSeq, at least peerBound() long.
+    void takeTags(uint32_t* pairSeq, CallTagRule rule) {
+        for (uint32_t i = 0; i < peerSlots_; ++i) tags_[i] = rule.base(pairSeq[peers_[i]]++);
+    }
 
     // Starts a call: fires every action that waits for nothing (and whatever completes at
     // once unlocks). Returns an error code; the call is then over (failed).
@@ -112,6 +123,8 @@ private:
     size_t count_ = 0;
     uint64_t all_ = 0;
     size_t tempBytes_ = 0;
+    uint32_t peers_[kMaxActions] = {};  // the schedule's peers, by peer slot
+    uint32_t peerSlots_ = 0, peerBound_ = 0;
     uint64_t dependents_[kMaxActions] = {};  // per action: the actions that depend on it
     uint64_t followers_[kMaxActions] = {};   // per action: the messages that keep its order (Action::after)
     alignas(64) char arena_[kArenaBytes];
