@@ -145,11 +145,11 @@ int CompiledCall::start(Transport& tr, const Binding& b) {
         tr_ = &tr;
         if (!tr.doneWord(doneOffset_, doneValue_)) doneOffset_ = 0;
     }
-    bind_ = b;
     // The caller's tag bases may live on its stack: actions fired later (from poll) read
     // this call's own copy (takeTags writes it in place).
-    if (b.peerTagBase)
+    if (b.peerTagBase && b.peerTagBase != tags_)
         for (size_t i = 0; i < peerSlots_; ++i) tags_[i] = b.peerTagBase[i];
+    if (&b != &bind_) bind_ = b;
     bind_.peerTagBase = tags_;
     fired_ = done_ = 0;
     status_ = 0;

@@ -66,6 +66,9 @@ public:
     // Starts a call: fires every action that waits for nothing (and whatever completes at
     // once unlocks). Returns an error code; the call is then over (failed).
     int start(Transport& tr, const Binding& b);
+    // The binding the last start() used: a caller may fill it in place and pass it to the
+    // next start(), which then copies nothing (not while a call is running).
+    Binding& binding() { return bind_; }
     // Tests the posted messages and fires what they unlock; true once the call is over.
     bool poll();
     // False when no posted message can have ended since the last poll (their completion
