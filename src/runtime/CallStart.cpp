@@ -54,7 +54,7 @@ int runCompiled(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, C
 // Kinds with per-rank vectors are compared by value in scheduleFor and never come here.
 // False (nothing started) for every other call; else *rc is the start's error code.
 bool runRepeat(Runtime& rt, hieragg_comm& c, const hieragg_coll_args& args, BlockingWait& w, int* rc) {
-    std::lock_guard<std::recursive_mutex> lock(c.mutex);
+    std::lock_guard<CommMutex> lock(c.mutex);
     // Behind a queued call, or beside nonblocking calls in flight here, the call goes
     // through startCall: it must keep its place in the queue and the window's count.
     if (!readyAndIdle(c) || !c.cache.last.servedValid || !c.cache.last.repeatsRaw(args) ||
@@ -89,7 +89,7 @@ struct WindowedCompletion {
     static void complete(void* self, int status) {
         std::unique_ptr<WindowedCompletion> w(static_cast<WindowedCompletion*>(self));
         hieragg_comm& c = *w->comm;
-        std::lock_guard<std::recursive_mutex> lock(c.mutex);
+        std::lock_guard<CommMutex> lock(c.mutex);
         if (w->persistentId >= 0)
             c.window.closePersistent(static_cast<uint32_t>(w->persistentId));
         else
@@ -174,7 +174,7 @@ void announceWait(hieragg_comm& c) {
 int startCall(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId, hieragg_complete_fn done,
               void* ctx, ArgsLifetime lifetime) {
     if (!Runtime::instance()) return HIERAGG_ERR_INTERNAL;
-    std::lock_guard<std::recursive_mutex> lock(c.mutex);
+    std::lock_guard<CommMutex> lock(c.mutex);
     // A blocking call with nothing in flight or queued here (the repeated-call path pays
     // three tests more).
     if (done == BlockingWait::complete && persistentId < 0 && readyAndIdle(c))
