@@ -143,6 +143,7 @@ size_t CompiledCall::dropJoins(size_t n) {
 int CompiledCall::start(Transport& tr, const Binding& b) {
     if (tr_ != &tr) {
         tr_ = &tr;
+        pml_ = dynamic_cast<PmlTransport*>(&tr);
         if (!tr.doneWord(doneOffset_, doneValue_)) doneOffset_ = 0;
     }
     // The caller's tag bases may live on its stack: actions fired later (from poll) read
@@ -177,9 +178,7 @@ int CompiledCall::fire(size_t i) {
     case StepKind::Recv: {
         const int tag = bind_.peerTagBase[a.peerSlot] - static_cast<int>(a.channel);
         void* req = nullptr;
-        const int rc = a.kind == StepKind::Send
-                           ? tr_->isend(bind_.comm, false, src(a), a.srcCount, type(a.srcType), a.peer, tag, &req)
-                           : tr_->irecv(bind_.comm, false, dst(a), a.dstCount, type(a.dstType), a.peer, tag, &req);
+        const int rc = pml_ ? post(*pml_, a, tag, &req) : post(*tr_, a, tag, &req);
         if (rc != 0) return rc;
         if (bind_.observer && a.kind == StepKind::Send) bind_.observer->sent(a.peer, false, a.bytes);
         req_[i] = req;  // tested by advance() right after this pass of firing
@@ -234,7 +233,7 @@ void CompiledCall::advance(uint64_t wake) {
                                    doneValue_)
                 continue;  // certainly not ended (Transport::doneWord): no test
             bool done = false;
-            const int rc = tr_->test(req_[i], done);
+            const int rc = test(req_[i], done);
             if (rc != 0 || done) {
                 req_[i] = nullptr;  // released by the test
                 done_ |= uint64_t{1} << i;
@@ -269,7 +268,7 @@ void CompiledCall::finish(int status) {
             for (uint64_t l = live; l; l &= l - 1) {
                 const size_t i = static_cast<size_t>(__builtin_ctzll(l));
                 bool ended = false;
-                if (tr_->test(req_[i], ended) != 0 || ended) {  // either way it is released
+                if (test(req_[i], ended) != 0 || ended) {  // either way it is released
                     req_[i] = nullptr;
                     live &= ~(uint64_t{1} << i);
                 }

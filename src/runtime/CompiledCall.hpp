@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "TagLayout.hpp"
+#include "../transports/pml/PmlTransport.hpp"
 #include "hieragg/Schedule.hpp"
 #include "hieragg/TaskObserver.hpp"
 #include "hieragg/Transport.hpp"
@@ -111,6 +112,15 @@ private:
     void* type(uint32_t slot) const {
         return slot == kSendType ? bind_.stype : slot == kRecvType ? bind_.rtype : bind_.packed;
     }
+    // Posts message action `a` on `t` (Transport, or PmlTransport called directly).
+    template <class T>
+    int post(T& t, const Action& a, int tag, void** req) const {
+        return a.kind == StepKind::Send
+                   ? t.isend(bind_.comm, false, src(a), a.srcCount, type(a.srcType), a.peer, tag, req)
+                   : t.irecv(bind_.comm, false, dst(a), a.dstCount, type(a.dstType), a.peer, tag, req);
+    }
+    // Tests a posted message (releases it once it ended).
+    int test(void* req, bool& done) const { return pml_ ? pml_->test(req, done) : tr_->test(req, done); }
     // Fires action i; sets its done bit when it completed at once. Returns an error code.
     int fire(size_t i);
     // Removes the joins (Nop) of the first n actions, their dependents waiting for their
@@ -134,6 +144,9 @@ private:
 
     // One call's state.
     Transport* tr_ = nullptr;
+    // tr_ when it is the PML's (Open MPI): its messages are posted and tested without the
+    // virtual call, straight to the shim's callbacks (two levels fewer per message).
+    PmlTransport* pml_ = nullptr;
     size_t doneOffset_ = 0;           // tr_'s doneWord (0: none, test every posted message)
     const void* doneValue_ = nullptr;
     Binding bind_;
