@@ -253,33 +253,35 @@ void CompiledCall::advance(uint64_t wake) {
 }
 
 void CompiledCall::finish(int status) {
-    if (status != 0) {
-        // A failed call's messages (a process failure under ULFM, abi.h cancel_failed): the
-        // ones a cancel cannot end (a send to a live peer, a receive already matched) may
-        // still move data into the arena or the caller's buffers, so this blocking call
-        // tests them until they end, as Task::drain does and Open MPI's own collectives.
-        uint64_t live = 0;
-        for (uint64_t posted = fired_ & ~done_; posted; posted &= posted - 1) {
-            const size_t i = static_cast<size_t>(__builtin_ctzll(posted));
-            if (req_[i] && !tr_->cancelFailed(req_[i])) live |= uint64_t{1} << i;
-            else req_[i] = nullptr;
-        }
-        while (live) {
-            for (uint64_t l = live; l; l &= l - 1) {
-                const size_t i = static_cast<size_t>(__builtin_ctzll(l));
-                bool ended = false;
-                if (test(req_[i], ended) != 0 || ended) {  // either way it is released
-                    req_[i] = nullptr;
-                    live &= ~(uint64_t{1} << i);
-                }
-            }
-            if (live) tr_->progress();
-        }
-    }
+    if (status != 0) drain();
     if (bind_.observer && tempBytes_) bind_.observer->tempsHeld(-static_cast<long long>(tempBytes_));
     status_ = status;
     finished_ = true;
     running_ = false;
+}
+
+void CompiledCall::drain() {
+    // A failed call's messages (a process failure under ULFM, abi.h cancel_failed): the
+    // ones a cancel cannot end (a send to a live peer, a receive already matched) may
+    // still move data into the arena or the caller's buffers, so this blocking call
+    // tests them until they end, as Task::drain does and Open MPI's own collectives.
+    uint64_t live = 0;
+    for (uint64_t posted = fired_ & ~done_; posted; posted &= posted - 1) {
+        const size_t i = static_cast<size_t>(__builtin_ctzll(posted));
+        if (req_[i] && !tr_->cancelFailed(req_[i])) live |= uint64_t{1} << i;
+        else req_[i] = nullptr;
+    }
+    while (live) {
+        for (uint64_t l = live; l; l &= l - 1) {
+            const size_t i = static_cast<size_t>(__builtin_ctzll(l));
+            bool ended = false;
+            if (test(req_[i], ended) != 0 || ended) {  // either way it is released
+                req_[i] = nullptr;
+                live &= ~(uint64_t{1} << i);
+            }
+        }
+        if (live) tr_->progress();
+    }
 }
 
 }  // namespace hieragg

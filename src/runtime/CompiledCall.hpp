@@ -130,6 +130,8 @@ private:
     // messages, until nothing moves.
     void advance(uint64_t wake);
     void finish(int status);
+    // A failed call: waits for the messages a cancel cannot end (finish, out of the common path).
+    __attribute__((noinline, cold)) void drain();
 
     std::shared_ptr<const Schedule> sched_;
     Action actions_[kMaxActions];
