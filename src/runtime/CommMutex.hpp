@@ -1,8 +1,9 @@
 // The communicator's lock (hieragg_comm::mutex): recursive like std::recursive_mutex, whose
 // uncontended lock and unlock cost about 40 instructions each in glibc, on every call; this
-// one's cost a few (docs/architecture.md, "The cost of one call"). Starts on a communicator
-// come from one thread at a time (MPI orders them); only a completion run by another thread's
-// progress, or a setup stage, contends, and briefly: a waiter spins a little, then yields.
+// one's cost a few (docs/architecture.md, "Blocking, nonblocking, persistent"). Starts on a
+// communicator come from one thread at a time (MPI orders them); only a completion run by
+// another thread's progress, or a setup stage, contends, and briefly: a waiter spins a
+// little, then yields.
 #pragma once
 #include <pthread.h>
 #include <sched.h>
