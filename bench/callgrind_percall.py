@@ -22,7 +22,13 @@ is waiting. The result per call is the difference of the two profiles
 divided by N2 - N1, which removes set-up (first call, connections). Every number comes from
 callgrind's call counts and inclusive costs: the same profiles give the same result.
 
-usage: callgrind_percall.py PROFILE_N1 PROFILE_N2 N1 N2        -> "raw wait-free polls/call"
+Messages: the point-to-point messages the measured rank posts per call (calls of the PML's
+send and receive entries, blocking or not: both stacks post every message through them), so
+that cells whose schedules send different numbers of messages (tuned's linear barrier at
+np 4 against hieragg's tree) can also be compared per message.
+
+usage: callgrind_percall.py PROFILE_N1 PROFILE_N2 N1 N2
+           -> "raw wait-free polls/call messages/call"
        callgrind_percall.py --functions K PROFILE_N1 PROFILE_N2 N1 N2
            -> also the K functions of largest inclusive cost per call (for profiling)
 """
@@ -31,6 +37,7 @@ import sys
 
 PROGRESS = "opal_progress"
 CALLBACK = re.compile(r"^mca_pml_ob1_recv_frag_callback_")
+MESSAGE = re.compile(r"^mca_pml_(ob1|ucx|cm)_i?(send|recv)$")
 
 
 def parse(path):
@@ -111,7 +118,8 @@ def main(argv):
     if n <= 0:
         sys.exit("callgrind_percall: N2 must exceed N1")
     (wa, pa, ia), (wb, pb, ib) = without_waiting(a), without_waiting(b)
-    print(f"{(b[0] - a[0]) / n:.0f} {(wb - wa) / n:.0f} {(pb - pa) / n:.1f}")
+    messages = sum(c for f, c in b[1].items() if MESSAGE.match(f)) - sum(c for f, c in a[1].items() if MESSAGE.match(f))
+    print(f"{(b[0] - a[0]) / n:.0f} {(wb - wa) / n:.0f} {(pb - pa) / n:.1f} {messages / n:.2f}")
     if top:
         diff = {f: (b[2].get(f, 0) - a[2].get(f, 0)) / n for f in set(a[2]) | set(b[2])}
         ncalls = {f: (b[1].get(f, 0) - a[1].get(f, 0)) / n for f in diff}

@@ -16,6 +16,10 @@
 # different numbers of passes (the polls columns): I is an average over each profile's passes. Two runs of N1 and N2 calls and their
 # difference over N2 - N1 remove what remains of set-up (the first timed call compiles hieragg's
 # fast path). Instruction counts do not depend on the machine's load.
+# Messages: the point-to-point messages the measured rank posts per call (its PML's send and
+# receive entries), and "÷ per message", hieragg's instructions per message over tuned's: where the
+# two schedules post different numbers of messages at the measured rank (tuned's barrier is linear
+# at np 4: its last rank posts 2 messages per call, hieragg's 4), the per-call ratio compares different work.
 #
 # usage: bash bench/percall-instructions.sh [--nps 4,8] [--colls bcast,reduce,allreduce,barrier]
 #                                           [--bytes 8] [--calls 100,300] [--stacks hieragg,tuned]
@@ -40,7 +44,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --before) before=$(cd "$2" && pwd); shift 2 ;;
     --publish) publish=1; shift ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "percall-instructions: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -89,29 +93,36 @@ made="Made by \`bash bench/percall-instructions.sh --nps $nps --colls $colls --c
 {
   echo "$made: instructions per ${bytes}-byte call inside \`PMPI_<Coll>\` without waiting (callgrind; the"
   echo "measured rank alone under valgrind, the others native; idle progress polls removed; (Ir($n2) − Ir($n1)) / $((n2 - n1));"
-  echo "Open MPI $(ompi_info --version | awk 'NR==1{print $NF}'), one node). polls: opal_progress calls per call, idle ones included."
+  echo "Open MPI $(ompi_info --version | awk 'NR==1{print $NF}'), one node). msgs: messages the rank posts per call; ÷ per message: hieragg's"
+  echo "instructions per message over tuned's. polls: opal_progress calls per call, idle ones included."
   echo
   printf '| collective | np | rank |'; for s in ${stacks//,/ }; do printf ' %s |' "$s"; done
-  printf ' hieragg ÷ tuned |'; for s in ${stacks//,/ }; do printf ' polls %s |' "$s"; done; echo
-  printf '|---|---|---|'; for _ in ${stacks//,/ }; do printf -- '---|---|'; done; echo '---|'
+  printf ' hieragg ÷ tuned |'; for s in ${stacks//,/ }; do printf ' msgs %s |' "$s"; done
+  printf ' ÷ per message |'; for s in ${stacks//,/ }; do printf ' polls %s |' "$s"; done; echo
+  printf '|---|---|---|'; for _ in ${stacks//,/ }; do printf -- '---|---|---|'; done; echo '---|---|'
 } >"$table"
 for np in ${nps//,/ }; do
   for coll in ${colls//,/ }; do
     for rank in 0 $((np - 1)); do
       role=leaf; [ "$rank" = 0 ] && role=root; { [ "$coll" = barrier ] || [ "$coll" = allreduce ]; } && role=rank
-      declare -A per=() polls=()
+      declare -A per=() polls=() msgs=()
       for s in ${stacks//,/ }; do
         a=$(profile "$s" "$np" "$coll" "$rank" "$n1") b=$(profile "$s" "$np" "$coll" "$rank" "$n2")
-        read -r _ per[$s] polls[$s] < <(python3 "$root/bench/callgrind_percall.py" "$a" "$b" "$n1" "$n2")
+        read -r _ per[$s] polls[$s] msgs[$s] < <(python3 "$root/bench/callgrind_percall.py" "$a" "$b" "$n1" "$n2")
       done
-      ratio=""
-      [ -n "${per[hieragg]:-}" ] && [ -n "${per[tuned]:-}" ] && [ "${per[tuned]}" -gt 0 ] &&
+      ratio="" permsg=""
+      if [ -n "${per[hieragg]:-}" ] && [ -n "${per[tuned]:-}" ] && [ "${per[tuned]}" -gt 0 ]; then
         ratio=$(awk -v h="${per[hieragg]}" -v t="${per[tuned]}" 'BEGIN{printf "%.2f", h / t}')
+        permsg=$(awk -v h="${per[hieragg]}" -v t="${per[tuned]}" -v hm="${msgs[hieragg]}" -v tm="${msgs[tuned]}" \
+          'BEGIN{if (hm > 0 && tm > 0) printf "%.2f", (h / hm) / (t / tm)}')
+      fi
       { printf '| %s | %s | %s %s |' "$coll" "$np" "$role" "$rank"
         for s in ${stacks//,/ }; do printf ' %s |' "${per[$s]}"; done
         printf ' %s |' "$ratio"
+        for s in ${stacks//,/ }; do printf ' %s |' "${msgs[$s]}"; done
+        printf ' %s |' "$permsg"
         for s in ${stacks//,/ }; do printf ' %s |' "${polls[$s]}"; done; echo; } >>"$table"
-      unset per polls
+      unset per polls msgs
     done
   done
 done

@@ -2,13 +2,6 @@
 
 namespace hieragg {
 
-namespace {
-bool sameLayout(const hieragg_dtype_info& a, const hieragg_dtype_info& b) {
-    return a.size == b.size && a.lb == b.lb && a.extent == b.extent && a.true_lb == b.true_lb &&
-           a.true_extent == b.true_extent;
-}
-}  // namespace
-
 void BlockingWait::complete(void* ctx, int status) {
     auto* w = static_cast<BlockingWait*>(ctx);
     w->status = status;
@@ -18,12 +11,9 @@ void BlockingWait::complete(void* ctx, int status) {
 CallCache::CallCache() = default;
 CallCache::~CallCache() = default;
 
-CompiledCall* CallCache::compiledFor(const std::shared_ptr<const Schedule>& sched, const hieragg_dtype_info& stype,
-                                     const hieragg_dtype_info& rtype) {
-    if (!sched || inFlight_ || failed_) return nullptr;
-    if (compiled_ && compiled_->schedule() == sched.get() && sameLayout(stype_, stype) && sameLayout(rtype_, rtype))
-        return compiled_.get();
-    if (refused_ == sched) return nullptr;
+CompiledCall* CallCache::compileFor(const std::shared_ptr<const Schedule>& sched, const hieragg_dtype_info& stype,
+                                    const hieragg_dtype_info& rtype) {
+    if (!sched || inFlight_ || failed_ || refused_ == sched) return nullptr;
     if (!compiled_) compiled_ = std::make_unique<CompiledCall>();
     ++compilations_;
     declined_ = "";

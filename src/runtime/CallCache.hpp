@@ -56,8 +56,14 @@ public:
     // The compiled form of `sched` for send and receive types of layouts `stype` and
     // `rtype`, compiled now if it is not yet; null when the compiler declines it (then
     // never asked again for that schedule) or while a compiled call is still running.
+    // Inline: every repeated call asks, and it is nearly always the one compiled already.
     CompiledCall* compiledFor(const std::shared_ptr<const Schedule>& sched, const hieragg_dtype_info& stype,
-                              const hieragg_dtype_info& rtype);
+                              const hieragg_dtype_info& rtype) {
+        if (compiled_ && compiled_->schedule() == sched.get() && sched && !inFlight_ && !failed_ &&
+            sameLayout(stype_, stype) && sameLayout(rtype_, rtype))
+            return compiled_.get();
+        return compileFor(sched, stype, rtype);
+    }
     // Starts `f` (from compiledFor) for the waiting caller `w`: completes `w` now if the
     // call is over at once, else leaves it in flight for wait(). Returns an error code
     // (nothing in flight, `w` untouched) when it could not start.
@@ -75,6 +81,14 @@ public:
     const char* declined() const { return declined_; }
 
 private:
+    // Layouts are equal: their size, bounds and extents (not whether they are predefined).
+    __attribute__((always_inline)) static bool sameLayout(const hieragg_dtype_info& a, const hieragg_dtype_info& b) {
+        return ((a.size ^ b.size) | static_cast<size_t>((a.lb ^ b.lb) | (a.extent ^ b.extent) |
+                                                        (a.true_lb ^ b.true_lb) | (a.true_extent ^ b.true_extent))) == 0;
+    }
+    // compiledFor when it is not the compiled call: compiles, or says why not (null).
+    CompiledCall* compileFor(const std::shared_ptr<const Schedule>& sched, const hieragg_dtype_info& stype,
+                             const hieragg_dtype_info& rtype);
     void end(BlockingWait& w, int status);  // completes `w`, remembering a failure
 
     std::unique_ptr<CompiledCall> compiled_;

@@ -165,7 +165,7 @@ int launchReproducible(hieragg_comm& c, const hieragg_coll_args& args, int64_t p
                                           const hieragg_coll_args& a, Transport& tr, size_t link,
                                           hieragg_complete_fn linkDone, void* linkCtx) {
             // Later links start from completion callbacks, outside the start's lock.
-            std::lock_guard<std::recursive_mutex> lock(comm->mutex);
+            std::lock_guard<CommMutex> lock(comm->mutex);
             // One user call, however many links: the first counts it.
             return launchTask(*comm, a, tr, chainLink(persistentId, reserved, link, link == 0), linkDone, linkCtx);
         });
@@ -194,7 +194,7 @@ int launchTwoStage(hieragg_comm& c, const CollCall& probe, int64_t persistentId,
                                           const hieragg_coll_args& a, int link, const uint64_t* learned,
                                           hieragg_complete_fn stageDone, void* stageCtx) {
             // Stage 1 starts from stage 0's completion, outside the start's lock.
-            std::lock_guard<std::recursive_mutex> lock(comm->mutex);
+            std::lock_guard<CommMutex> lock(comm->mutex);
             // The data stage names the row that served: it counts the call.
             return launchTask(*comm, a, Runtime::instance()->transport(),
                               chainLink(persistentId, reserved, static_cast<size_t>(link), link == 1), stageDone,

@@ -29,10 +29,9 @@ bool readyAndIdle(const hieragg_comm& c) { return readyAndUnqueued(c) && c.windo
 int runCompiled(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, CompiledCall& f, bool countCall,
                 BlockingWait& w) {
     c.cache.last.isLast = true;
-    int tags[CompiledCall::kMaxActions];
-    takeCallTags(c.tags, *f.schedule(), c.peerCount(), tags);
+    f.takeTags(c.tags.pairSeq.data(), c.tags.callTags);  // runRepeat checked pairSeq's size
     if (countCall) countLastServed(c);
-    CompiledCall::Binding b;
+    CompiledCall::Binding& b = f.binding();  // filled in place: start() copies nothing
     b.sbuf = args.sbuf;
     b.rbuf = args.rbuf;
     b.stype = args.stype;
@@ -40,7 +39,7 @@ int runCompiled(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, C
     b.packed = tr.packedType();
     b.op = args.op;
     b.comm = c.comm;
-    b.peerTagBase = tags;
+    b.peerTagBase = nullptr;  // takeTags took them
     b.observer = c.counters.get();
     return c.cache.start(f, tr, b, w);
 }
@@ -54,18 +53,18 @@ int runCompiled(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, C
 // intracommunicators without offload.
 // Kinds with per-rank vectors are compared by value in scheduleFor and never come here.
 // False (nothing started) for every other call; else *rc is the start's error code.
-bool runRepeat(hieragg_comm& c, const hieragg_coll_args& args, BlockingWait& w, int* rc) {
-    Runtime* rt = Runtime::instance();
-    if (!rt) return false;
-    std::lock_guard<std::recursive_mutex> lock(c.mutex);
+bool runRepeat(Runtime& rt, hieragg_comm& c, const hieragg_coll_args& args, BlockingWait& w, int* rc) {
+    std::lock_guard<CommMutex> lock(c.mutex);
     // Behind a queued call, or beside nonblocking calls in flight here, the call goes
     // through startCall: it must keep its place in the queue and the window's count.
     if (!readyAndIdle(c) || !c.cache.last.servedValid || !c.cache.last.repeatsRaw(args) ||
-        hier::factsOf(args.kind).vectors != hier::kNoVectors || strongReproducible(*rt, c, args))
+        hier::factsOf(args.kind).vectors != hier::kNoVectors || strongReproducible(rt, c, args))
         return false;
     CompiledCall* f = c.cache.compiledFor(c.cache.last.schedule, c.cache.last.rawStype, c.cache.last.rawRtype);
-    if (!f) return false;
-    *rc = runCompiled(c, args, rt->transport(), *f, true, w);
+    // Its peers are the communicator's (the schedule's builder says so; a Task's .at() checks):
+    // one that is not takes the general path, which fails the call.
+    if (!f || f->peerBound() > pairNumbers(c.tags, c.peerCount()).size()) return false;
+    *rc = runCompiled(c, args, rt.transport(), *f, true, w);
     return true;
 }
 
@@ -90,7 +89,7 @@ struct WindowedCompletion {
     static void complete(void* self, int status) {
         std::unique_ptr<WindowedCompletion> w(static_cast<WindowedCompletion*>(self));
         hieragg_comm& c = *w->comm;
-        std::lock_guard<std::recursive_mutex> lock(c.mutex);
+        std::lock_guard<CommMutex> lock(c.mutex);
         if (w->persistentId >= 0)
             c.window.closePersistent(static_cast<uint32_t>(w->persistentId));
         else
@@ -175,7 +174,7 @@ void announceWait(hieragg_comm& c) {
 int startCall(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistentId, hieragg_complete_fn done,
               void* ctx, ArgsLifetime lifetime) {
     if (!Runtime::instance()) return HIERAGG_ERR_INTERNAL;
-    std::lock_guard<std::recursive_mutex> lock(c.mutex);
+    std::lock_guard<CommMutex> lock(c.mutex);
     // A blocking call with nothing in flight or queued here (the repeated-call path pays
     // three tests more).
     if (done == BlockingWait::complete && persistentId < 0 && readyAndIdle(c))
@@ -199,12 +198,14 @@ int startCall(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistent
 }
 
 int runBlocking(hieragg_comm& c, const hieragg_coll_args& args) {
+    Runtime* rt = Runtime::instance();
+    if (!rt) return HIERAGG_ERR_INTERNAL;
     BlockingWait w;
     int rc = 0;
-    if (!runRepeat(c, args, w, &rc))
+    if (!runRepeat(*rt, c, args, w, &rc))
         rc = startCall(c, args, -1, BlockingWait::complete, &w, ArgsLifetime::UntilCompletion);
     if (rc != 0) return rc;
-    c.cache.wait(w, Runtime::instance()->transport());
+    c.cache.wait(w, rt->transport());
     return w.status;
 }
 

@@ -11,6 +11,7 @@
 #include "CallCache.hpp"
 #include "CallWindow.hpp"
 #include "CommCounters.hpp"
+#include "CommMutex.hpp"
 #include "DecompositionStage.hpp"
 #include "OffloadState.hpp"
 #include "PersistentRequests.hpp"
@@ -46,5 +47,5 @@ struct hieragg_comm {
     bool countersLevelled = false;  // counters know the decomposition
     // Starts on this communicator come from one thread at a time (MPI orders them), but the
     // exchange completes from whichever thread drives progress.
-    std::recursive_mutex mutex;
+    hieragg::CommMutex mutex;
 };

@@ -22,6 +22,7 @@ bool CompiledCall::compile(std::shared_ptr<const Schedule> s, const hieragg_dtyp
     count_ = 0;
     all_ = 0;
     tempBytes_ = 0;
+    peerSlots_ = peerBound_ = 0;
     auto decline = [&](const char* reason) {
         if (why) *why = reason;
         return false;
@@ -30,6 +31,8 @@ bool CompiledCall::compile(std::shared_ptr<const Schedule> s, const hieragg_dtyp
     if (!s->pipelines.empty()) return decline("a fragment template");
     if (s->steps.size() > kMaxActions) return decline("more steps than a compiled call holds");
     if (s->peers.size() > kMaxActions || !s->localPeers.empty()) return decline("too many peers or a local group");
+    for (const int p : s->peers)
+        if (p < 0) return decline("a negative peer");
     size_t at = 0;
     ptrdiff_t tempOrigin[kMaxActions];
     for (size_t i = 0; i < s->temps.size(); ++i) {
@@ -98,6 +101,10 @@ bool CompiledCall::compile(std::shared_ptr<const Schedule> s, const hieragg_dtyp
         }
     all_ = count_ == kMaxActions ? ~uint64_t{0} : (uint64_t{1} << count_) - 1;
     tempBytes_ = s->tempBytes();
+    for (const int p : s->peers) {
+        peers_[peerSlots_++] = static_cast<uint32_t>(p);
+        if (static_cast<uint32_t>(p) >= peerBound_) peerBound_ = static_cast<uint32_t>(p) + 1;
+    }
     sched_ = std::move(s);
     return true;
 }
@@ -136,12 +143,14 @@ size_t CompiledCall::dropJoins(size_t n) {
 int CompiledCall::start(Transport& tr, const Binding& b) {
     if (tr_ != &tr) {
         tr_ = &tr;
+        pml_ = dynamic_cast<PmlTransport*>(&tr);
         if (!tr.doneWord(doneOffset_, doneValue_)) doneOffset_ = 0;
     }
-    bind_ = b;
     // The caller's tag bases may live on its stack: actions fired later (from poll) read
-    // this call's own copy.
-    for (size_t i = 0; i < sched_->peers.size(); ++i) tags_[i] = b.peerTagBase[i];
+    // this call's own copy (takeTags writes it in place).
+    if (b.peerTagBase && b.peerTagBase != tags_)
+        for (size_t i = 0; i < peerSlots_; ++i) tags_[i] = b.peerTagBase[i];
+    if (&b != &bind_) bind_ = b;
     bind_.peerTagBase = tags_;
     fired_ = done_ = 0;
     status_ = 0;
@@ -169,9 +178,7 @@ int CompiledCall::fire(size_t i) {
     case StepKind::Recv: {
         const int tag = bind_.peerTagBase[a.peerSlot] - static_cast<int>(a.channel);
         void* req = nullptr;
-        const int rc = a.kind == StepKind::Send
-                           ? tr_->isend(bind_.comm, false, src(a), a.srcCount, type(a.srcType), a.peer, tag, &req)
-                           : tr_->irecv(bind_.comm, false, dst(a), a.dstCount, type(a.dstType), a.peer, tag, &req);
+        const int rc = pml_ ? post(*pml_, a, tag, &req) : post(*tr_, a, tag, &req);
         if (rc != 0) return rc;
         if (bind_.observer && a.kind == StepKind::Send) bind_.observer->sent(a.peer, false, a.bytes);
         req_[i] = req;  // tested by advance() right after this pass of firing
@@ -226,7 +233,7 @@ void CompiledCall::advance(uint64_t wake) {
                                    doneValue_)
                 continue;  // certainly not ended (Transport::doneWord): no test
             bool done = false;
-            const int rc = tr_->test(req_[i], done);
+            const int rc = test(req_[i], done);
             if (rc != 0 || done) {
                 req_[i] = nullptr;  // released by the test
                 done_ |= uint64_t{1} << i;
@@ -246,33 +253,35 @@ void CompiledCall::advance(uint64_t wake) {
 }
 
 void CompiledCall::finish(int status) {
-    if (status != 0) {
-        // A failed call's messages (a process failure under ULFM, abi.h cancel_failed): the
-        // ones a cancel cannot end (a send to a live peer, a receive already matched) may
-        // still move data into the arena or the caller's buffers, so this blocking call
-        // tests them until they end, as Task::drain does and Open MPI's own collectives.
-        uint64_t live = 0;
-        for (uint64_t posted = fired_ & ~done_; posted; posted &= posted - 1) {
-            const size_t i = static_cast<size_t>(__builtin_ctzll(posted));
-            if (req_[i] && !tr_->cancelFailed(req_[i])) live |= uint64_t{1} << i;
-            else req_[i] = nullptr;
-        }
-        while (live) {
-            for (uint64_t l = live; l; l &= l - 1) {
-                const size_t i = static_cast<size_t>(__builtin_ctzll(l));
-                bool ended = false;
-                if (tr_->test(req_[i], ended) != 0 || ended) {  // either way it is released
-                    req_[i] = nullptr;
-                    live &= ~(uint64_t{1} << i);
-                }
-            }
-            if (live) tr_->progress();
-        }
-    }
+    if (status != 0) drain();
     if (bind_.observer && tempBytes_) bind_.observer->tempsHeld(-static_cast<long long>(tempBytes_));
     status_ = status;
     finished_ = true;
     running_ = false;
+}
+
+void CompiledCall::drain() {
+    // A failed call's messages (a process failure under ULFM, abi.h cancel_failed): the
+    // ones a cancel cannot end (a send to a live peer, a receive already matched) may
+    // still move data into the arena or the caller's buffers, so this blocking call
+    // tests them until they end, as Task::drain does and Open MPI's own collectives.
+    uint64_t live = 0;
+    for (uint64_t posted = fired_ & ~done_; posted; posted &= posted - 1) {
+        const size_t i = static_cast<size_t>(__builtin_ctzll(posted));
+        if (req_[i] && !tr_->cancelFailed(req_[i])) live |= uint64_t{1} << i;
+        else req_[i] = nullptr;
+    }
+    while (live) {
+        for (uint64_t l = live; l; l &= l - 1) {
+            const size_t i = static_cast<size_t>(__builtin_ctzll(l));
+            bool ended = false;
+            if (test(req_[i], ended) != 0 || ended) {  // either way it is released
+                req_[i] = nullptr;
+                live &= ~(uint64_t{1} << i);
+            }
+        }
+        if (live) tr_->progress();
+    }
 }
 
 }  // namespace hieragg

@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <memory>
 
+#include "TagLayout.hpp"
+#include "../transports/pml/PmlTransport.hpp"
 #include "hieragg/Schedule.hpp"
 #include "hieragg/TaskObserver.hpp"
 #include "hieragg/Transport.hpp"
@@ -27,7 +29,8 @@ public:
     static constexpr size_t kArenaBytes = 4096; // temporaries of the compiled call, all of them
 
     // What one call binds: buffers, handles and the per-peer tag bases (aligned with the
-    // schedule's peers, as TaskBindings::peerTagBase; start() copies them).
+    // schedule's peers, as TaskBindings::peerTagBase; start() copies them), or null when
+    // takeTags() has taken this call's.
     struct Binding {
         const void* sbuf = nullptr;
         void* rbuf = nullptr;
@@ -51,10 +54,22 @@ public:
     bool compiled() const { return sched_ != nullptr; }
     const Schedule* schedule() const { return sched_.get(); }
     size_t actions() const { return count_; }
+    // One more than the largest peer the schedule lists (0: none): takeTags' pairSeq holds
+    // at least that many numbers.
+    uint32_t peerBound() const { return peerBound_; }
+    // Takes the next call's per-pair numbers, one on each of the schedule's peers (as
+    // takeCallTags does for a Task), into the tag bases the next start() uses when its
+    // Binding has no peerTagBase. `pairSeq`: TagAllocation::pairSeq, at least peerBound() long.
+    void takeTags(uint32_t* pairSeq, CallTagRule rule) {
+        for (uint32_t i = 0; i < peerSlots_; ++i) tags_[i] = rule.base(pairSeq[peers_[i]]++);
+    }
 
     // Starts a call: fires every action that waits for nothing (and whatever completes at
     // once unlocks). Returns an error code; the call is then over (failed).
     int start(Transport& tr, const Binding& b);
+    // The binding the last start() used: a caller may fill it in place and pass it to the
+    // next start(), which then copies nothing (not while a call is running).
+    Binding& binding() { return bind_; }
     // Tests the posted messages and fires what they unlock; true once the call is over.
     bool poll();
     // False when no posted message can have ended since the last poll (their completion
@@ -97,6 +112,15 @@ private:
     void* type(uint32_t slot) const {
         return slot == kSendType ? bind_.stype : slot == kRecvType ? bind_.rtype : bind_.packed;
     }
+    // Posts message action `a` on `t` (Transport, or PmlTransport called directly).
+    template <class T>
+    int post(T& t, const Action& a, int tag, void** req) const {
+        return a.kind == StepKind::Send
+                   ? t.isend(bind_.comm, false, src(a), a.srcCount, type(a.srcType), a.peer, tag, req)
+                   : t.irecv(bind_.comm, false, dst(a), a.dstCount, type(a.dstType), a.peer, tag, req);
+    }
+    // Tests a posted message (releases it once it ended).
+    int test(void* req, bool& done) const { return pml_ ? pml_->test(req, done) : tr_->test(req, done); }
     // Fires action i; sets its done bit when it completed at once. Returns an error code.
     int fire(size_t i);
     // Removes the joins (Nop) of the first n actions, their dependents waiting for their
@@ -106,18 +130,25 @@ private:
     // messages, until nothing moves.
     void advance(uint64_t wake);
     void finish(int status);
+    // A failed call: waits for the messages a cancel cannot end (finish, out of the common path).
+    __attribute__((noinline, cold)) void drain();
 
     std::shared_ptr<const Schedule> sched_;
     Action actions_[kMaxActions];
     size_t count_ = 0;
     uint64_t all_ = 0;
     size_t tempBytes_ = 0;
+    uint32_t peers_[kMaxActions] = {};  // the schedule's peers, by peer slot
+    uint32_t peerSlots_ = 0, peerBound_ = 0;
     uint64_t dependents_[kMaxActions] = {};  // per action: the actions that depend on it
     uint64_t followers_[kMaxActions] = {};   // per action: the messages that keep its order (Action::after)
     alignas(64) char arena_[kArenaBytes];
 
     // One call's state.
     Transport* tr_ = nullptr;
+    // tr_ when it is the PML's (Open MPI): its messages are posted and tested without the
+    // virtual call, straight to the shim's callbacks (two levels fewer per message).
+    PmlTransport* pml_ = nullptr;
     size_t doneOffset_ = 0;           // tr_'s doneWord (0: none, test every posted message)
     const void* doneValue_ = nullptr;
     Binding bind_;

@@ -118,7 +118,7 @@ int hieragg_run(hieragg_comm* c, const hieragg_coll_args* args) { return runBloc
 
 int hieragg_persistent_init(hieragg_comm* c, const hieragg_coll_args* args, uint32_t* id) {
     if (!Runtime::instance()) return HIERAGG_ERR_INTERNAL;
-    std::lock_guard<std::recursive_mutex> lock(c->mutex);
+    std::lock_guard<CommMutex> lock(c->mutex);
     // Every start runs the init's arguments: the application may free its arrays now.
     const hieragg_coll_args* own = nullptr;
     try {
@@ -136,14 +136,14 @@ int hieragg_persistent_init(hieragg_comm* c, const hieragg_coll_args* args, uint
 }
 
 void hieragg_persistent_free(hieragg_comm* c, uint32_t id) {
-    std::lock_guard<std::recursive_mutex> lock(c->mutex);
+    std::lock_guard<CommMutex> lock(c->mutex);
     c->tags.persistentTags.erase(id);
     c->persistent.args.erase(id);
 }
 
 int hieragg_start_persistent(hieragg_comm* c, const hieragg_coll_args* args, uint32_t id,
                              hieragg_complete_fn done, void* ctx) {
-    std::lock_guard<std::recursive_mutex> lock(c->mutex);
+    std::lock_guard<CommMutex> lock(c->mutex);
     // The init's copy lives until hieragg_persistent_free, which comes after the last
     // start completed: no copy per start.
     return startCall(*c, c->persistent.argsOf(id, *args), id, done, ctx, ArgsLifetime::UntilCompletion);
@@ -174,7 +174,7 @@ void hieragg_read_network_cost(void* comm, double out[3]) {
     out[1] = l->beta_us_per_byte * 1000.0;
     out[2] = hier::exchangeRoundUs(*l);
     rt->withComm(comm, [&](hieragg_comm& c) {
-        std::lock_guard<std::recursive_mutex> lock(c.mutex);  // the calibration may be writing it
+        std::lock_guard<CommMutex> lock(c.mutex);  // the calibration may be writing it
         out[0] = c.selection.costs.link[hier::kLinkNetwork].alpha_us;
         out[1] = c.selection.costs.link[hier::kLinkNetwork].beta_us_per_byte * 1000.0;
         out[2] = hier::exchangeRoundUs(c.selection.costs.link[hier::kLinkNetwork]);

@@ -148,7 +148,7 @@ void afterDecomposition(hieragg_comm& c, const CalibrationInputs& in) {
 // Completion of the identity exchange (from Runtime::progress, or at once from track).
 void exchangeDone(void* ctx, int status) {
     hieragg_comm& c = *static_cast<hieragg_comm*>(ctx);
-    std::lock_guard<std::recursive_mutex> lock(c.mutex);
+    std::lock_guard<CommMutex> lock(c.mutex);
     if (status == 0) {
         try {
             const auto* recs = reinterpret_cast<IdentityRecord*>(c.decomp.identityRecords.data());

@@ -171,7 +171,7 @@ int startMeasuring(hieragg_comm& c, LinkCalibrationState& st) {
 // Every rank has every end's estimate: the same agreed value everywhere.
 void agreementDone(void* ctx, int status) {
     hieragg_comm& c = *static_cast<hieragg_comm*>(ctx);
-    std::lock_guard<std::recursive_mutex> lock(c.mutex);
+    std::lock_guard<CommMutex> lock(c.mutex);
     std::shared_ptr<LinkCalibrationState> st = c.selection.calibration;
     if (!st) return;
     if (status != 0) return finishDecomposition(c, status);
@@ -281,7 +281,7 @@ hier::MeasuredLink estimateOwn(const hieragg_comm& c, const LinkCalibrationState
 
 void roundDone(void* ctx, int status) {
     hieragg_comm& c = *static_cast<hieragg_comm*>(ctx);
-    std::lock_guard<std::recursive_mutex> lock(c.mutex);
+    std::lock_guard<CommMutex> lock(c.mutex);
     std::shared_ptr<LinkCalibrationState> st = c.selection.calibration;
     if (!st) return;
     if (status != 0) return finishDecomposition(c, status);
@@ -385,7 +385,7 @@ extern "C" void hieragg_read_network_calibration(void* comm, double out[HIERAGG_
     };
     fill(rt->costs(), hier::MeasuredLink{});
     rt->withComm(comm, [&](hieragg_comm& c) {
-        std::lock_guard<std::recursive_mutex> lock(c.mutex);  // the calibration may be writing it
+        std::lock_guard<CommMutex> lock(c.mutex);  // the calibration may be writing it
         fill(c.selection.costs, c.selection.costs.closeFraction > 0 ? rt->networkMeasured() : hier::MeasuredLink{});
     });
 }

@@ -187,7 +187,7 @@ std::string failures(const hieragg_comm& c, const OffloadSetupState& st, Failed 
 // if every leader joined, and only for what every leader's provider offers.
 void joinsExchanged(void* ctx, int status) {
     hieragg_comm& c = *static_cast<hieragg_comm*>(ctx);
-    std::lock_guard<std::recursive_mutex> lock(c.mutex);
+    std::lock_guard<CommMutex> lock(c.mutex);
     std::shared_ptr<OffloadSetupState> st = c.offload.setup;
     if (status != 0 || !st) return finishDecomposition(c, status);
     Runtime& rt = *Runtime::instance();
@@ -248,7 +248,7 @@ void joinsExchanged(void* ctx, int status) {
 // wait of docs/offload.md) and everyone exchanges the outcome.
 void addressesExchanged(void* ctx, int status) {
     hieragg_comm& c = *static_cast<hieragg_comm*>(ctx);
-    std::lock_guard<std::recursive_mutex> lock(c.mutex);
+    std::lock_guard<CommMutex> lock(c.mutex);
     std::shared_ptr<OffloadSetupState> st = c.offload.setup;
     if (status != 0 || !st) return finishDecomposition(c, status);
     const std::string openFailed =

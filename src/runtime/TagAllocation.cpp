@@ -15,6 +15,11 @@ int tagBase(uint32_t seq, TagSpace space, bool localGroup) {
     return Runtime::instance()->tags().callBase(seq, space, localGroup);
 }
 
+void sizePairNumbers(TagAllocation& t, size_t peerCount) {
+    t.pairSeq.assign(peerCount, 0);
+    t.callTags = Runtime::instance()->tags().callRule();
+}
+
 int identityExchangeTagBase() { return Runtime::instance()->tags().setupBase(0); }
 
 int offloadExchangeTagBase(int stage) {
@@ -30,8 +35,7 @@ void takeLocalCallTags(TagAllocation& t, const Schedule& s, size_t localCount, s
 }
 
 std::vector<uint32_t> reserveOnEveryPair(TagAllocation& t, size_t size, uint32_t links) {
-    if (t.pairSeq.empty()) t.pairSeq.assign(size, 0);
-    std::vector<uint32_t> first = t.pairSeq;
+    std::vector<uint32_t> first = pairNumbers(t, size);
     for (uint32_t& n : t.pairSeq) n += links;
     return first;
 }

@@ -23,8 +23,11 @@ struct PersistentTags {
 struct TagAllocation {
     // Calls so far that exchanged messages with each peer (communicator / remote group,
     // and an intercommunicator's local group): the same count on both ends of a pair.
-    // Sized at first use.
+    // Sized at first use (pairNumbers), when callTags is set too.
     std::vector<uint32_t> pairSeq, localPairSeq;
+    // The Runtime's call-region tag rule (TagLayout::callRule), copied with pairSeq's sizing:
+    // a communicator lives inside one Runtime, whose layout never changes.
+    CallTagRule callTags;
     uint32_t persistentCount = 0;  // persistent requests initialised (their own tag spaces)
     // Intercommunicators number persistent requests per pair too (numberInterPersistent).
     std::vector<uint32_t> persistPairSeq, localPersistPairSeq;
@@ -44,11 +47,17 @@ int offloadExchangeTagBase(int stage);
 int calibrationTagBase(int stage);
 constexpr uint32_t kMaxChannels = TagLayout::kChannels;
 
+// pairSeq, sized for `peerCount` peers at its first use (with callTags).
+void sizePairNumbers(TagAllocation& t, size_t peerCount);
+inline std::vector<uint32_t>& pairNumbers(TagAllocation& t, size_t peerCount) {
+    if (t.pairSeq.empty()) sizePairNumbers(t, peerCount);
+    return t.pairSeq;
+}
 // The tag bases of the next call on each of the schedule's peers (aligned with s.peers);
 // `peerCount`: the communicator's size, or the remote group's. Inline: every call takes them.
 inline void takeCallTags(TagAllocation& t, const Schedule& s, size_t peerCount, int* out) {
-    if (t.pairSeq.empty()) t.pairSeq.assign(peerCount, 0);
-    for (size_t i = 0; i < s.peers.size(); ++i) out[i] = tagBase(t.pairSeq.at(s.peers[i])++, TagSpace::Call, false);
+    std::vector<uint32_t>& seq = pairNumbers(t, peerCount);
+    for (size_t i = 0; i < s.peers.size(); ++i) out[i] = t.callTags.base(seq.at(s.peers[i])++);
 }
 // The same for an intercommunicator's local group (s.localPeers), appended to `out`.
 void takeLocalCallTags(TagAllocation& t, const Schedule& s, size_t localCount, std::vector<int>& out);

@@ -33,7 +33,7 @@ TagLayout TagLayout::capped(uint32_t limit) const {
 
 int TagLayout::callBase(uint32_t seq, TagSpace space, bool localGroup) const {
     const long long block = static_cast<long long>(window_) * kChannels;
-    long long t = top_ - static_cast<long long>(seq % window_) * kChannels;
+    long long t = callRule().base(seq);
     if (space == TagSpace::Persistent) t -= 2 * block;
     if (localGroup) t -= block;
     return static_cast<int>(t);

@@ -21,6 +21,16 @@ namespace hieragg {
 
 enum class TagSpace { Call, Persistent };
 
+// The call region's tag bases (TagSpace::Call, not a local group), fixed for a layout: call
+// number n's base is top - (n mod W) * kChannels. W is a power of two, so `n mod W` is
+// `n & mask`. A communicator keeps a copy (TagAllocation::callTags) so that taking a call's
+// tags reads neither the Runtime nor its layout, and costs no division.
+struct CallTagRule {
+    int top = -28;
+    uint32_t mask = 0;  // W - 1
+    int base(uint32_t n) const { return top - static_cast<int>((n & mask) * 4096u); }
+};
+
 class TagLayout {
 public:
     static constexpr int kDefaultTop = -28;               // Open MPI 4.1's first tag below its own
@@ -46,6 +56,8 @@ public:
     int top() const { return top_; }
     // Call number `seq` (per pair, or a persistent request's init number).
     int callBase(uint32_t seq, TagSpace space, bool localGroup) const;
+    // callBase(n, TagSpace::Call, false) for every n, as a value to keep.
+    CallTagRule callRule() const { return CallTagRule{top_, window_ ? window_ - 1 : 0}; }
     // Fixed setup block `block` (0: identity exchange, 1..5 offload setup, 6..7 calibration).
     int setupBase(uint32_t block) const;
     // The lowest tag the layout produces (channel kChannels - 1 of the last setup block).
@@ -56,5 +68,7 @@ private:
     uint32_t window_ = kMaxWindow;
     int top_ = kDefaultTop;
 };
+
+static_assert(TagLayout::kChannels == 4096, "CallTagRule::base multiplies by kChannels");
 
 }  // namespace hieragg

@@ -5,11 +5,13 @@
 // compiled call for another schedule or datatype layout (no stale binding).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <numeric>
 
 #include "../../src/runtime/CallCache.hpp"
 #include "../../src/runtime/CompiledCall.hpp"
+#include "../../src/runtime/TagAllocation.hpp"
 #include "ReductionFixture.hpp"
 #include "hieragg/Task.hpp"
 
@@ -115,7 +117,11 @@ struct Case {
 
 // Runs `calls` calls of one case with the schedule compiled once per rank; ranks where
 // `taskRank(r)` run it as a Task instead. Checks every result against its closed form.
-void runCase(const Case& k, int calls, bool (*taskRank)(int)) {
+// Tags: each call its own block, passed to the start; with `numbering`, per-pair call
+// numbers kept per rank as the runtime keeps them (TagAllocation), different on every pair
+// (the same on both ends), taken by takeCallTags on Task ranks and by CompiledCall::takeTags
+// on compiled ranks, as runRepeat does.
+void runCase(const Case& k, int calls, bool (*taskRank)(int), const CallTagRule* numbering = nullptr) {
     const int p = k.p;
     hier::Hierarchy h = std::string(k.hierarchy) == "flat" ? hier::Hierarchy::flat(p) : virtualNodes(p, 2);
     sim::SimNetwork net(p);
@@ -124,6 +130,13 @@ void runCase(const Case& k, int calls, bool (*taskRank)(int)) {
                              " count=" + std::to_string(k.count) + " root=" + std::to_string(k.root) + " " + k.hierarchy;
     std::vector<std::unique_ptr<CompiledCall>> compiled(p);
     std::vector<std::shared_ptr<const Schedule>> scheds(p);
+    std::vector<TagAllocation> numbers(p);
+    for (int r = 0; r < p && numbering; ++r) {
+        numbers[r].pairSeq.resize(p);
+        for (int q = 0; q < p; ++q) numbers[r].pairSeq[q] = static_cast<uint32_t>((r + q) * 3 + (r * q) % 5);
+        numbers[r].callTags = *numbering;
+    }
+    const std::vector<TagAllocation> initial = numbers;
     for (int call = 0; call < calls; ++call) {
         std::vector<RankBuffers> bufs = buffersFor(k.kind, p, k.count, k.root, call);
         std::vector<CollCall> cs;
@@ -137,6 +150,7 @@ void runCase(const Case& k, int calls, bool (*taskRank)(int)) {
             if (taskRank(r)) {
                 TaskBindings tb = bindCall(cs[r], net.transport(r), &comm, 0, 0);
                 tb.peerTagBase = tags[r];
+                if (numbering) takeCallTags(numbers[r], *scheds[r], static_cast<size_t>(p), tb.peerTagBase.data());
                 tasks[r] = std::make_unique<Task>(scheds[r], net.transport(r), std::move(tb));
                 continue;
             }
@@ -145,6 +159,7 @@ void runCase(const Case& k, int calls, bool (*taskRank)(int)) {
                 const char* why = "";
                 ASSERT_TRUE(compiled[r]->compile(scheds[r], cs[r].stype, cs[r].rtype, &why)) << what << ": " << why;
             }
+            if (numbering) compiled[r]->takeTags(numbers[r].pairSeq.data(), numbers[r].callTags);
         }
         // The runtime passes tag bases from its stack: a compiled call keeps its own copy,
         // so clobbering the caller's array after the start changes nothing.
@@ -153,7 +168,9 @@ void runCase(const Case& k, int calls, bool (*taskRank)(int)) {
             if (tasks[r])
                 ASSERT_EQ(tasks[r]->start(), 0) << what;
             else
-                ASSERT_EQ(compiled[r]->start(net.transport(r), bindingFor(cs[r], net, comm, callerTags[r].data())), 0)
+                ASSERT_EQ(compiled[r]->start(net.transport(r),
+                                             bindingFor(cs[r], net, comm, numbering ? nullptr : callerTags[r].data())),
+                          0)
                     << what;
         }
         for (std::vector<int>& t : callerTags) std::fill(t.begin(), t.end(), 12345);
@@ -176,6 +193,14 @@ void runCase(const Case& k, int calls, bool (*taskRank)(int)) {
         EXPECT_EQ(net.postedReceives(), 0u) << what;
         EXPECT_TRUE(net.error().empty()) << what << ": " << net.error();
     }
+    // Each rank took one number per call on each of its schedule's peers, and no other.
+    for (int r = 0; r < p && numbering; ++r)
+        for (int q = 0; q < p; ++q) {
+            const std::vector<int>& peers = scheds[r]->peers;
+            const bool peer = std::find(peers.begin(), peers.end(), q) != peers.end();
+            EXPECT_EQ(numbers[r].pairSeq[q], initial[r].pairSeq[q] + (peer ? static_cast<uint32_t>(calls) : 0u))
+                << what << ": rank " << r << ", peer " << q;
+        }
 }
 
 bool noTasks(int) { return false; }
@@ -200,6 +225,15 @@ TEST(CompiledCallSim, EveryServedCollectiveGivesItsClosedFormCallAfterCall) {
 
 TEST(CompiledCallSim, CompiledRanksMatchRanksRunningTheSameScheduleAsATask) {
     for (const Case& k : kCases) runCase(k, 2, oddRanksAreTasks);
+}
+
+// Per-pair call numbers as the runtime takes them, different on every pair and wrapping a
+// window of 4 within the calls: compiled ranks take the numbers and tags that Task ranks
+// take, or a message would stay unmatched.
+TEST(CompiledCallSim, TakesThePerPairCallNumbersATaskTakes) {
+    const CallTagRule window4 = TagLayout().capped(4).callRule();
+    for (const Case& k : kCases) runCase(k, 6, oddRanksAreTasks, &window4);
+    for (const Case& k : kCases) runCase(k, 3, noTasks, &window4);
 }
 
 TEST(CompiledCallSim, BarrierDoesNotFinishBeforeEveryRankEntered) {

@@ -123,3 +123,26 @@ TEST(TagLayout, CappedWindowIsAPowerOfTwoWithinThePmlsOwn) {
     EXPECT_NE(w4.callBase(0, TagSpace::Call, false), w4.callBase(1, TagSpace::Call, false));
     EXPECT_GE(w4.lowest(), full.lowest());
 }
+
+// The rule a communicator keeps for its calls' tags (TagLayout::callRule, no division) gives
+// top - (n mod W) * 4096 for every window and top, also where a per-pair number wraps at 2^32.
+TEST(TagLayout, CallRuleIsTopMinusTheNumberModTheWindowTimesTheChannels) {
+    std::string why;
+    for (int top : {-28, -34}) {
+        const TagLayout full = TagLayout::forMaxTag(2147483647LL, top, why);
+        for (uint32_t limit : {1u, 16u, 256u, 65536u}) {
+            const TagLayout t = full.capped(limit);
+            ASSERT_EQ(t.window(), limit);
+            const hieragg::CallTagRule rule = t.callRule();
+            for (uint32_t n : {0u, 1u, limit - 1, limit, limit + 1, 12345u, 4294967295u}) {
+                const long long expected = top - static_cast<long long>(n % limit) * 4096;
+                EXPECT_EQ(rule.base(n), expected) << "window " << limit << " top " << top << " n " << n;
+                EXPECT_EQ(t.callBase(n, TagSpace::Call, false), expected);
+            }
+            // A per-pair count wraps from 2^32 - 1 to 0, a multiple of W: the tags go on cyclically.
+            uint32_t wrapped = 4294967295u;
+            ++wrapped;
+            EXPECT_EQ(rule.base(wrapped), top);
+        }
+    }
+}
