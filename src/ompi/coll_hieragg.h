@@ -71,6 +71,11 @@ void mca_coll_hieragg_agreement_init(void);
 void mca_coll_hieragg_agreement_fini(void);
 void mca_coll_hieragg_agreement_attach(mca_coll_hieragg_module_t* m, struct ompi_communicator_t* comm);
 void mca_coll_hieragg_agreement_detach(mca_coll_hieragg_module_t* m);
+/* A communicator touched by a process failure (coll_hieragg_failed_comm.c): at module
+ * enable, mark its collectives failed when a member is already dead; at MPI_Comm_free,
+ * keep it (and its context id) when its collectives failed. */
+void mca_coll_hieragg_failed_comm_created(struct ompi_communicator_t* comm);
+void mca_coll_hieragg_failed_comm_freeing(struct ompi_communicator_t* comm);
 #endif
 
 END_C_DECLS

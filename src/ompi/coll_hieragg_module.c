@@ -519,13 +519,18 @@ OBJ_CLASS_INSTANCE(mca_coll_hieragg_module_t, mca_coll_base_module_t, module_con
 
 /* MPI_Comm_free deletes a communicator's attributes before it drops the user's
  * reference: the core stops listening there (hieragg_comm_freeing), or its posted
- * receives would keep the communicator from ever being destroyed. The value is unused:
+ * receives would keep the communicator from ever being destroyed; under ULFM a
+ * communicator whose collectives failed keeps its context id (coll_hieragg_failed_comm.c).
+ * The value is unused:
  * the core finds its state by the handle, and only while the module still exists. */
 static int hieragg_keyval = MPI_KEYVAL_INVALID;
 static pthread_once_t hieragg_keyval_once = PTHREAD_ONCE_INIT;
 static int hieragg_attr_delete(MPI_Comm comm, int keyval, void* value, void* extra) {
     (void)keyval, (void)value, (void)extra;
     hieragg_comm_freeing(comm);
+#if HIERAGG_ULFM
+    mca_coll_hieragg_failed_comm_freeing(comm);
+#endif
     return MPI_SUCCESS;
 }
 static void hieragg_create_keyval(void) {
@@ -546,6 +551,9 @@ static int module_enable(mca_coll_base_module_t* module, struct ompi_communicato
     pthread_once(&hieragg_keyval_once, hieragg_create_keyval);
     if (MPI_KEYVAL_INVALID != hieragg_keyval)
         (void)ompi_attr_set_c(COMM_ATTR, comm, &comm->c_keyhash, hieragg_keyval, m->state, false);
+#if HIERAGG_ULFM
+    mca_coll_hieragg_failed_comm_created(comm);
+#endif
     return OMPI_SUCCESS;
 }
 

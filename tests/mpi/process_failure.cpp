@@ -408,28 +408,36 @@ int main(int argc, char** argv) {
     std::printf("ulfm_test: rank %d revoked and shrank (%.3f s after the error)\n", rank, now() - errorAt);
     std::fflush(stdout);
     MPI_Comm_set_errhandler(shrunk, MPI_ERRORS_RETURN);
+    // A survivor that fails here revokes the shrunk communicator before it leaves: the
+    // others may wait for it in a collective, and a process that returns from main
+    // without MPI_Finalize is no process failure to ULFM (Open MPI 5.0.7 reports none: its
+    // peers would wait until the runner's timeout, with Open MPI's own collectives too).
+    auto leave = [&](const std::string& why) {
+        MPIX_Comm_revoke(shrunk);
+        return fail(rank, why);
+    };
     int ssize = 0;
     MPI_Comm_size(shrunk, &ssize);
-    if (ssize != size - dead) return fail(rank, "shrunk communicator has " + std::to_string(ssize) + " ranks");
+    if (ssize != size - dead) return leave("shrunk communicator has " + std::to_string(ssize) + " ranks");
     std::vector<double> mine(1024), sum(1024, -1);
     for (int j = 0; j < 1024; ++j) mine[j] = (rank + 1) * 3.0 + j;
     rc = MPI_Allreduce(mine.data(), sum.data(), 1024, MPI_DOUBLE, MPI_SUM, shrunk);
-    if (rc != MPI_SUCCESS) return fail(rank, "allreduce on the shrunk communicator: " + errorName(rc));
+    if (rc != MPI_SUCCESS) return leave("allreduce on the shrunk communicator: " + errorName(rc));
     const double liveRanks = size * (size + 1) / 2.0 - deadRankSum;  // sum of world rank + 1 over survivors
     for (int j = 0; j < 1024; ++j)
         if (sum[j] != 3.0 * liveRanks + static_cast<double>(ssize) * j)
-            return fail(rank, "allreduce on the shrunk communicator: element " + std::to_string(j) + " is " +
-                                  std::to_string(sum[j]));
+            return leave("allreduce on the shrunk communicator: element " + std::to_string(j) + " is " +
+                         std::to_string(sum[j]));
     int srank = 0;
     MPI_Comm_rank(shrunk, &srank);
     std::vector<double> b(1024, srank == ssize - 1 ? 7.0 : 0.0);
     rc = MPI_Bcast(b.data(), 1024, MPI_DOUBLE, ssize - 1, shrunk);
-    if (rc != MPI_SUCCESS || b[0] != 7.0 || b[1023] != 7.0) return fail(rank, "bcast on the shrunk communicator");
+    if (rc != MPI_SUCCESS || b[0] != 7.0 || b[1023] != 7.0) return leave("bcast on the shrunk communicator");
     int flag = srank == 0 ? 0x5 : 0x7;  // bitwise AND: 0x5
     rc = MPIX_Comm_agree(shrunk, &flag);
-    if (rc != MPI_SUCCESS || flag != 0x5) return fail(rank, "MPIX_Comm_agree on the shrunk communicator");
+    if (rc != MPI_SUCCESS || flag != 0x5) return leave("MPIX_Comm_agree on the shrunk communicator");
     rc = MPI_Barrier(shrunk);
-    if (rc != MPI_SUCCESS) return fail(rank, "barrier on the shrunk communicator: " + errorName(rc));
+    if (rc != MPI_SUCCESS) return leave("barrier on the shrunk communicator: " + errorName(rc));
 
     MPI_Comm_free(&shrunk);
     MPI_Comm_free(&comm);
