@@ -213,17 +213,21 @@ void applyMeasuredLink(CostParams& p, int link, const MeasuredLink& m, const Cal
         }
     }
     p.closeFraction = std::max(p.closeFraction, closeFractionOf(m));
-    if (link != kLinkNetwork) return;
     if (!policy.exchangeExplicit && m.exchange_us > 0 && m.alpha_us > 0) {
         const double round = std::max(m.exchange_us, m.alpha_us);  // medians of pairs: keep >= alpha
         l.exchange_us = policy.alphaExplicit ? round / m.alpha_us * l.alpha_us : round;
     }
     if (!policy.thetaExplicit) {
-        if (m.burst_us > 0)
+        if (m.burst_us > 0) {
             l.burst_us = m.burst_us;
-        else if (before.alpha_us > 0)
+            // Inside a node the back-to-back gap is the per-message cost itself (the PML's
+            // work for one more message, no wire in between): the model's theta.
+            if (link == kLinkNode) l.theta_us = m.burst_us;
+        } else if (before.alpha_us > 0) {
             l.burst_us = burstUs(before) * std::max(1.0, l.alpha_us / before.alpha_us);
+        }
     }
+    if (link != kLinkNetwork) return;
     if (!policy.offloadAlphaExplicit && before.alpha_us > 0)
         p.offload.alpha_us *= std::max(1.0, l.alpha_us / before.alpha_us);
     if (!policy.offloadBetaExplicit && before.beta_us_per_byte > 0)

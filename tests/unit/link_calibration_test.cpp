@@ -1,4 +1,4 @@
-// Automatic calibration of the network link (LinkCalibration.hpp): the estimator
+// Automatic calibration of the node and network links (LinkCalibration.hpp): the estimator
 // against round trips generated from a known link (alpha, both betas, the rendezvous),
 // contaminated by load, the two ends' agreement, the agreement (median, the
 // same on every rank), the override rules (off, rules file, explicit MCA values), and
@@ -235,6 +235,54 @@ TEST(LinkCalibration, RendezvousBurstAndBandApplied) {
     hier::applyMeasuredLink(q, hier::kLinkNetwork, m, set);
     EXPECT_EQ(q.link[hier::kLinkNetwork].eager_bytes, 0.0);
     EXPECT_EQ(hier::burstUs(q.link[hier::kLinkNetwork]), q.link[hier::kLinkNetwork].theta_us);
+}
+
+// Inside a node the measured back-to-back gap is the per-message cost itself: it becomes
+// the node's theta as well as its burst; alpha, beta, the exchange round, the rendezvous and
+// the band are applied as for the network. Nothing else changes: the network, numa and
+// switch classes and the offload keep their values. An explicit theta keeps theta and
+// burst; a measurement without a gap keeps theta.
+TEST(LinkCalibration, NodeGapIsTheNodesTheta) {
+    hier::MeasuredLink m = link(0.35, 0.12);
+    m.burst_us = 0.3, m.exchange_us = 0.8, m.rendezvous_us = 1.5, m.eager_bytes = 4096, m.noise = 0.1;
+    const hier::CostParams d = hier::CostParams::defaults();
+    hier::CostParams p = d;
+    hier::applyMeasuredLink(p, hier::kLinkNode, m, {});
+    const hier::LinkCost& n = p.link[hier::kLinkNode];
+    EXPECT_DOUBLE_EQ(n.alpha_us, 0.35);
+    EXPECT_NEAR(n.beta_us_per_byte, 0.12 / 1000, 1e-15);
+    EXPECT_DOUBLE_EQ(n.theta_us, 0.3);
+    EXPECT_DOUBLE_EQ(hier::burstUs(n), 0.3);
+    EXPECT_DOUBLE_EQ(hier::crossingUs(n, 7), 7 * 0.3);  // a root's 7 sends: 7 gaps
+    EXPECT_DOUBLE_EQ(hier::exchangeRoundUs(n), 0.8);
+    EXPECT_DOUBLE_EQ(hier::rendezvousUs(n, 4096), 1.5);
+    EXPECT_DOUBLE_EQ(n.gamma_us_per_byte, d.link[hier::kLinkNode].gamma_us_per_byte);
+    EXPECT_DOUBLE_EQ(p.closeFraction, 0.1);
+    for (int l : {hier::kLinkNuma, hier::kLinkNetwork, hier::kLinkSwitch}) {
+        EXPECT_DOUBLE_EQ(p.link[l].alpha_us, d.link[l].alpha_us) << l;
+        EXPECT_DOUBLE_EQ(p.link[l].theta_us, d.link[l].theta_us) << l;
+        EXPECT_DOUBLE_EQ(hier::burstUs(p.link[l]), hier::burstUs(d.link[l])) << l;
+    }
+    EXPECT_DOUBLE_EQ(p.offload.alpha_us, d.offload.alpha_us);
+    EXPECT_DOUBLE_EQ(p.offload.beta_us_per_byte, d.offload.beta_us_per_byte);
+    // coll_hieragg_cost_node_theta set: theta and the burst stay the MCA value.
+    hier::CalibrationPolicy keepTheta;
+    keepTheta.thetaExplicit = true;
+    hier::CostParams q = d;
+    hier::applyMeasuredLink(q, hier::kLinkNode, m, keepTheta);
+    EXPECT_DOUBLE_EQ(q.link[hier::kLinkNode].theta_us, d.link[hier::kLinkNode].theta_us);
+    EXPECT_DOUBLE_EQ(hier::burstUs(q.link[hier::kLinkNode]), d.link[hier::kLinkNode].theta_us);
+    EXPECT_DOUBLE_EQ(q.link[hier::kLinkNode].alpha_us, 0.35);
+    // No gap measured: theta stays; the network's theta never follows its gap.
+    hier::CostParams r = d;
+    hier::applyMeasuredLink(r, hier::kLinkNode, link(0.35, 0.12), {});
+    EXPECT_DOUBLE_EQ(r.link[hier::kLinkNode].theta_us, d.link[hier::kLinkNode].theta_us);
+    hier::MeasuredLink net = link(84, 8.6);
+    net.burst_us = 7.5;
+    hier::CostParams t = d;
+    hier::applyMeasuredLink(t, hier::kLinkNetwork, net, {});
+    EXPECT_DOUBLE_EQ(t.link[hier::kLinkNetwork].theta_us, d.link[hier::kLinkNetwork].theta_us);
+    EXPECT_DOUBLE_EQ(hier::burstUs(t.link[hier::kLinkNetwork]), 7.5);
 }
 
 TEST(LinkCalibration, AgreementIsTheMedianOfValidMeasurements) {

@@ -1,6 +1,7 @@
-// Automatic calibration of one link class (the network between nodes) at communicator
-// setup: the pure parts. The runtime (src/runtime/LinkCalibrationStage.cpp) times
-// ping-pongs of several sizes between leaders, both ends of each pair in turn; this file
+// Automatic calibration of a link class (the node link between ranks of one node, the
+// network between nodes) at communicator setup: the pure parts. The runtime
+// (src/runtime/LinkCalibrationStage.cpp) times ping-pongs of several sizes between the
+// two ends of disjoint pairs (ranks of one node; leaders), both ends in turn; this file
 // turns the round trips into the model's parameters, rejects what no link can be, makes
 // every rank agree on one value from the same records, and says which parameters the
 // measurement may replace (explicit MCA values and rules files win). docs/selection.md,
@@ -117,8 +118,9 @@ MeasuredLink combinePair(const MeasuredLink& a, const MeasuredLink& b, std::stri
 // none is valid.
 MeasuredLink agreeLink(const std::vector<MeasuredLink>& measurements);
 
-// What the user decided (coll_hieragg_cost_autocalibrate, coll_hieragg_rules_file,
-// and whether coll_hieragg_cost_network_alpha/_beta were set explicitly).
+// What the user decided for one link class (coll_hieragg_cost_autocalibrate,
+// coll_hieragg_rules_file, and whether coll_hieragg_cost_<link>_alpha/_beta/_theta were set
+// explicitly).
 struct CalibrationPolicy {
     bool autocalibrate = true;
     bool rulesFile = false;
@@ -127,7 +129,7 @@ struct CalibrationPolicy {
     // coll_hieragg_cost_ofi_alpha/_beta set explicitly (see applyMeasuredLink).
     bool offloadAlphaExplicit = false;
     bool offloadBetaExplicit = false;
-    // coll_hieragg_cost_network_theta set explicitly: the burst cost stays theta.
+    // coll_hieragg_cost_<link>_theta set explicitly: the burst cost (and the node's theta) stay.
     bool thetaExplicit = false;
     // coll_hieragg_cost_network_exchange set explicitly: the measured exchange round is unused.
     bool exchangeExplicit = false;
@@ -144,7 +146,12 @@ constexpr double kMinCloseFraction = 0.05, kMaxCloseFraction = 0.25;
 double closeFractionOf(const MeasuredLink& m);
 
 // Replaces p.link[link]'s alpha and beta by the measurement, each unless set explicitly;
-// nothing when the policy wants no calibration or the measurement is invalid. For the
+// nothing when the policy wants no calibration or the measurement is invalid. The burst,
+// exchange round, rendezvous and band below apply to either link class. Inside a node
+// (link kLinkNode) the measured back-to-back gap is also the model's theta, unless theta
+// was set explicitly: no wire separates two messages of a stream there, so the gap is
+// the PML's work for one more message, which a root pays per child of a flat tree (the
+// network's theta stays coll_hieragg_cost_network_theta). For the
 // network link, an offloaded round (p.offload) crosses the same network: where the
 // measurement makes the network slower than p said, the offload's alpha/beta (unless set
 // explicitly) grow by the same factor, so the offload keeps its standing against
