@@ -54,13 +54,14 @@ MeasuredLink rejected(std::string* why, const std::string& what) {
 }  // namespace
 
 LinkRecord toRecord(const MeasuredLink& m) {
-    return {m.valid ? 1.0 : 0.0, m.alpha_us,      m.beta_ns_per_byte, m.exchange_us, m.eager_beta_ns_per_byte,
+    return {m.valid ? 1.0 : m.rejected ? -1.0 : 0.0, m.alpha_us,      m.beta_ns_per_byte, m.exchange_us, m.eager_beta_ns_per_byte,
             m.rendezvous_us,     m.eager_bytes,   m.burst_us,         m.noise};
 }
 
 MeasuredLink fromRecord(const LinkRecord& r) {
     MeasuredLink m;
-    m.valid = r.valid != 0;
+    m.valid = r.valid > 0;
+    m.rejected = r.valid < 0;
     m.alpha_us = r.alpha_us;
     m.beta_ns_per_byte = r.beta_ns_per_byte;
     m.exchange_us = r.exchange_us;
@@ -165,8 +166,11 @@ MeasuredLink combinePair(const MeasuredLink& a, const MeasuredLink& b, std::stri
 MeasuredLink agreeLink(const std::vector<MeasuredLink>& measurements) {
     std::vector<double> alpha, beta, eagerBeta, exchange, rendezvous, eagerBytes, burst;
     double noise = 0;
+    bool rejected = false;
     for (const MeasuredLink& m : measurements)
-        if (m.valid) {
+        if (!m.valid) {
+            rejected = rejected || m.rejected;
+        } else {
             alpha.push_back(m.alpha_us);
             beta.push_back(m.beta_ns_per_byte);
             eagerBeta.push_back(m.eager_beta_ns_per_byte);
@@ -176,6 +180,7 @@ MeasuredLink agreeLink(const std::vector<MeasuredLink>& measurements) {
             noise = std::max(noise, m.noise);
         }
     MeasuredLink out;
+    out.rejected = alpha.empty() && rejected;
     if (alpha.empty()) return out;
     out.valid = true;
     out.alpha_us = median(alpha);

@@ -310,8 +310,10 @@ void hieragg_read_link_cost(void* comm, int link, double out[HIERAGG_LINK_COST_V
  * coll_hieragg_network_calibration): [0] beta below the eager limit [ns/B], [1] the eager
  * limit [B] past which [2] the rendezvous [us] is added once per message (0, 0: none),
  * [3] the cost of each further message of a burst [us], [4] the chooser's band of close
- * predictions (CostParams::closeFraction; 0: nothing measured, the cheapest wins). */
-#define HIERAGG_NETWORK_CALIBRATION_VALUES 5
+ * predictions (CostParams::closeFraction; 0: nothing measured, the cheapest wins), [5] 1 when
+ * the network was measured (here or carried from an earlier communicator), 0 when not (off,
+ * rejected, a single host). */
+#define HIERAGG_NETWORK_CALIBRATION_VALUES 6
 void hieragg_read_network_calibration(void* comm, double out[HIERAGG_NETWORK_CALIBRATION_VALUES]);
 void hieragg_read_counters(void* comm, hieragg_comm_counters* out);
 /* Calls of `kind` on `comm` served by each of its algorithms: out[i] for enum value i + 1 of

@@ -284,7 +284,8 @@ static void hieragg_register_pvars(mca_base_component_t* c) {
         "What the setup calibration measured on the communicator besides network_cost: value 0 beta "
         "below the eager limit [ns/B], 1 the eager limit [B] past which 2 the rendezvous [us] is added "
         "once per message (0, 0: none), 3 the cost of each further message of a burst [us], 4 the "
-        "chooser's band of close predictions (0: nothing measured, the cheapest row wins)",
+        "chooser's band of close predictions (0: nothing measured, the cheapest row wins), 5 1 when the "
+        "network was measured, 0 when not (off, rejected, one host)",
         OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_GENERIC, MCA_BASE_VAR_TYPE_DOUBLE, NULL,
         MCA_BASE_VAR_BIND_MPI_COMM, MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS,
         pvar_network_calibration_get, NULL, pvar_network_calibration_notify, NULL);

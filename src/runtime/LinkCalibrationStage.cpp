@@ -262,6 +262,11 @@ void agreementDone(void* ctx, int status) {
         hier::applyMeasuredLink(c.selection.costs, link, agreed, policy);
         c.selection.measured[static_cast<size_t>(link)] = true;
         rt.setMeasuredLink(link, agreed);
+    } else if (measuredPairs > 0 && !rt.measuredLink(link).valid) {
+        // Later communicators keep the MCA values too (their identity records say so).
+        hier::MeasuredLink no;
+        no.rejected = true;
+        rt.setMeasuredLink(link, no);
     }
     // One line per job in practice: rank 0 of the communicator that measured (later
     // communicators take the value from their identity records, verbose level 2).
@@ -393,11 +398,18 @@ CalibrationPass pairIn(int link, std::vector<int> members, int rank) {
 }
 
 // The value measured before by processes of this communicator (usually on MPI_COMM_WORLD):
-// every rank agrees from the same records, nothing is sent. False if none carried one.
+// every rank agrees from the same records, nothing is sent. A measurement rejected before
+// is not taken again either. False if none carried either.
 bool applyCarried(hieragg_comm& c, int link, const std::vector<hier::MeasuredLink>& records) {
     const hier::MeasuredLink carried = hier::agreeLink(records);
-    if (!carried.valid) return false;
     Runtime& rt = *Runtime::instance();
+    if (carried.rejected) {  // measured and rejected before: not again
+        if (c.rank == 0)
+            rt.verbose(2, prefix(link) + " calibration rejected earlier (carried by the identity exchange); the "
+                                         "cost model keeps " + mcaName(link, "*"));
+        return true;
+    }
+    if (!carried.valid) return false;
     hier::applyMeasuredLink(c.selection.costs, link, carried, rt.calibrationPolicy(link));
     c.selection.measured[static_cast<size_t>(link)] = true;
     rt.setMeasuredLink(link, carried);
@@ -480,6 +492,7 @@ extern "C" void hieragg_read_network_calibration(void* comm, double out[HIERAGG_
         out[2] = net.rendezvous_us;
         out[3] = hier::burstUs(net);
         out[4] = p.closeFraction;
+        out[5] = m.valid ? 1.0 : 0.0;
     };
     fill(rt->costs(), hier::MeasuredLink{});
     rt->withComm(comm, [&](hieragg_comm& c) {

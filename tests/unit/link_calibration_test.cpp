@@ -207,6 +207,20 @@ TEST(LinkCalibration, RecordCarriesEveryField) {
                    &MeasuredLink::burst_us, &MeasuredLink::noise})
         EXPECT_EQ(back.*f, m.*f);
     EXPECT_FALSE(hier::fromRecord(hier::toRecord(MeasuredLink{})).valid);
+    EXPECT_FALSE(hier::fromRecord(hier::toRecord(MeasuredLink{})).rejected);
+    // Rejected twice: carried as such, so later communicators do not measure again; a valid
+    // record of another rank wins over it, nothing at all is neither.
+    MeasuredLink no;
+    no.rejected = true;
+    const MeasuredLink noBack = hier::fromRecord(hier::toRecord(no));
+    EXPECT_FALSE(noBack.valid);
+    EXPECT_TRUE(noBack.rejected);
+    EXPECT_TRUE(hier::agreeLink({MeasuredLink{}, noBack, MeasuredLink{}}).rejected);
+    const MeasuredLink mixed = hier::agreeLink({noBack, link(80, 9)});
+    EXPECT_TRUE(mixed.valid);
+    EXPECT_FALSE(mixed.rejected);
+    EXPECT_DOUBLE_EQ(mixed.alpha_us, 80);
+    EXPECT_FALSE(hier::agreeLink({MeasuredLink{}, MeasuredLink{}}).rejected);
 }
 
 // What a measurement sets beyond alpha/beta: the rendezvous with its limit (unless beta was

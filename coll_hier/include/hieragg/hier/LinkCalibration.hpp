@@ -17,6 +17,9 @@ namespace hieragg::hier {
 
 struct MeasuredLink {
     bool valid = false;
+    // Not valid because the setup measured and rejected it twice: later communicators keep
+    // the MCA values too rather than measure again (one outcome per job).
+    bool rejected = false;
     double alpha_us = 0;          // one-way start-up of a small message [us]
     // Per byte of a long message [ns/B]: the rate above the eager limit (no handshake in
     // it) when sizes above it were measured, else the eager rate. The model's beta.
@@ -38,7 +41,7 @@ struct MeasuredLink {
 };
 
 // A MeasuredLink as the records the ranks exchange carry it: doubles only (no padding
-// bytes travel), `valid` 0 or 1.
+// bytes travel), `valid` 1 (valid), -1 (rejected) or 0 (nothing measured).
 struct LinkRecord {
     double valid, alpha_us, beta_ns_per_byte, exchange_us, eager_beta_ns_per_byte, rendezvous_us, eager_bytes,
         burst_us, noise;
@@ -115,7 +118,7 @@ MeasuredLink combinePair(const MeasuredLink& a, const MeasuredLink& b, std::stri
 // and rendezvous over the valid measurements that have one (0 if none has); noise the
 // largest of the measurements' own and of the relative spread of their alphas and betas.
 // Every rank holds the same records, so every rank computes the same bits. Invalid if
-// none is valid.
+// none is valid, and then `rejected` if any was.
 MeasuredLink agreeLink(const std::vector<MeasuredLink>& measurements);
 
 // What the user decided for one link class (coll_hieragg_cost_autocalibrate,
