@@ -96,12 +96,22 @@ MeasuredLink estimateLink(const std::vector<RoundTrips>& rounds, size_t replyByt
     }
     double c = 0, betaEager = 0;
     if (!fitLine(xe, ye, c, betaEager)) return rejected(why, "fewer than two sizes below the eager limit timed");
+    double cb = 0, betaBulk = 0;
+    const bool bulkLine = fitLine(xb, yb, cb, betaBulk);
+    if (!(betaEager * 1000.0 >= kMinBetaNsPerByte) && bulkLine && betaBulk * 1000.0 >= kMinBetaNsPerByte &&
+        betaBulk * 1000.0 <= kMaxBetaNsPerByte) {
+        // The sizes below the limit differ by less than the noise (shared memory: 2 KiB is
+        // 0.2 us of copying): their line is latency alone. The bulk rate prices their bytes
+        // too, and the start-up is the smallest of them net of that.
+        betaEager = betaBulk;
+        c = INFINITY;
+        for (size_t i = 0; i < xe.size(); ++i) c = std::min(c, ye[i] - xe[i] * betaBulk);
+    }
     MeasuredLink out;
     out.eager_beta_ns_per_byte = betaEager * 1000.0;
     out.alpha_us = (c - static_cast<double>(replyBytes) * betaEager) / 2;
     out.beta_ns_per_byte = out.eager_beta_ns_per_byte;
-    double cb = 0, betaBulk = 0;
-    if (fitLine(xb, yb, cb, betaBulk)) {
+    if (bulkLine) {
         out.eager_bytes = static_cast<double>(eagerBytes);
         if (betaBulk <= betaEager * kBulkSlowerSlack) {
             out.beta_ns_per_byte = betaBulk * 1000.0;

@@ -113,14 +113,46 @@ TEST(LinkCalibration, EstimatorStaysWithinTheJitterBound) {
 // The failure seen under load: every 8 B round trip delayed by 2.8 ms (alpha 1420 us, and
 // the larger sizes' minima below the small one's). The old estimator floored beta at
 // 0.01 ns/B and kept it; now the line falls and the estimate is rejected, saying why.
+// Every sample of the smallest size delayed (2.8 ms): the line below the eager limit falls.
+// With two sizes above the limit their rate prices the small sizes' bytes too, and the
+// start-up is the smallest of the small sizes net of it: the link comes out exactly
+// (kEmulated: alpha 84 us, 8.6 ns/B, rendezvous 200 us). Without sizes above the limit
+// (the eager limit unknown) the falling line is rejected.
 TEST(LinkCalibration, EstimatorRejectsALineThatFalls) {
     std::vector<hier::RoundTrips> r = samples(kEmulated, 4, 0, 0, 3);
     for (double& t : r[0].us) t += 2800;
     std::string why;
+    const hier::MeasuredLink bulk = hier::estimateLink(r, 8, 65536, &why);
+    ASSERT_TRUE(bulk.valid) << why;
+    EXPECT_NEAR(bulk.alpha_us, kEmulated.alpha, 1e-6);
+    EXPECT_NEAR(bulk.beta_ns_per_byte, kEmulated.betaBulk, 1e-9);
+    EXPECT_NEAR(bulk.eager_beta_ns_per_byte, kEmulated.betaBulk, 1e-9);
+    EXPECT_NEAR(bulk.rendezvous_us, kEmulated.rdv, 1e-6);
+    r.resize(3);  // 8 B, 16 KiB, 32 KiB: below the limit only
     const hier::MeasuredLink m = hier::estimateLink(r, 8, 65536, &why);
     EXPECT_FALSE(m.valid);
     EXPECT_NE(why.find("beta"), std::string::npos) << why;
     EXPECT_NE(why.find("outside"), std::string::npos) << why;
+}
+
+// A shared-memory link (alpha 0.3 us, 0.1 ns/B, a 1 us handshake past the 4 KiB eager
+// limit) whose small sizes differ by less than their noise: 1 KiB's minimum came out
+// 0.5 us under 8 B's, so the line below the limit falls. The sizes above it give beta, and
+// alpha is the smallest small size net of its bytes at that rate: 8 B's, exactly.
+TEST(LinkCalibration, SmallSizesWithinTheNoiseTakeTheBulkRate) {
+    const Link shm{0.3, 0.1, 0.1, 1.0, 4096};
+    std::vector<hier::RoundTrips> r;
+    for (size_t m : hier::calibrationSizes(shm.eager)) r.push_back({m, {shm.rtt(m) + 5, shm.rtt(m)}});
+    ASSERT_EQ(r[0].bytes, 8u);
+    ASSERT_EQ(r[1].bytes, 1024u);
+    for (double& t : r[0].us) t += 0.6;  // 8 B: 0.6 us of noise on every sample
+    std::string why;
+    const hier::MeasuredLink m = hier::estimateLink(r, 8, shm.eager, &why);
+    ASSERT_TRUE(m.valid) << why;
+    EXPECT_NEAR(m.beta_ns_per_byte, 0.1, 1e-9);
+    // min over 8 B (rtt + 0.6), 1 KiB and 2 KiB (rtt) of (RTT - (m + 8) beta) / 2 = alpha.
+    EXPECT_NEAR(m.alpha_us, 0.3, 1e-9);
+    EXPECT_NEAR(m.rendezvous_us, 1.0, 1e-9);
 }
 
 TEST(LinkCalibration, EstimatorRefusesMissingOrNonsenseSamples) {
