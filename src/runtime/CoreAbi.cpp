@@ -184,6 +184,28 @@ void hieragg_read_link_cost(void* comm, int link, double out[HIERAGG_LINK_COST_V
     });
 }
 
+// The measured network parameters beyond alpha/beta (MPI_T pvar coll_hieragg_network_calibration).
+void hieragg_read_network_calibration(void* comm, double out[HIERAGG_NETWORK_CALIBRATION_VALUES]) {
+    for (int i = 0; i < HIERAGG_NETWORK_CALIBRATION_VALUES; ++i) out[i] = 0;
+    Runtime* rt = Runtime::instance();
+    if (!rt) return;
+    auto fill = [&](const hier::CostParams& p, const hier::MeasuredLink& m) {
+        const hier::LinkCost& net = p.link[hier::kLinkNetwork];
+        out[0] = m.valid ? m.eager_beta_ns_per_byte : net.beta_us_per_byte * 1000.0;
+        out[1] = net.eager_bytes;
+        out[2] = net.rendezvous_us;
+        out[3] = hier::burstUs(net);
+        out[4] = p.closeFraction;
+        out[5] = m.valid ? 1.0 : 0.0;
+    };
+    fill(rt->costs(), hier::MeasuredLink{});
+    rt->withComm(comm, [&](hieragg_comm& c) {
+        std::lock_guard<std::recursive_mutex> lock(c.mutex);  // the calibration may be writing it
+        fill(c.selection.costs, c.selection.measured[hier::kLinkNetwork] ? rt->measuredLink(hier::kLinkNetwork)
+                                                                         : hier::MeasuredLink{});
+    });
+}
+
 int hieragg_algorithm_count(hieragg_coll_kind kind) {
     return static_cast<int>(hier::algorithmsOf(kind).size());
 }
