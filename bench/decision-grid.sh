@@ -11,6 +11,7 @@
 # Layouts: one node, nodes of consecutive ranks (node), round robin and virtual nodes, a
 # two-level split; two networks (the defaults and a measured 50 us / 1 Gbit/s link).
 # Every registry row of every collective is also forced once per layout (refusals included).
+# Last, one node of 2 cores with the node link measured and not (its own block).
 set -euo pipefail
 plan=${1:?usage: decision-grid.sh PATH/TO/hieragg-plan}
 [ -x "$plan" ] || { echo "decision-grid.sh: $plan is not an executable" >&2; exit 2; }
@@ -51,6 +52,21 @@ for layout in "${layouts[@]}"; do
         rows=$("$plan" select --coll "$coll" --algorithm no-such-row 2>&1 | sed -n 's/.*(auto,\(.*\)).*/\1/p' | tr ',' ' ' || true)
         for row in $rows; do
             run --coll "$coll" -P "$P" --ranks-per-node "$rpn" --split "$split" --size 65536 --algorithm "$row"
+        done
+    done
+done
+
+# One node of 2 cores (the oversubscribed terms), with the node link's MCA defaults and as the
+# setup measures it (docs/selection.md, "Automatic calibration of the node link": alpha 0.35 us,
+# beta 0.1 ns/B, 0.3 us per message).
+node_links=("" "--measured-node-alpha 0.35 --measured-node-beta 0.1 --measured-node-burst 0.3")
+for P in 4 8; do
+    for node in "${node_links[@]}"; do
+        for coll in bcast reduce allreduce barrier allgather scan; do
+            for size in 8 65536; do
+                # shellcheck disable=SC2086
+                run --coll "$coll" -P "$P" --ranks-per-node "$P" --split node --node-cores 2 --size "$size" $node
+            done
         done
     done
 done

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <iostream>
 #include <stdexcept>
+#include <utility>
 
 #include "hieragg/CollCall.hpp"
 #include "hieragg/hier/AlgorithmRegistry.hpp"
 #include "hieragg/hier/CostParams.hpp"
 #include "hieragg/hier/Decomposition.hpp"
 #include "hieragg/hier/LinkCalibration.hpp"
+#include "hieragg/hier/OversubscribedNode.hpp"
 #include "hieragg/hier/Selection.hpp"
 #include "hieragg/hier/SpaceGroup.hpp"
 #include "hieragg/hier/WholeTree.hpp"
@@ -29,16 +31,23 @@ int runSelect(const SelectOptions& o) {
         const std::string problems = hier::readCostParams(params, o.params);
         if (!problems.empty()) std::cerr << problems;
     }
-    if (o.measuredAlphaUs > 0 && o.measuredBetaNs > 0) {
+    if (o.nodeCores > 0) {
+        const int none[HIERAGG_LINK_CLASS_COUNT] = {};
+        hier::applyNodeOversubscription(params, std::min(o.ranksPerNode, o.processes), o.nodeCores, none);
+        params.nodeCores = o.nodeCores;
+    }
+    // The node first, as the component measures it.
+    for (const auto& [link, mo] : {std::pair{hier::kLinkNode, &o.node}, std::pair{hier::kLinkNetwork, &o.network}}) {
+        if (!(mo->alphaUs > 0 && mo->betaNs > 0)) continue;
         hier::MeasuredLink m;
         m.valid = true;
-        m.alpha_us = o.measuredAlphaUs;
-        m.beta_ns_per_byte = o.measuredBetaNs;
-        m.exchange_us = o.measuredExchangeUs > 0 ? std::max(o.measuredExchangeUs, o.measuredAlphaUs) : 0.0;
-        if (o.measuredEagerBytes > 0) m.eager_bytes = o.measuredEagerBytes, m.rendezvous_us = o.measuredRendezvousUs;
-        m.burst_us = std::max(0.0, o.measuredBurstUs);
-        m.noise = std::max(0.0, o.measuredNoise);
-        hier::applyMeasuredLink(params, hier::kLinkNetwork, m, {});
+        m.alpha_us = mo->alphaUs;
+        m.beta_ns_per_byte = mo->betaNs;
+        m.exchange_us = mo->exchangeUs > 0 ? std::max(mo->exchangeUs, mo->alphaUs) : 0.0;
+        if (mo->eagerBytes > 0) m.eager_bytes = mo->eagerBytes, m.rendezvous_us = mo->rendezvousUs;
+        m.burst_us = std::max(0.0, mo->burstUs);
+        m.noise = std::max(0.0, mo->noise);
+        hier::applyMeasuredLink(params, link, m, {});
     }
     std::vector<hier::RankIdentity> ids(o.processes);
     for (int r = 0; r < o.processes; ++r) ids[r] = {r, "node" + std::to_string(r / std::max(1, o.ranksPerNode)), -1};

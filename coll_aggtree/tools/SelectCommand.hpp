@@ -17,13 +17,18 @@ struct SelectOptions {
     int root = 0;
     std::string algorithm = "auto";
     std::string params;            // file of MCA lines
-    // The network as the component's setup measured it (alpha µs, beta ns/B; <= 0: not
-    // measured), applied like the measurement (LinkCalibration.hpp: the burst cost grows too).
-    double measuredAlphaUs = 0, measuredBetaNs = 0;
-    double measuredExchangeUs = 0;  // one exchange round as measured at setup (<= 0: not measured)
-    // The rest of the setup's verbose line: rendezvous [us] at >= eager [B], burst [us],
-    // noise (fraction; the chooser's band). 0: not measured.
-    double measuredRendezvousUs = 0, measuredEagerBytes = 0, measuredBurstUs = 0, measuredNoise = 0;
+    // A link as the component's setup measured it (its verbose line "hieragg: <link>: ..."),
+    // applied like the measurement (LinkCalibration.hpp) after --params. alpha [us] and
+    // beta [ns/B] both > 0, else not measured; exchange round [us], rendezvous [us] at >=
+    // eager [B], burst [us] per further message, noise (fraction; the chooser's band): 0 not
+    // measured.
+    struct MeasuredLinkOptions {
+        double alphaUs = 0, betaNs = 0, exchangeUs = 0, rendezvousUs = 0, eagerBytes = 0, burstUs = 0, noise = 0;
+    };
+    MeasuredLinkOptions network, node;
+    // Cores of the node (0: unknown): more ranks per node than cores raise the node link's
+    // alpha and bound the flat plans, as the component does (OversubscribedNode.hpp).
+    int nodeCores = 0;
     size_t segmentBytes = 65536;   // coll_hieragg_segment_size
     bool commutative = true;
     int switchEntries = 16;        // coll_hieragg_switch_entries (type II trees)

@@ -339,19 +339,28 @@ int main(int argc, char** argv) {
     sel->add_option("--algorithm", so.algorithm, "force a registry row (as coll_hieragg_<coll>_algorithm)")
         ->capture_default_str();
     sel->add_option("--params", so.params, "file of coll_hieragg_cost_* = value lines (hieragg-calibrate output)");
-    sel->add_option("--measured-network-alpha", so.measuredAlphaUs,
-                    "network alpha [us] as measured at setup (with --measured-network-beta; applied like the "
-                    "component's measurement, after --params)");
-    sel->add_option("--measured-network-beta", so.measuredBetaNs, "network beta [ns/B] as measured at setup");
-    sel->add_option("--measured-network-exchange", so.measuredExchangeUs,
-                    "one exchange round [us] as measured at setup (with the two above; the component's "
-                    "verbose line 'exchange=')");
-    sel->add_option("--measured-network-rendezvous", so.measuredRendezvousUs,
-                    "rendezvous [us] past the eager limit as measured at setup (with --measured-network-eager)");
-    sel->add_option("--measured-network-eager", so.measuredEagerBytes, "the eager limit [B] of the verbose line");
-    sel->add_option("--measured-network-burst", so.measuredBurstUs, "burst [us] per further message as measured");
-    sel->add_option("--measured-network-noise", so.measuredNoise,
-                    "the measurement's noise (0.12 for 12%): predictions within it keep the earlier row");
+    for (auto& [name, mo] : {std::pair{std::string("network"), &so.network}, std::pair{std::string("node"), &so.node}}) {
+        const std::string opt = "--measured-" + name + "-";
+        sel->add_option(opt + "alpha", mo->alphaUs,
+                        name + " alpha [us] as measured at setup (with " + opt +
+                            "beta; applied like the component's measurement, after --params)");
+        sel->add_option(opt + "beta", mo->betaNs, name + " beta [ns/B] as measured at setup");
+        sel->add_option(opt + "exchange", mo->exchangeUs,
+                        "one exchange round [us] as measured at setup (with the two above; the component's "
+                        "verbose line 'exchange=')");
+        sel->add_option(opt + "rendezvous", mo->rendezvousUs,
+                        "rendezvous [us] past the eager limit as measured at setup (with " + opt + "eager)");
+        sel->add_option(opt + "eager", mo->eagerBytes, "the eager limit [B] of the verbose line");
+        sel->add_option(opt + "burst", mo->burstUs,
+                        "burst [us] per further message as measured" +
+                            std::string(name == "node" ? " (inside a node also theta)" : ""));
+        sel->add_option(opt + "noise", mo->noise,
+                        "the measurement's noise (0.12 for 12%): predictions within it keep the earlier row");
+    }
+    sel->add_option("--node-cores", so.nodeCores,
+                    "cores of a node (0: unknown); fewer than --ranks-per-node: the component's terms for an "
+                    "oversubscribed node")
+        ->capture_default_str();
     sel->add_option("--segment", so.segmentBytes, "coll_hieragg_segment_size")->capture_default_str();
     sel->add_flag("!--non-commutative", so.commutative, "the reduction's op does not commute");
     sel->add_option("--switch-entries", so.switchEntries, "coll_hieragg_switch_entries (type2)")->capture_default_str();

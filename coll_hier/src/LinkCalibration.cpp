@@ -96,12 +96,22 @@ MeasuredLink estimateLink(const std::vector<RoundTrips>& rounds, size_t replyByt
     }
     double c = 0, betaEager = 0;
     if (!fitLine(xe, ye, c, betaEager)) return rejected(why, "fewer than two sizes below the eager limit timed");
+    double cb = 0, betaBulk = 0;
+    const bool bulkLine = fitLine(xb, yb, cb, betaBulk);
+    if (!(betaEager * 1000.0 >= kMinBetaNsPerByte) && bulkLine && betaBulk * 1000.0 >= kMinBetaNsPerByte &&
+        betaBulk * 1000.0 <= kMaxBetaNsPerByte) {
+        // The sizes below the limit differ by less than the noise (shared memory: 2 KiB is
+        // 0.2 us of copying): their line is latency alone. The bulk rate prices their bytes
+        // too, and the start-up is the smallest of them net of that.
+        betaEager = betaBulk;
+        c = INFINITY;
+        for (size_t i = 0; i < xe.size(); ++i) c = std::min(c, ye[i] - xe[i] * betaBulk);
+    }
     MeasuredLink out;
     out.eager_beta_ns_per_byte = betaEager * 1000.0;
     out.alpha_us = (c - static_cast<double>(replyBytes) * betaEager) / 2;
     out.beta_ns_per_byte = out.eager_beta_ns_per_byte;
-    double cb = 0, betaBulk = 0;
-    if (fitLine(xb, yb, cb, betaBulk)) {
+    if (bulkLine) {
         out.eager_bytes = static_cast<double>(eagerBytes);
         if (betaBulk <= betaEager * kBulkSlowerSlack) {
             out.beta_ns_per_byte = betaBulk * 1000.0;
@@ -166,8 +176,11 @@ MeasuredLink combinePair(const MeasuredLink& a, const MeasuredLink& b, std::stri
 MeasuredLink agreeLink(const std::vector<MeasuredLink>& measurements) {
     std::vector<double> alpha, beta, eagerBeta, exchange, rendezvous, eagerBytes, burst;
     double noise = 0;
+    bool rejected = false;
     for (const MeasuredLink& m : measurements)
-        if (m.valid) {
+        if (!m.valid) {
+            rejected = rejected || m.rejected;
+        } else {
             alpha.push_back(m.alpha_us);
             beta.push_back(m.beta_ns_per_byte);
             eagerBeta.push_back(m.eager_beta_ns_per_byte);
@@ -177,6 +190,7 @@ MeasuredLink agreeLink(const std::vector<MeasuredLink>& measurements) {
             noise = std::max(noise, m.noise);
         }
     MeasuredLink out;
+    out.rejected = alpha.empty() && rejected;
     if (alpha.empty()) return out;
     out.valid = true;
     out.alpha_us = median(alpha);
@@ -214,17 +228,21 @@ void applyMeasuredLink(CostParams& p, int link, const MeasuredLink& m, const Cal
         }
     }
     p.closeFraction = std::max(p.closeFraction, closeFractionOf(m));
-    if (link != kLinkNetwork) return;
     if (!policy.exchangeExplicit && m.exchange_us > 0 && m.alpha_us > 0) {
         const double round = std::max(m.exchange_us, m.alpha_us);  // medians of pairs: keep >= alpha
         l.exchange_us = policy.alphaExplicit ? round / m.alpha_us * l.alpha_us : round;
     }
     if (!policy.thetaExplicit) {
-        if (m.burst_us > 0)
+        if (m.burst_us > 0) {
             l.burst_us = m.burst_us;
-        else if (before.alpha_us > 0)
+            // Inside a node the back-to-back gap is the per-message cost itself (the PML's
+            // work for one more message, no wire in between): the model's theta.
+            if (link == kLinkNode) l.theta_us = m.burst_us;
+        } else if (before.alpha_us > 0) {
             l.burst_us = burstUs(before) * std::max(1.0, l.alpha_us / before.alpha_us);
+        }
     }
+    if (link != kLinkNetwork) return;
     if (!policy.offloadAlphaExplicit && before.alpha_us > 0)
         p.offload.alpha_us *= std::max(1.0, l.alpha_us / before.alpha_us);
     if (!policy.offloadBetaExplicit && before.beta_us_per_byte > 0)

@@ -218,6 +218,10 @@ typedef struct hieragg_config {
      * the MCA variable it came from (a static string, for the verbose line; NULL = none). */
     size_t network_eager_limit;
     const char* network_eager_source;
+    /* The same for the node link: the shared-memory BTL's eager limit [B]
+     * (btl_vader_eager_limit on Open MPI 4, btl_sm_eager_limit on 5, under ob1; 0 = unknown). */
+    size_t node_eager_limit;
+    const char* node_eager_source;
 } hieragg_config;
 #define HIERAGG_COST_SET_ALPHA 1
 #define HIERAGG_COST_SET_BETA 2
@@ -294,16 +298,22 @@ typedef struct hieragg_comm_counters {
     uint64_t offloaded_bytes;      /* their payload: not in bytes[] / messages[], which count the PML's */
 } hieragg_comm_counters;
 /* Counters of the communicator whose shim handle is `comm`; zeros if hieragg does not serve it. */
-/* The network link's alpha [us], beta [ns/B] and exchange round [us] the cost model uses on communicator `comm`
- * (measured at setup, set by MCA, or the defaults; MPI_T pvar coll_hieragg_network_cost).
- * Unknown communicator: the process's MCA values. */
-void hieragg_read_network_cost(void* comm, double out[3]);
+/* Link class `link` (0 numa, 1 node, 2 network, 3 switch) as the cost model uses it on communicator
+ * `comm` (measured at setup, set by MCA, or the defaults; MPI_T pvars coll_hieragg_network_cost,
+ * coll_hieragg_network_exchange_round, coll_hieragg_node_cost): [0] alpha [us], [1] beta [ns/B],
+ * [2] the exchange round [us], [3] theta [us], [4] each further message of a burst [us], [5] 1 when
+ * this process measured the link (or took a measurement carried from an earlier communicator)
+ * and the communicator applied it, else 0. Unknown communicator: the process's MCA values. */
+#define HIERAGG_LINK_COST_VALUES 6
+void hieragg_read_link_cost(void* comm, int link, double out[HIERAGG_LINK_COST_VALUES]);
 /* What else the setup calibration measured on communicator `comm` (MPI_T pvar
  * coll_hieragg_network_calibration): [0] beta below the eager limit [ns/B], [1] the eager
  * limit [B] past which [2] the rendezvous [us] is added once per message (0, 0: none),
  * [3] the cost of each further message of a burst [us], [4] the chooser's band of close
- * predictions (CostParams::closeFraction; 0: nothing measured, the cheapest wins). */
-#define HIERAGG_NETWORK_CALIBRATION_VALUES 5
+ * predictions (CostParams::closeFraction; 0: nothing measured, the cheapest wins), [5] 1 when
+ * the network was measured (here or carried from an earlier communicator), 0 when not (off,
+ * rejected, a single host). */
+#define HIERAGG_NETWORK_CALIBRATION_VALUES 6
 void hieragg_read_network_calibration(void* comm, double out[HIERAGG_NETWORK_CALIBRATION_VALUES]);
 void hieragg_read_counters(void* comm, hieragg_comm_counters* out);
 /* Calls of `kind` on `comm` served by each of its algorithms: out[i] for enum value i + 1 of

@@ -202,23 +202,27 @@ static int pvar_algorithms_get(const mca_base_pvar_t* pvar, void* value, void* o
     return OMPI_SUCCESS;
 }
 
-static int pvar_network_cost_notify(mca_base_pvar_t* pvar, mca_base_pvar_event_t event, void* obj, int* count) {
-    (void)pvar;
+/* ctx: which readout of hieragg_read_link_cost (PVAR_LINK_*): the values it gives, in order. */
+enum { PVAR_LINK_NETWORK_COST, PVAR_LINK_NETWORK_EXCHANGE, PVAR_LINK_NODE_COST };
+static const struct {
+    int link, count;
+    int values[5]; /* indices into hieragg_read_link_cost's values */
+} pvar_link_readouts[] = {
+    {2, 2, {0, 1}},          /* network_cost: alpha, beta */
+    {2, 1, {2}},             /* network_exchange_round */
+    {1, 5, {0, 1, 3, 2, 5}}, /* node_cost: alpha, beta, theta, exchange round, measured */
+};
+static int pvar_link_cost_notify(mca_base_pvar_t* pvar, mca_base_pvar_event_t event, void* obj, int* count) {
     (void)obj;
-    if (MCA_BASE_PVAR_HANDLE_BIND == event) *count = 2;
+    if (MCA_BASE_PVAR_HANDLE_BIND == event) *count = pvar_link_readouts[(intptr_t)pvar->ctx].count;
     return OMPI_SUCCESS;
 }
-/* ctx 0: network_cost (alpha, beta); 1: network_exchange_round (one value). */
-static int pvar_network_cost_get(const mca_base_pvar_t* pvar, void* value, void* obj) {
-    double all[3];
-    hieragg_read_network_cost(obj, all);
-    double* out = (double*)value;
-    if ((intptr_t)pvar->ctx == 1) {
-        out[0] = all[2];
-    } else {
-        out[0] = all[0];
-        out[1] = all[1];
-    }
+static int pvar_link_cost_get(const mca_base_pvar_t* pvar, void* value, void* obj) {
+    double all[HIERAGG_LINK_COST_VALUES];
+    const intptr_t which = (intptr_t)pvar->ctx;
+    hieragg_read_link_cost(obj, pvar_link_readouts[which].link, all);
+    for (int i = 0; i < pvar_link_readouts[which].count; ++i)
+        ((double*)value)[i] = all[pvar_link_readouts[which].values[i]];
     return OMPI_SUCCESS;
 }
 
@@ -274,13 +278,14 @@ static void hieragg_register_pvars(mca_base_component_t* c) {
         "beta [ns/B]; measured at setup unless set explicitly (coll_hieragg_cost_autocalibrate)",
         OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_GENERIC, MCA_BASE_VAR_TYPE_DOUBLE, NULL,
         MCA_BASE_VAR_BIND_MPI_COMM, MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS,
-        pvar_network_cost_get, NULL,
-        pvar_network_cost_notify, (void*)(intptr_t)0);
+        pvar_link_cost_get, NULL,
+        pvar_link_cost_notify, (void*)(intptr_t)PVAR_LINK_NETWORK_COST);
     (void)mca_base_component_pvar_register(c, "network_calibration",
         "What the setup calibration measured on the communicator besides network_cost: value 0 beta "
         "below the eager limit [ns/B], 1 the eager limit [B] past which 2 the rendezvous [us] is added "
         "once per message (0, 0: none), 3 the cost of each further message of a burst [us], 4 the "
-        "chooser's band of close predictions (0: nothing measured, the cheapest row wins)",
+        "chooser's band of close predictions (0: nothing measured, the cheapest row wins), 5 1 when the "
+        "network was measured, 0 when not (off, rejected, one host)",
         OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_GENERIC, MCA_BASE_VAR_TYPE_DOUBLE, NULL,
         MCA_BASE_VAR_BIND_MPI_COMM, MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS,
         pvar_network_calibration_get, NULL, pvar_network_calibration_notify, NULL);
@@ -290,8 +295,17 @@ static void hieragg_register_pvars(mca_base_component_t* c) {
         "with network_cost unless set explicitly, else alpha + theta",
         OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_GENERIC, MCA_BASE_VAR_TYPE_DOUBLE, NULL,
         MCA_BASE_VAR_BIND_MPI_COMM, MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS,
-        pvar_network_cost_get, NULL,
-        pvar_one_notify, (void*)(intptr_t)1);
+        pvar_link_cost_get, NULL,
+        pvar_link_cost_notify, (void*)(intptr_t)PVAR_LINK_NETWORK_EXCHANGE);
+    (void)mca_base_component_pvar_register(c, "node_cost",
+        "The node link's cost model parameters on the communicator (ranks of one node, shared memory): "
+        "value 0 alpha [us], 1 beta [ns/B], 2 theta, the cost of each message [us], 3 one exchange round "
+        "[us], 4 1 when measured at setup (coll_hieragg_cost_autocalibrate; explicit "
+        "coll_hieragg_cost_node_* values stay), 0 when these are the MCA values",
+        OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_GENERIC, MCA_BASE_VAR_TYPE_DOUBLE, NULL,
+        MCA_BASE_VAR_BIND_MPI_COMM, MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS,
+        pvar_link_cost_get, NULL,
+        pvar_link_cost_notify, (void*)(intptr_t)PVAR_LINK_NODE_COST);
     for (int k = 0; k < HIERAGG_COLL_KIND_COUNT; ++k) {
         char name[96], help[640];
         snprintf(name, sizeof name, "%s_algorithm_calls", hieragg_coll_name((hieragg_coll_kind)k));
@@ -464,32 +478,37 @@ static int hieragg_close(void) {
     return OMPI_SUCCESS;
 }
 
-/* The eager limit of the network path, for the setup calibration (docs/selection.md): under
- * pml ob1 the TCP BTL's btl_tcp_eager_limit (Ethernet clusters, the emulated nodes), read from
- * the MCA variable the BTL registered. 0 (unknown) under another PML or without the TCP BTL:
- * the calibration then times only sizes below 32 KiB. */
-static size_t hieragg_network_eager_limit(const char** source) {
-    static const char* const name = "btl_tcp_eager_limit";
-    const mca_base_var_t* var = NULL;
-    const mca_base_var_storage_t* value = NULL;
-    int index = -1;
+/* An eager limit for the setup calibration (docs/selection.md), under pml ob1 only: the first of
+ * `names` (NULL-terminated) that a BTL registered as an MCA variable: btl_tcp_eager_limit for the
+ * network (Ethernet clusters, the emulated nodes), the shared-memory BTL's for the node link. 0
+ * (unknown) under another PML or without those BTLs: the calibration then times only sizes below
+ * 32 KiB. */
+static size_t hieragg_eager_limit(const char* const* names, const char** source) {
     *source = NULL;
     if (0 != strcmp(mca_pml_base_selected_component.pmlm_version.mca_component_name, "ob1")) return 0;
-    if (OPAL_SUCCESS != mca_base_var_find_by_name(name, &index) || index < 0 ||
-        OPAL_SUCCESS != mca_base_var_get(index, &var) || NULL == var ||
-        OPAL_SUCCESS != mca_base_var_get_value(index, &value, NULL, NULL) || NULL == value)
-        return 0;
-    size_t limit = 0;
-    switch (var->mbv_type) {
-    case MCA_BASE_VAR_TYPE_SIZE_T: limit = value->sizetval; break;
-    case MCA_BASE_VAR_TYPE_INT: limit = value->intval > 0 ? (size_t)value->intval : 0; break;
-    case MCA_BASE_VAR_TYPE_UNSIGNED_INT: limit = value->uintval; break;
-    case MCA_BASE_VAR_TYPE_UNSIGNED_LONG: limit = value->ulval; break;
-    case MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG: limit = (size_t)value->ullval; break;
-    default: return 0;
+    for (; *names; ++names) {
+        const mca_base_var_t* var = NULL;
+        const mca_base_var_storage_t* value = NULL;
+        int index = -1;
+        if (OPAL_SUCCESS != mca_base_var_find_by_name(*names, &index) || index < 0 ||
+            OPAL_SUCCESS != mca_base_var_get(index, &var) || NULL == var ||
+            OPAL_SUCCESS != mca_base_var_get_value(index, &value, NULL, NULL) || NULL == value)
+            continue;
+        size_t limit = 0;
+        switch (var->mbv_type) {
+        case MCA_BASE_VAR_TYPE_SIZE_T: limit = value->sizetval; break;
+        case MCA_BASE_VAR_TYPE_INT: limit = value->intval > 0 ? (size_t)value->intval : 0; break;
+        case MCA_BASE_VAR_TYPE_UNSIGNED_INT: limit = value->uintval; break;
+        case MCA_BASE_VAR_TYPE_UNSIGNED_LONG: limit = value->ulval; break;
+        case MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG: limit = (size_t)value->ullval; break;
+        default: break;
+        }
+        if (limit > 0) {
+            *source = *names;
+            return limit;
+        }
     }
-    if (limit > 0) *source = name;
-    return limit;
+    return 0;
 }
 
 int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_threads) {
@@ -571,7 +590,10 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
         m->autocalibrate = 1;
     }
     cfg.autocalibrate = m->autocalibrate;
-    cfg.network_eager_limit = hieragg_network_eager_limit(&cfg.network_eager_source);
+    static const char* const network_eager[] = {"btl_tcp_eager_limit", NULL};
+    static const char* const node_eager[] = {"btl_vader_eager_limit", "btl_sm_eager_limit", NULL};
+    cfg.network_eager_limit = hieragg_eager_limit(network_eager, &cfg.network_eager_source);
+    cfg.node_eager_limit = hieragg_eager_limit(node_eager, &cfg.node_eager_source);
     cfg.offload = m->offload;
     cfg.ofi_provider = m->ofi_provider;
     cfg.ofi_manual_progress = m->ofi_manual_progress ? 1 : 0;

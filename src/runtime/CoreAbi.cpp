@@ -165,19 +165,44 @@ void hieragg_read_counters(void* comm, hieragg_comm_counters* out) {
     if (Runtime* rt = Runtime::instance()) rt->withComm(comm, [&](hieragg_comm& c) { c.counters->read(*out); });
 }
 
-void hieragg_read_network_cost(void* comm, double out[3]) {
-    out[0] = out[1] = out[2] = 0;
+void hieragg_read_link_cost(void* comm, int link, double out[HIERAGG_LINK_COST_VALUES]) {
+    for (int i = 0; i < HIERAGG_LINK_COST_VALUES; ++i) out[i] = 0;
     Runtime* rt = Runtime::instance();
-    if (!rt) return;
-    const hier::LinkCost* l = &rt->costs().link[hier::kLinkNetwork];
-    out[0] = l->alpha_us;
-    out[1] = l->beta_us_per_byte * 1000.0;
-    out[2] = hier::exchangeRoundUs(*l);
+    if (!rt || link < 0 || link >= hier::kLinkClassCount) return;
+    auto fill = [&](const hier::LinkCost& l, bool measured) {
+        out[0] = l.alpha_us;
+        out[1] = l.beta_us_per_byte * 1000.0;
+        out[2] = hier::exchangeRoundUs(l);
+        out[3] = l.theta_us;
+        out[4] = hier::burstUs(l);
+        out[5] = measured ? 1.0 : 0.0;
+    };
+    fill(rt->costs().link[link], false);
     rt->withComm(comm, [&](hieragg_comm& c) {
         std::lock_guard<CommMutex> lock(c.mutex);  // the calibration may be writing it
-        out[0] = c.selection.costs.link[hier::kLinkNetwork].alpha_us;
-        out[1] = c.selection.costs.link[hier::kLinkNetwork].beta_us_per_byte * 1000.0;
-        out[2] = hier::exchangeRoundUs(c.selection.costs.link[hier::kLinkNetwork]);
+        fill(c.selection.costs.link[link], c.selection.measured[static_cast<size_t>(link)]);
+    });
+}
+
+// The measured network parameters beyond alpha/beta (MPI_T pvar coll_hieragg_network_calibration).
+void hieragg_read_network_calibration(void* comm, double out[HIERAGG_NETWORK_CALIBRATION_VALUES]) {
+    for (int i = 0; i < HIERAGG_NETWORK_CALIBRATION_VALUES; ++i) out[i] = 0;
+    Runtime* rt = Runtime::instance();
+    if (!rt) return;
+    auto fill = [&](const hier::CostParams& p, const hier::MeasuredLink& m) {
+        const hier::LinkCost& net = p.link[hier::kLinkNetwork];
+        out[0] = m.valid ? m.eager_beta_ns_per_byte : net.beta_us_per_byte * 1000.0;
+        out[1] = net.eager_bytes;
+        out[2] = net.rendezvous_us;
+        out[3] = hier::burstUs(net);
+        out[4] = p.closeFraction;
+        out[5] = m.valid ? 1.0 : 0.0;
+    };
+    fill(rt->costs(), hier::MeasuredLink{});
+    rt->withComm(comm, [&](hieragg_comm& c) {
+        std::lock_guard<CommMutex> lock(c.mutex);  // the calibration may be writing it
+        fill(c.selection.costs, c.selection.measured[hier::kLinkNetwork] ? rt->measuredLink(hier::kLinkNetwork)
+                                                                         : hier::MeasuredLink{});
     });
 }
 

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <functional>
 #include <sstream>
+#include <unordered_map>
 
 #include "LinkCalibrationStage.hpp"
 #include "CommState.hpp"
@@ -27,8 +28,9 @@ struct IdentityRecord {
     int32_t numa;
     uint64_t inputs;
     char hostname[64];
-    // The network link this process measured or agreed on before (LinkCalibrationStage.hpp).
-    hier::LinkRecord net;
+    // The node and network links this process measured or agreed on before
+    // (LinkCalibrationStage.hpp).
+    hier::LinkRecord node, net;
 };
 
 uint64_t fingerprintInputs(const std::string& split) {
@@ -139,7 +141,7 @@ void becomeReady(hieragg_comm& c, int status) {
     if (c.decomp.onReady) c.decomp.onReady(c, status);
 }
 
-// The hierarchy exists: the network calibration (if any), then the offload setup's
+// The hierarchy exists: the link calibration (if any), then the offload setup's
 // exchanges (which ask the calibrated model), run before the waiting calls.
 void afterDecomposition(hieragg_comm& c, const CalibrationInputs& in) {
     if (!beginLinkCalibration(c, in)) continueSetupAfterCalibration(c);
@@ -155,14 +157,18 @@ void exchangeDone(void* ctx, int status) {
             std::vector<hier::RankIdentity> ids(c.size);
             bool consistent = true;
             CalibrationInputs calib;
-            calib.carried.resize(static_cast<size_t>(c.size));
+            calib.hostOf.resize(static_cast<size_t>(c.size));
+            std::unordered_map<std::string, int> hosts;  // host name -> its lowest rank
+            for (int link : {hier::kLinkNode, hier::kLinkNetwork}) calib.carried[link].resize(static_cast<size_t>(c.size));
             for (int r = 0; r < c.size; ++r) {
                 IdentityRecord rec = recs[r];
                 rec.hostname[sizeof rec.hostname - 1] = '\0';
                 ids[r] = {rec.worldRank, rec.hostname, rec.numa};
                 if (rec.inputs != recs[0].inputs) consistent = false;
                 if (ids[r].hostname != ids[0].hostname) calib.spansHosts = true;
-                calib.carried[r] = hier::fromRecord(rec.net);
+                calib.hostOf[static_cast<size_t>(r)] = hosts.emplace(ids[r].hostname, r).first->second;
+                calib.carried[hier::kLinkNode][static_cast<size_t>(r)] = hier::fromRecord(rec.node);
+                calib.carried[hier::kLinkNetwork][static_cast<size_t>(r)] = hier::fromRecord(rec.net);
             }
             applyDecomposition(c, ids, consistent);
             std::vector<char>().swap(c.decomp.identityRecords);
@@ -207,7 +213,8 @@ void beginDecomposition(hieragg_comm& c, ReadyFn onReady) {
     mine.numa = me.numa;
     mine.inputs = fingerprintInputs(split);
     std::strncpy(mine.hostname, me.hostname.c_str(), sizeof mine.hostname - 1);
-    mine.net = hier::toRecord(rt.networkMeasured());
+    mine.node = hier::toRecord(rt.measuredLink(hier::kLinkNode));
+    mine.net = hier::toRecord(rt.measuredLink(hier::kLinkNetwork));
 
     auto sched = std::make_shared<const Schedule>(ringAllgather(c.rank, c.size, sizeof(IdentityRecord)));
     TaskBindings bind;

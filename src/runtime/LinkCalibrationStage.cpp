@@ -10,6 +10,7 @@
 
 #include "Runtime.hpp"
 #include "hieragg/ScheduleBuilder.hpp"
+#include "hieragg/hier/CostParams.hpp"
 #include "hieragg/hier/SpaceGroup.hpp"
 
 namespace hieragg {
@@ -59,7 +60,8 @@ struct CalibrationRecord {
     double peer;
 };
 
-// Test hook (tests/mpi/CMakeLists.txt): calibrate on one host as if the ranks were on several.
+// Test hook (tests/mpi/CMakeLists.txt): calibrate the network on one host as if the ranks were
+// on several.
 bool oneHostAllowed() {
     const char* v = std::getenv("HIERAGG_TEST_CALIBRATE_ONE_HOST");
     return v && *v == '1';
@@ -71,31 +73,54 @@ std::string fixed(double v, int digits) {
     return buf;
 }
 
-size_t eagerLimit() {
+// The eager limit of the link's path (the shim reads it from Open MPI) and its source.
+size_t eagerLimit(int link) {
     const hieragg_config& cfg = Runtime::instance()->config();
-    return cfg.network_eager_limit;
+    return link == hier::kLinkNode ? cfg.node_eager_limit : cfg.network_eager_limit;
+}
+const char* eagerSource(int link) {
+    const hieragg_config& cfg = Runtime::instance()->config();
+    const char* s = link == hier::kLinkNode ? cfg.node_eager_source : cfg.network_eager_source;
+    return s && *s ? s : "eager limit";
 }
 
+// The start of every line about the link: "hieragg: node:", "hieragg: network:".
+std::string prefix(int link) { return std::string("hieragg: ") + hier::linkClassName(link) + ":"; }
+std::string mcaName(int link, const char* param) {
+    return std::string("coll_hieragg_cost_") + hier::linkClassName(link) + "_" + param;
+}
+// Inside a node the times are fractions of a microsecond: one more digit.
+int usDigits(int link) { return link == hier::kLinkNode ? 2 : 1; }
+
 // What the measurement added beyond alpha, beta and the exchange round, for the verbose line.
-std::string measuredExtras(const hier::LinkCost& net, const hier::MeasuredLink& m, double closeFraction) {
-    const hieragg_config& cfg = Runtime::instance()->config();
+std::string measuredExtras(int link, const hier::LinkCost& net, const hier::MeasuredLink& m, double closeFraction) {
     std::string s = "; eager beta=" + fixed(m.eager_beta_ns_per_byte, 2) + " ns/B";
     if (m.eager_bytes > 0)
-        s += ", rendezvous=" + fixed(net.rendezvous_us, 1) + " us at >= " + fixed(m.eager_bytes, 0) + " B (" +
-             (cfg.network_eager_source && *cfg.network_eager_source ? cfg.network_eager_source : "eager limit") + ")";
+        s += ", rendezvous=" + fixed(net.rendezvous_us, usDigits(link)) + " us at >= " + fixed(m.eager_bytes, 0) +
+             " B (" + eagerSource(link) + ")";
     else
         s += ", no size above an eager limit timed";
-    s += ", burst=" + fixed(hier::burstUs(net), 1) + " us per further message" +
+    s += ", burst=" + fixed(hier::burstUs(net), usDigits(link)) + " us per further message" +
          (m.burst_us > 0 ? "" : " (not measured)") + ", noise=" + fixed(m.noise * 100, 0) +
          "%: predictions within " + fixed(closeFraction * 100, 0) + "% keep the earlier row";
     return s;
 }
 }  // namespace
 
-// Between the stage's steps (owned by c.selection.calibration while it runs).
-struct LinkCalibrationState {
+// One link class to measure: this rank's end of its pair in it.
+struct CalibrationPass {
+    int link = hier::kLinkNetwork;
     int peer = -1;  // the other end of this rank's pair, -1: not measuring
     int side = 0;   // 0: the lower index of the pair, 1: the upper
+};
+
+// Between the stage's steps (owned by c.selection.calibration while it runs).
+struct LinkCalibrationState {
+    std::vector<CalibrationPass> passes;  // the node link first, then the network
+    size_t pass = 0;                      // the one measuring now
+    int link = hier::kLinkNetwork;        // passes[pass]'s
+    int peer = -1;
+    int side = 0;
     int attempt = 0;
     size_t round = 0;
     std::vector<Round> plan;
@@ -107,6 +132,7 @@ struct LinkCalibrationState {
     std::chrono::steady_clock::time_point t0;
     std::vector<CalibrationRecord> records;
     std::string rejected;  // why the last attempt's pairs were rejected
+    std::chrono::steady_clock::time_point passStart;
 };
 
 namespace {
@@ -168,6 +194,33 @@ int startMeasuring(hieragg_comm& c, LinkCalibrationState& st) {
     return startRound(c, st);
 }
 
+// The verbose line of an agreed measurement (rank 0 of the communicator that measured).
+std::string measuredLine(int link, const hier::CostParams& costs, const hier::MeasuredLink& agreed,
+                         const hier::CalibrationPolicy& policy, size_t pairs, int measuredPairs, double ms) {
+    const hier::LinkCost& l = costs.link[link];
+    const int d = usDigits(link);
+    auto set = [&](bool explicitly, const char* param) {
+        return explicitly ? " (set by " + mcaName(link, param) + ")" : std::string();
+    };
+    std::string s = prefix(link) + " alpha=" + fixed(l.alpha_us, d) + " us" + set(policy.alphaExplicit, "alpha") +
+                    " beta=" + fixed(l.beta_us_per_byte * 1000, 2) + " ns/B" + set(policy.betaExplicit, "beta");
+    if (link == hier::kLinkNode)  // the measured gap is the node's theta (applyMeasuredLink)
+        s += " theta=" + fixed(l.theta_us, d) + " us" +
+             (policy.thetaExplicit ? set(true, "theta") : agreed.burst_us > 0 ? "" : " (not measured)");
+    s += " exchange=" + fixed(hier::exchangeRoundUs(l), d) + " us" +
+         (policy.exchangeExplicit ? set(true, "exchange")
+          : agreed.exchange_us > 0 ? ""
+                                   : " (not measured: alpha+theta)");
+    if (link == hier::kLinkNode)
+        s += " (measured at setup in " + fixed(ms, 1) + " ms, " + std::to_string(pairs) + " of " +
+             std::to_string(measuredPairs) + " pairs)";
+    else
+        s += " (measured at setup, " + std::to_string(2 * pairs) + " leaders)";
+    return s + measuredExtras(link, l, agreed, costs.closeFraction);
+}
+
+int startPass(hieragg_comm& c, LinkCalibrationState& st);
+
 // Every rank has every end's estimate: the same agreed value everywhere.
 void agreementDone(void* ctx, int status) {
     hieragg_comm& c = *static_cast<hieragg_comm*>(ctx);
@@ -176,6 +229,7 @@ void agreementDone(void* ctx, int status) {
     if (!st) return;
     if (status != 0) return finishDecomposition(c, status);
     Runtime& rt = *Runtime::instance();
+    const int link = st->link;
     // Pairs (r, peer) with r the lower index: both ends must agree (combinePair).
     std::vector<hier::MeasuredLink> pairs;
     std::string why;
@@ -197,46 +251,45 @@ void agreementDone(void* ctx, int status) {
     const hier::MeasuredLink agreed = hier::agreeLink(pairs);
     if (!agreed.valid && measuredPairs > 0 && st->attempt + 1 < kAttempts) {
         // Every rank holds the same records, so every rank measures again.
-        if (c.rank == 0) rt.verbose(2, "hieragg: network: calibration rejected (" + why + "); measuring again");
+        if (c.rank == 0) rt.verbose(2, prefix(link) + " calibration rejected (" + why + "); measuring again");
         st->rejected = why;
         ++st->attempt;
         if (int rc = startMeasuring(c, *st)) finishDecomposition(c, rc);
         return;
     }
-    const hier::CalibrationPolicy& policy = rt.networkPolicy();
+    const hier::CalibrationPolicy& policy = rt.calibrationPolicy(link);
     if (agreed.valid) {
-        hier::applyMeasuredLink(c.selection.costs, hier::kLinkNetwork, agreed, policy);
-        rt.setNetworkMeasured(agreed);
-    } else if (measuredPairs > 0) {
-        hier::MeasuredLink settled;
-        settled.rejected = true;
-        rt.setNetworkMeasured(settled);
+        hier::applyMeasuredLink(c.selection.costs, link, agreed, policy);
+        c.selection.measured[static_cast<size_t>(link)] = true;
+        rt.setMeasuredLink(link, agreed);
+    } else if (measuredPairs > 0 && !rt.measuredLink(link).valid) {
+        // Later communicators keep the MCA values too (their identity records say so).
+        hier::MeasuredLink no;
+        no.rejected = true;
+        rt.setMeasuredLink(link, no);
     }
     // One line per job in practice: rank 0 of the communicator that measured (later
     // communicators take the value from their identity records, verbose level 2).
     if (c.rank == 0) {
-        const hier::LinkCost& net = c.selection.costs.link[hier::kLinkNetwork];
+        const hier::LinkCost& l = c.selection.costs.link[link];
+        const double ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - st->passStart).count();
         if (agreed.valid) {
-            rt.verbose(1, "hieragg: network: alpha=" + fixed(net.alpha_us, 1) + " us" +
-                              (policy.alphaExplicit ? " (set by coll_hieragg_cost_network_alpha)" : "") +
-                              " beta=" + fixed(net.beta_us_per_byte * 1000, 2) + " ns/B" +
-                              (policy.betaExplicit ? " (set by coll_hieragg_cost_network_beta)" : "") +
-                              " exchange=" + fixed(hier::exchangeRoundUs(net), 1) + " us" +
-                              (policy.exchangeExplicit ? " (set by coll_hieragg_cost_network_exchange)"
-                               : agreed.exchange_us > 0 ? "" : " (not measured: alpha+theta)") +
-                              " (measured at setup, " + std::to_string(2 * pairs.size()) + " leaders)" +
-                              measuredExtras(net, agreed, c.selection.costs.closeFraction) +
+            rt.verbose(1, measuredLine(link, c.selection.costs, agreed, policy, pairs.size(), measuredPairs, ms) +
                               (st->attempt > 0 ? "; measured twice, the first rejected (" + st->rejected + ")"
                                                : ""));
         } else {
             rt.verbose(1, measuredPairs > 0
-                              ? "hieragg: network: calibration rejected twice (" + why +
-                                    "); the cost model keeps coll_hieragg_cost_network_* (alpha=" +
-                                    fixed(net.alpha_us, 1) + " us beta=" + fixed(net.beta_us_per_byte * 1000, 2) +
-                                    " ns/B)"
-                              : "hieragg: network: calibration measured nothing; the cost model keeps "
-                                "coll_hieragg_cost_network_*");
+                              ? prefix(link) + " calibration rejected twice (" + why + "); the cost model keeps " +
+                                    mcaName(link, "*") + " (alpha=" + fixed(l.alpha_us, usDigits(link)) +
+                                    " us beta=" + fixed(l.beta_us_per_byte * 1000, 2) + " ns/B)"
+                              : prefix(link) + " calibration measured nothing; the cost model keeps " +
+                                    mcaName(link, "*"));
         }
+    }
+    if (++st->pass < st->passes.size()) {
+        if (int rc = startPass(c, *st)) finishDecomposition(c, rc);
+        return;
     }
     c.selection.calibration.reset();
     continueSetupAfterCalibration(c);
@@ -250,7 +303,7 @@ int startAgreement(hieragg_comm& c, LinkCalibrationState& st) {
 // This end's estimate from the rounds it timed.
 hier::MeasuredLink estimateOwn(const hieragg_comm& c, const LinkCalibrationState& st) {
     std::string why;
-    hier::MeasuredLink m = hier::estimateLink(st.pingPong, kSmallBytes, eagerLimit(), &why);
+    hier::MeasuredLink m = hier::estimateLink(st.pingPong, kSmallBytes, eagerLimit(st.link), &why);
     std::vector<double> single;
     for (const hier::RoundTrips& r : st.pingPong)
         if (r.bytes == kSmallBytes) single = r.us;
@@ -260,7 +313,7 @@ hier::MeasuredLink estimateOwn(const hieragg_comm& c, const LinkCalibrationState
     }
     Runtime& rt = *Runtime::instance();
     if (rt.config().verbose >= 3) {  // the raw samples, to judge the estimate
-        std::string text = "hieragg: network calibration, rank " + std::to_string(c.rank) + " timing " +
+        std::string text = "hieragg: " + std::string(hier::linkClassName(st.link)) + " calibration, rank " + std::to_string(c.rank) + " timing " +
                            std::to_string(st.peer) + ", round trips [us]";
         for (const hier::RoundTrips& r : st.pingPong) {
             text += "; of " + std::to_string(r.bytes) + " B:";
@@ -310,57 +363,114 @@ void roundDone(void* ctx, int status) {
 
 }  // namespace
 
+namespace {
+
+// Starts measuring st.passes[st.pass] (its sizes straddle that link's eager limit).
+int startPass(hieragg_comm& c, LinkCalibrationState& st) {
+    const CalibrationPass& p = st.passes[st.pass];
+    st.link = p.link;
+    st.peer = p.peer;
+    st.side = p.side;
+    st.attempt = 0;
+    st.rejected.clear();
+    st.sizes = hier::calibrationSizes(eagerLimit(p.link));
+    st.maxBytes = *std::max_element(st.sizes.begin(), st.sizes.end());
+    st.plan = roundPlan(st.sizes, eagerLimit(p.link));
+    st.passStart = std::chrono::steady_clock::now();
+    return startMeasuring(c, st);
+}
+
+// This rank's end in disjoint pairs (0,1), (2,3), ... of `members` (sorted): they all
+// measure at once. No peer (-1) for a rank outside or last of an odd count.
+CalibrationPass pairIn(int link, std::vector<int> members, int rank) {
+    CalibrationPass p;
+    p.link = link;
+    std::sort(members.begin(), members.end());
+    const auto me = std::find(members.begin(), members.end(), rank);
+    if (me != members.end()) {
+        const size_t i = static_cast<size_t>(me - members.begin());
+        if ((i ^ 1) < members.size()) {
+            p.peer = members[i ^ 1];
+            p.side = static_cast<int>(i % 2);
+        }
+    }
+    return p;
+}
+
+// The value measured before by processes of this communicator (usually on MPI_COMM_WORLD):
+// every rank agrees from the same records, nothing is sent. A measurement rejected before
+// is not taken again either. False if none carried either.
+bool applyCarried(hieragg_comm& c, int link, const std::vector<hier::MeasuredLink>& records) {
+    const hier::MeasuredLink carried = hier::agreeLink(records);
+    Runtime& rt = *Runtime::instance();
+    if (carried.rejected) {  // measured and rejected before: not again
+        if (c.rank == 0)
+            rt.verbose(2, prefix(link) + " calibration rejected earlier (carried by the identity exchange); the "
+                                         "cost model keeps " + mcaName(link, "*"));
+        return true;
+    }
+    if (!carried.valid) return false;
+    hier::applyMeasuredLink(c.selection.costs, link, carried, rt.calibrationPolicy(link));
+    c.selection.measured[static_cast<size_t>(link)] = true;
+    rt.setMeasuredLink(link, carried);
+    const hier::LinkCost& l = c.selection.costs.link[link];
+    const int d = usDigits(link);
+    if (c.rank == 0)
+        rt.verbose(2, prefix(link) + " alpha=" + fixed(l.alpha_us, d) + " us beta=" +
+                          fixed(l.beta_us_per_byte * 1000, 2) + " ns/B" +
+                          (link == hier::kLinkNode ? " theta=" + fixed(l.theta_us, d) + " us" : std::string()) +
+                          " exchange=" + fixed(hier::exchangeRoundUs(l), d) +
+                          " us (measured earlier, carried by the identity exchange)" +
+                          measuredExtras(link, l, carried, c.selection.costs.closeFraction));
+    return true;
+}
+
+// The node link: ranks that share a host (by the identity records) pair up on it, when some
+// host holds two ranks of the communicator.
+bool nodePass(hieragg_comm& c, const CalibrationInputs& in, std::vector<CalibrationPass>& passes) {
+    if (in.hostOf.size() != static_cast<size_t>(c.size)) return false;  // no identities exchanged
+    std::vector<int> counts(in.hostOf.size(), 0), mine;
+    bool shared = false;
+    for (int r = 0; r < c.size; ++r) {
+        const int h = in.hostOf[static_cast<size_t>(r)];
+        if (h >= 0 && static_cast<size_t>(h) < counts.size()) shared = ++counts[static_cast<size_t>(h)] > 1 || shared;
+        if (h == in.hostOf[static_cast<size_t>(c.rank)]) mine.push_back(r);
+    }
+    if (!shared || applyCarried(c, hier::kLinkNode, in.carried[hier::kLinkNode])) return false;
+    passes.push_back(pairIn(hier::kLinkNode, mine, c.rank));
+    return true;
+}
+
+// The network: the members of the first stage whose messages cross it (the leader space
+// of a node split), when the communicator spans hosts.
+bool networkPass(hieragg_comm& c, const CalibrationInputs& in, std::vector<CalibrationPass>& passes) {
+    if (!c.decomp.hierarchy) return false;
+    const auto it = std::find(c.selection.stageLinks.begin(), c.selection.stageLinks.end(),
+                              static_cast<int>(hier::kLinkNetwork));
+    if (it == c.selection.stageLinks.end()) return false;
+    if (applyCarried(c, hier::kLinkNetwork, in.carried[hier::kLinkNetwork])) return false;
+    if (!in.spansHosts && !oneHostAllowed()) return false;
+    const int stage = static_cast<int>(it - c.selection.stageLinks.begin());
+    passes.push_back(pairIn(hier::kLinkNetwork, hier::spaceGroup(*c.decomp.hierarchy, stage, c.rank, -1).group.ranks,
+                            c.rank));
+    return true;
+}
+
+}  // namespace
+
 bool beginLinkCalibration(hieragg_comm& c, const CalibrationInputs& in) {
     Runtime& rt = *Runtime::instance();
-    const hier::CalibrationPolicy& policy = rt.networkPolicy();
-    if (!hier::calibrationWanted(policy) || !c.decomp.hierarchy || c.inter) return false;
-    // The first stage whose messages cross the network (the leader space of a node split).
-    const auto it = std::find(c.selection.stageLinks.begin(), c.selection.stageLinks.end(), static_cast<int>(hier::kLinkNetwork));
-    if (it == c.selection.stageLinks.end()) return false;
-    const int stage = static_cast<int>(it - c.selection.stageLinks.begin());
-    // Measured before by processes of this communicator (usually on MPI_COMM_WORLD): every
-    // rank agrees from the same records, nothing is sent.
-    const hier::MeasuredLink carried = hier::agreeLink(in.carried);
-    if (carried.valid) {
-        hier::applyMeasuredLink(c.selection.costs, hier::kLinkNetwork, carried, policy);
-        rt.setNetworkMeasured(carried);
-        const hier::LinkCost& net = c.selection.costs.link[hier::kLinkNetwork];
-        if (c.rank == 0)
-            rt.verbose(2, "hieragg: network: alpha=" + fixed(net.alpha_us, 1) + " us beta=" +
-                              fixed(net.beta_us_per_byte * 1000, 2) + " ns/B exchange=" +
-                              fixed(hier::exchangeRoundUs(net), 1) +
-                              " us (measured earlier, carried by the identity exchange)" +
-                              measuredExtras(net, carried, c.selection.costs.closeFraction));
-        return false;
-    }
-    // Rejected twice by processes of this communicator: every rank sees the same records,
-    // so none measures again and all keep the MCA values.
-    if (std::any_of(in.carried.begin(), in.carried.end(), [](const hier::MeasuredLink& m) { return m.rejected; })) {
-        if (c.rank == 0)
-            rt.verbose(2, "hieragg: network: not measured again (rejected twice on an earlier communicator); the "
-                          "cost model keeps coll_hieragg_cost_network_*");
-        return false;
-    }
-    if (!in.spansHosts && !oneHostAllowed()) return false;
+    if (c.inter) return false;
     try {
+        std::vector<CalibrationPass> passes;
+        if (hier::calibrationWanted(rt.calibrationPolicy(hier::kLinkNode))) nodePass(c, in, passes);
+        if (hier::calibrationWanted(rt.calibrationPolicy(hier::kLinkNetwork))) networkPass(c, in, passes);
+        if (passes.empty()) return false;
         auto st = std::make_shared<LinkCalibrationState>();
-        std::vector<int> members = hier::spaceGroup(*c.decomp.hierarchy, stage, c.rank, -1).group.ranks;
-        std::sort(members.begin(), members.end());
-        const auto me = std::find(members.begin(), members.end(), c.rank);
-        if (me != members.end()) {
-            // Disjoint pairs (0,1), (2,3), ... of the space: they all measure at once.
-            const size_t i = static_cast<size_t>(me - members.begin());
-            if ((i ^ 1) < members.size()) {
-                st->peer = members[i ^ 1];
-                st->side = static_cast<int>(i % 2);
-            }
-        }
-        st->sizes = hier::calibrationSizes(eagerLimit());
-        st->maxBytes = *std::max_element(st->sizes.begin(), st->sizes.end());
-        st->plan = roundPlan(st->sizes, eagerLimit());
+        st->passes = std::move(passes);
         st->records.assign(static_cast<size_t>(c.size), CalibrationRecord{});
         c.selection.calibration = st;
-        if (int rc = startMeasuring(c, *st)) finishDecomposition(c, rc);
+        if (int rc = startPass(c, *st)) finishDecomposition(c, rc);
     } catch (const std::bad_alloc&) {
         finishDecomposition(c, HIERAGG_ERR_NO_MEM);
     }
@@ -368,24 +478,3 @@ bool beginLinkCalibration(hieragg_comm& c, const CalibrationInputs& in) {
 }
 
 }  // namespace hieragg
-
-// The measured network parameters beyond alpha/beta (MPI_T pvar coll_hieragg_network_calibration).
-extern "C" void hieragg_read_network_calibration(void* comm, double out[HIERAGG_NETWORK_CALIBRATION_VALUES]) {
-    using namespace hieragg;
-    for (int i = 0; i < HIERAGG_NETWORK_CALIBRATION_VALUES; ++i) out[i] = 0;
-    Runtime* rt = Runtime::instance();
-    if (!rt) return;
-    auto fill = [&](const hier::CostParams& p, const hier::MeasuredLink& m) {
-        const hier::LinkCost& net = p.link[hier::kLinkNetwork];
-        out[0] = m.valid ? m.eager_beta_ns_per_byte : net.beta_us_per_byte * 1000.0;
-        out[1] = net.eager_bytes;
-        out[2] = net.rendezvous_us;
-        out[3] = hier::burstUs(net);
-        out[4] = p.closeFraction;
-    };
-    fill(rt->costs(), hier::MeasuredLink{});
-    rt->withComm(comm, [&](hieragg_comm& c) {
-        std::lock_guard<CommMutex> lock(c.mutex);  // the calibration may be writing it
-        fill(c.selection.costs, c.selection.costs.closeFraction > 0 ? rt->networkMeasured() : hier::MeasuredLink{});
-    });
-}

@@ -48,14 +48,20 @@ Runtime::Runtime(const hieragg_transport& tr, const hieragg_config& cfg)
         auto rules = std::make_shared<hier::RulesFile>();
         if (hier::loadRulesFile(rulesPath_, *rules, rulesProblem_)) rules_ = std::move(rules);
     }
-    networkPolicy_.autocalibrate = cfg.autocalibrate != 0;
-    networkPolicy_.rulesFile = !rulesPath_.empty();
-    networkPolicy_.alphaExplicit = (cfg.link_cost_set[hier::kLinkNetwork] & HIERAGG_COST_SET_ALPHA) != 0;
-    networkPolicy_.betaExplicit = (cfg.link_cost_set[hier::kLinkNetwork] & HIERAGG_COST_SET_BETA) != 0;
-    networkPolicy_.thetaExplicit = (cfg.link_cost_set[hier::kLinkNetwork] & HIERAGG_COST_SET_THETA) != 0;
-    networkPolicy_.exchangeExplicit = cfg.network_exchange_set && cfg.network_exchange_us >= 0;
-    networkPolicy_.offloadAlphaExplicit = (cfg.ofi_cost_set & HIERAGG_COST_SET_ALPHA) != 0;
-    networkPolicy_.offloadBetaExplicit = (cfg.ofi_cost_set & HIERAGG_COST_SET_BETA) != 0;
+    // Measured at setup: the node and network links (numa and switch keep their MCA values).
+    for (int link : {hier::kLinkNode, hier::kLinkNetwork}) {
+        hier::CalibrationPolicy& p = policy_[link];
+        p.autocalibrate = cfg.autocalibrate != 0;
+        p.rulesFile = !rulesPath_.empty();
+        p.alphaExplicit = (cfg.link_cost_set[link] & HIERAGG_COST_SET_ALPHA) != 0;
+        p.betaExplicit = (cfg.link_cost_set[link] & HIERAGG_COST_SET_BETA) != 0;
+        p.thetaExplicit = (cfg.link_cost_set[link] & HIERAGG_COST_SET_THETA) != 0;
+    }
+    hier::CalibrationPolicy& net = policy_[hier::kLinkNetwork];
+    net.exchangeExplicit = cfg.network_exchange_set && cfg.network_exchange_us >= 0;
+    net.offloadAlphaExplicit = (cfg.ofi_cost_set & HIERAGG_COST_SET_ALPHA) != 0;
+    net.offloadBetaExplicit = (cfg.ofi_cost_set & HIERAGG_COST_SET_BETA) != 0;
+    policy_[hier::kLinkNuma].autocalibrate = policy_[hier::kLinkSwitch].autocalibrate = false;
 }
 
 int Runtime::init(const hieragg_transport& tr, const hieragg_config& cfg) {

@@ -43,17 +43,18 @@ public:
     const std::shared_ptr<const hier::RulesFile>& rules() const { return rules_; }
     const std::string& rulesPath() const { return rulesPath_; }
     const std::string& rulesProblem() const { return rulesProblem_; }
-    // Automatic calibration of the network link (LinkCalibrationStage.hpp): what the user
-    // decided, and the value this process last agreed on with a communicator (carried in
-    // its identity record, so later communicators agree without measuring again).
-    const hier::CalibrationPolicy& networkPolicy() const { return networkPolicy_; }
-    hier::MeasuredLink networkMeasured() {
+    // Automatic calibration of the node and network links (LinkCalibrationStage.hpp), per
+    // link class: what the user decided, and the value this process last agreed on with a
+    // communicator (carried in its identity record, so later communicators agree without
+    // measuring again). Other classes: never measured (policy off, value invalid).
+    const hier::CalibrationPolicy& calibrationPolicy(int link) const { return policy_[classIndex(link)]; }
+    hier::MeasuredLink measuredLink(int link) {
         std::lock_guard<std::mutex> lock(mutex_);
-        return networkMeasured_;
+        return measured_[classIndex(link)];
     }
-    void setNetworkMeasured(const hier::MeasuredLink& m) {
+    void setMeasuredLink(int link, const hier::MeasuredLink& m) {
         std::lock_guard<std::mutex> lock(mutex_);
-        networkMeasured_ = m;
+        measured_[classIndex(link)] = m;
     }
 
     // Communicators by the shim's handle, for the MPI_T readers (which get the handle).
@@ -123,8 +124,9 @@ private:
     hier::CostParams costs_;
     std::shared_ptr<const hier::RulesFile> rules_;
     std::string rulesPath_, rulesProblem_;
-    hier::CalibrationPolicy networkPolicy_;
-    hier::MeasuredLink networkMeasured_;
+    static int classIndex(int link) { return link >= 0 && link < hier::kLinkClassCount ? link : hier::kLinkNuma; }
+    hier::CalibrationPolicy policy_[hier::kLinkClassCount];
+    hier::MeasuredLink measured_[hier::kLinkClassCount];
     std::vector<Active> active_;
     // Finished tasks kept for reuse: at most kSpareTasks, none keeping more than
     // kSpareTaskBytes (Runtime.cpp), so the pool stays bounded whatever ran before.

@@ -1,10 +1,11 @@
 // What a communicator's selection reads besides the call (docs/selection.md): the link
 // class of each stage of its hierarchy, the cost model's parameters (the process's
-// coll_hieragg_cost_*, with the network link's measured alpha/beta once calibrated: the same
+// coll_hieragg_cost_*, with the node and network links' measurements once calibrated: the same
 // on every rank, so every rank picks the same plans), the calibration's state while it
 // runs, and the rules file's determinations (SPEC 3.4), evaluated once after the
 // decomposition (null with no usable rules file).
 #pragma once
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -18,6 +19,9 @@ struct LinkCalibrationState;  // LinkCalibrationStage.cpp
 struct SelectionState {
     std::vector<int> stageLinks;
     hier::CostParams costs;
+    // Per link class: costs holds a measurement (this communicator's, or one carried from
+    // an earlier communicator), LinkCalibrationStage.cpp.
+    std::array<bool, hier::kLinkClassCount> measured{};
     std::shared_ptr<LinkCalibrationState> calibration;  // while that stage runs
     bool rulesEvaluated = false;
     std::unique_ptr<hier::Determinations> determinations;

@@ -1,4 +1,4 @@
-// Automatic calibration of the network link (LinkCalibration.hpp): the estimator
+// Automatic calibration of the node and network links (LinkCalibration.hpp): the estimator
 // against round trips generated from a known link (alpha, both betas, the rendezvous),
 // contaminated by load, the two ends' agreement, the agreement (median, the
 // same on every rank), the override rules (off, rules file, explicit MCA values), and
@@ -113,14 +113,46 @@ TEST(LinkCalibration, EstimatorStaysWithinTheJitterBound) {
 // The failure seen under load: every 8 B round trip delayed by 2.8 ms (alpha 1420 us, and
 // the larger sizes' minima below the small one's). The old estimator floored beta at
 // 0.01 ns/B and kept it; now the line falls and the estimate is rejected, saying why.
+// Every sample of the smallest size delayed (2.8 ms): the line below the eager limit falls.
+// With two sizes above the limit their rate prices the small sizes' bytes too, and the
+// start-up is the smallest of the small sizes net of it: the link comes out exactly
+// (kEmulated: alpha 84 us, 8.6 ns/B, rendezvous 200 us). Without sizes above the limit
+// (the eager limit unknown) the falling line is rejected.
 TEST(LinkCalibration, EstimatorRejectsALineThatFalls) {
     std::vector<hier::RoundTrips> r = samples(kEmulated, 4, 0, 0, 3);
     for (double& t : r[0].us) t += 2800;
     std::string why;
+    const hier::MeasuredLink bulk = hier::estimateLink(r, 8, 65536, &why);
+    ASSERT_TRUE(bulk.valid) << why;
+    EXPECT_NEAR(bulk.alpha_us, kEmulated.alpha, 1e-6);
+    EXPECT_NEAR(bulk.beta_ns_per_byte, kEmulated.betaBulk, 1e-9);
+    EXPECT_NEAR(bulk.eager_beta_ns_per_byte, kEmulated.betaBulk, 1e-9);
+    EXPECT_NEAR(bulk.rendezvous_us, kEmulated.rdv, 1e-6);
+    r.resize(3);  // 8 B, 16 KiB, 32 KiB: below the limit only
     const hier::MeasuredLink m = hier::estimateLink(r, 8, 65536, &why);
     EXPECT_FALSE(m.valid);
     EXPECT_NE(why.find("beta"), std::string::npos) << why;
     EXPECT_NE(why.find("outside"), std::string::npos) << why;
+}
+
+// A shared-memory link (alpha 0.3 us, 0.1 ns/B, a 1 us handshake past the 4 KiB eager
+// limit) whose small sizes differ by less than their noise: 1 KiB's minimum came out
+// 0.5 us under 8 B's, so the line below the limit falls. The sizes above it give beta, and
+// alpha is the smallest small size net of its bytes at that rate: 8 B's, exactly.
+TEST(LinkCalibration, SmallSizesWithinTheNoiseTakeTheBulkRate) {
+    const Link shm{0.3, 0.1, 0.1, 1.0, 4096};
+    std::vector<hier::RoundTrips> r;
+    for (size_t m : hier::calibrationSizes(shm.eager)) r.push_back({m, {shm.rtt(m) + 5, shm.rtt(m)}});
+    ASSERT_EQ(r[0].bytes, 8u);
+    ASSERT_EQ(r[1].bytes, 1024u);
+    for (double& t : r[0].us) t += 0.6;  // 8 B: 0.6 us of noise on every sample
+    std::string why;
+    const hier::MeasuredLink m = hier::estimateLink(r, 8, shm.eager, &why);
+    ASSERT_TRUE(m.valid) << why;
+    EXPECT_NEAR(m.beta_ns_per_byte, 0.1, 1e-9);
+    // min over 8 B (rtt + 0.6), 1 KiB and 2 KiB (rtt) of (RTT - (m + 8) beta) / 2 = alpha.
+    EXPECT_NEAR(m.alpha_us, 0.3, 1e-9);
+    EXPECT_NEAR(m.rendezvous_us, 1.0, 1e-9);
 }
 
 TEST(LinkCalibration, EstimatorRefusesMissingOrNonsenseSamples) {
@@ -206,18 +238,21 @@ TEST(LinkCalibration, RecordCarriesEveryField) {
                    &MeasuredLink::eager_beta_ns_per_byte, &MeasuredLink::rendezvous_us, &MeasuredLink::eager_bytes,
                    &MeasuredLink::burst_us, &MeasuredLink::noise})
         EXPECT_EQ(back.*f, m.*f);
-    EXPECT_FALSE(back.rejected);
-    const hier::MeasuredLink none = hier::fromRecord(hier::toRecord(MeasuredLink{}));
-    EXPECT_FALSE(none.valid);
-    EXPECT_FALSE(none.rejected);
-    // A rejected measurement travels as such (later communicators do not measure again),
-    // and is never mistaken for a valid one.
-    MeasuredLink rejected;
-    rejected.rejected = true;
-    const hier::MeasuredLink r = hier::fromRecord(hier::toRecord(rejected));
-    EXPECT_FALSE(r.valid);
-    EXPECT_TRUE(r.rejected);
-    EXPECT_FALSE(hier::agreeLink({r, r}).valid);
+    EXPECT_FALSE(hier::fromRecord(hier::toRecord(MeasuredLink{})).valid);
+    EXPECT_FALSE(hier::fromRecord(hier::toRecord(MeasuredLink{})).rejected);
+    // Rejected twice: carried as such, so later communicators do not measure again; a valid
+    // record of another rank wins over it, nothing at all is neither.
+    MeasuredLink no;
+    no.rejected = true;
+    const MeasuredLink noBack = hier::fromRecord(hier::toRecord(no));
+    EXPECT_FALSE(noBack.valid);
+    EXPECT_TRUE(noBack.rejected);
+    EXPECT_TRUE(hier::agreeLink({MeasuredLink{}, noBack, MeasuredLink{}}).rejected);
+    const MeasuredLink mixed = hier::agreeLink({noBack, link(80, 9)});
+    EXPECT_TRUE(mixed.valid);
+    EXPECT_FALSE(mixed.rejected);
+    EXPECT_DOUBLE_EQ(mixed.alpha_us, 80);
+    EXPECT_FALSE(hier::agreeLink({MeasuredLink{}, MeasuredLink{}}).rejected);
 }
 
 // What a measurement sets beyond alpha/beta: the rendezvous with its limit (unless beta was
@@ -246,6 +281,54 @@ TEST(LinkCalibration, RendezvousBurstAndBandApplied) {
     hier::applyMeasuredLink(q, hier::kLinkNetwork, m, set);
     EXPECT_EQ(q.link[hier::kLinkNetwork].eager_bytes, 0.0);
     EXPECT_EQ(hier::burstUs(q.link[hier::kLinkNetwork]), q.link[hier::kLinkNetwork].theta_us);
+}
+
+// Inside a node the measured back-to-back gap is the per-message cost itself: it becomes
+// the node's theta as well as its burst; alpha, beta, the exchange round, the rendezvous and
+// the band are applied as for the network. Nothing else changes: the network, numa and
+// switch classes and the offload keep their values. An explicit theta keeps theta and
+// burst; a measurement without a gap keeps theta.
+TEST(LinkCalibration, NodeGapIsTheNodesTheta) {
+    hier::MeasuredLink m = link(0.35, 0.12);
+    m.burst_us = 0.3, m.exchange_us = 0.8, m.rendezvous_us = 1.5, m.eager_bytes = 4096, m.noise = 0.1;
+    const hier::CostParams d = hier::CostParams::defaults();
+    hier::CostParams p = d;
+    hier::applyMeasuredLink(p, hier::kLinkNode, m, {});
+    const hier::LinkCost& n = p.link[hier::kLinkNode];
+    EXPECT_DOUBLE_EQ(n.alpha_us, 0.35);
+    EXPECT_NEAR(n.beta_us_per_byte, 0.12 / 1000, 1e-15);
+    EXPECT_DOUBLE_EQ(n.theta_us, 0.3);
+    EXPECT_DOUBLE_EQ(hier::burstUs(n), 0.3);
+    EXPECT_DOUBLE_EQ(hier::crossingUs(n, 7), 7 * 0.3);  // a root's 7 sends: 7 gaps
+    EXPECT_DOUBLE_EQ(hier::exchangeRoundUs(n), 0.8);
+    EXPECT_DOUBLE_EQ(hier::rendezvousUs(n, 4096), 1.5);
+    EXPECT_DOUBLE_EQ(n.gamma_us_per_byte, d.link[hier::kLinkNode].gamma_us_per_byte);
+    EXPECT_DOUBLE_EQ(p.closeFraction, 0.1);
+    for (int l : {hier::kLinkNuma, hier::kLinkNetwork, hier::kLinkSwitch}) {
+        EXPECT_DOUBLE_EQ(p.link[l].alpha_us, d.link[l].alpha_us) << l;
+        EXPECT_DOUBLE_EQ(p.link[l].theta_us, d.link[l].theta_us) << l;
+        EXPECT_DOUBLE_EQ(hier::burstUs(p.link[l]), hier::burstUs(d.link[l])) << l;
+    }
+    EXPECT_DOUBLE_EQ(p.offload.alpha_us, d.offload.alpha_us);
+    EXPECT_DOUBLE_EQ(p.offload.beta_us_per_byte, d.offload.beta_us_per_byte);
+    // coll_hieragg_cost_node_theta set: theta and the burst stay the MCA value.
+    hier::CalibrationPolicy keepTheta;
+    keepTheta.thetaExplicit = true;
+    hier::CostParams q = d;
+    hier::applyMeasuredLink(q, hier::kLinkNode, m, keepTheta);
+    EXPECT_DOUBLE_EQ(q.link[hier::kLinkNode].theta_us, d.link[hier::kLinkNode].theta_us);
+    EXPECT_DOUBLE_EQ(hier::burstUs(q.link[hier::kLinkNode]), d.link[hier::kLinkNode].theta_us);
+    EXPECT_DOUBLE_EQ(q.link[hier::kLinkNode].alpha_us, 0.35);
+    // No gap measured: theta stays; the network's theta never follows its gap.
+    hier::CostParams r = d;
+    hier::applyMeasuredLink(r, hier::kLinkNode, link(0.35, 0.12), {});
+    EXPECT_DOUBLE_EQ(r.link[hier::kLinkNode].theta_us, d.link[hier::kLinkNode].theta_us);
+    hier::MeasuredLink net = link(84, 8.6);
+    net.burst_us = 7.5;
+    hier::CostParams t = d;
+    hier::applyMeasuredLink(t, hier::kLinkNetwork, net, {});
+    EXPECT_DOUBLE_EQ(t.link[hier::kLinkNetwork].theta_us, d.link[hier::kLinkNetwork].theta_us);
+    EXPECT_DOUBLE_EQ(hier::burstUs(t.link[hier::kLinkNetwork]), 7.5);
 }
 
 TEST(LinkCalibration, AgreementIsTheMedianOfValidMeasurements) {

@@ -1,6 +1,7 @@
-// Automatic calibration of one link class (the network between nodes) at communicator
-// setup: the pure parts. The runtime (src/runtime/LinkCalibrationStage.cpp) times
-// ping-pongs of several sizes between leaders, both ends of each pair in turn; this file
+// Automatic calibration of a link class (the node link between ranks of one node, the
+// network between nodes) at communicator setup: the pure parts. The runtime
+// (src/runtime/LinkCalibrationStage.cpp) times ping-pongs of several sizes between the
+// two ends of disjoint pairs (ranks of one node; leaders), both ends in turn; this file
 // turns the round trips into the model's parameters, rejects what no link can be, makes
 // every rank agree on one value from the same records, and says which parameters the
 // measurement may replace (explicit MCA values and rules files win). docs/selection.md,
@@ -16,6 +17,9 @@ namespace hieragg::hier {
 
 struct MeasuredLink {
     bool valid = false;
+    // Not valid because the setup measured and rejected it twice: later communicators keep
+    // the MCA values too rather than measure again (one outcome per job).
+    bool rejected = false;
     double alpha_us = 0;          // one-way start-up of a small message [us]
     // Per byte of a long message [ns/B]: the rate above the eager limit (no handshake in
     // it) when sizes above it were measured, else the eager rate. The model's beta.
@@ -34,15 +38,10 @@ struct MeasuredLink {
     // How far the measurements that were agreed on differ (the two ends of a pair, the
     // pairs): the largest relative spread of alpha and beta, 0: one measurement.
     double noise = 0;
-    // Not valid because the measurement was rejected twice (LinkCalibrationStage.cpp):
-    // carried to later communicators so that they keep the MCA values without measuring
-    // again (each attempt costs tens of ms on a slow link, and the load that spoiled it
-    // usually lasts).
-    bool rejected = false;
 };
 
 // A MeasuredLink as the records the ranks exchange carry it: doubles only (no padding
-// bytes travel), `valid` 1, or -1 for a rejected measurement, 0 for none.
+// bytes travel), `valid` 1 (valid), -1 (rejected) or 0 (nothing measured).
 struct LinkRecord {
     double valid, alpha_us, beta_ns_per_byte, exchange_us, eager_beta_ns_per_byte, rendezvous_us, eager_bytes,
         burst_us, noise;
@@ -119,11 +118,12 @@ MeasuredLink combinePair(const MeasuredLink& a, const MeasuredLink& b, std::stri
 // and rendezvous over the valid measurements that have one (0 if none has); noise the
 // largest of the measurements' own and of the relative spread of their alphas and betas.
 // Every rank holds the same records, so every rank computes the same bits. Invalid if
-// none is valid.
+// none is valid, and then `rejected` if any was.
 MeasuredLink agreeLink(const std::vector<MeasuredLink>& measurements);
 
-// What the user decided (coll_hieragg_cost_autocalibrate, coll_hieragg_rules_file,
-// and whether coll_hieragg_cost_network_alpha/_beta were set explicitly).
+// What the user decided for one link class (coll_hieragg_cost_autocalibrate,
+// coll_hieragg_rules_file, and whether coll_hieragg_cost_<link>_alpha/_beta/_theta were set
+// explicitly).
 struct CalibrationPolicy {
     bool autocalibrate = true;
     bool rulesFile = false;
@@ -132,7 +132,7 @@ struct CalibrationPolicy {
     // coll_hieragg_cost_ofi_alpha/_beta set explicitly (see applyMeasuredLink).
     bool offloadAlphaExplicit = false;
     bool offloadBetaExplicit = false;
-    // coll_hieragg_cost_network_theta set explicitly: the burst cost stays theta.
+    // coll_hieragg_cost_<link>_theta set explicitly: the burst cost (and the node's theta) stay.
     bool thetaExplicit = false;
     // coll_hieragg_cost_network_exchange set explicitly: the measured exchange round is unused.
     bool exchangeExplicit = false;
@@ -149,7 +149,12 @@ constexpr double kMinCloseFraction = 0.05, kMaxCloseFraction = 0.25;
 double closeFractionOf(const MeasuredLink& m);
 
 // Replaces p.link[link]'s alpha and beta by the measurement, each unless set explicitly;
-// nothing when the policy wants no calibration or the measurement is invalid. For the
+// nothing when the policy wants no calibration or the measurement is invalid. The burst,
+// exchange round, rendezvous and band below apply to either link class. Inside a node
+// (link kLinkNode) the measured back-to-back gap is also the model's theta, unless theta
+// was set explicitly: no wire separates two messages of a stream there, so the gap is
+// the PML's work for one more message, which a root pays per child of a flat tree (the
+// network's theta stays coll_hieragg_cost_network_theta). For the
 // network link, an offloaded round (p.offload) crosses the same network: where the
 // measurement makes the network slower than p said, the offload's alpha/beta (unless set
 // explicitly) grow by the same factor, so the offload keeps its standing against
