@@ -22,6 +22,8 @@
 #include <mpi.h>
 #include <mpi-ext.h>
 
+#include "UlfmErrors.hpp"
+
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -55,19 +57,6 @@ struct Plan {
     bool wholeNode = false;
     std::string stampDir = "/tmp";
 };
-
-bool isFailure(int rc) {
-    int cls = MPI_SUCCESS;
-    MPI_Error_class(rc, &cls);
-    return cls == MPIX_ERR_PROC_FAILED || cls == MPIX_ERR_REVOKED;
-}
-
-std::string errorName(int rc) {
-    char s[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(rc, s, &len);
-    return std::string(s, static_cast<size_t>(len));
-}
 
 // Runs one collective of the family at iteration `it` on `comm` (size n, my rank r) and
 // checks its result against the closed form. Returns the MPI error code; `bad` is set

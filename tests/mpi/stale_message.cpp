@@ -23,6 +23,8 @@
 #include <mpi.h>
 #include <mpi-ext.h>
 
+#include "UlfmErrors.hpp"
+
 #include <signal.h>
 
 #include <chrono>
@@ -42,19 +44,6 @@ constexpr int kTokenTag = 7;
 
 double now() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-bool isFailure(int rc) {
-    int cls = MPI_SUCCESS;
-    MPI_Error_class(rc, &cls);
-    return cls == MPIX_ERR_PROC_FAILED || cls == MPIX_ERR_REVOKED;
-}
-
-std::string errorName(int rc) {
-    char s[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(rc, s, &len);
-    return std::string(s, static_cast<size_t>(len));
 }
 
 // The bcast payload of round `round` (-1: the stale one), element j: exact in doubles.
