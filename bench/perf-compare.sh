@@ -214,7 +214,12 @@ forced_rows() {
       row=$(set -- ${rows[$c]}; eval "echo \${$k:-}")
       if [ -n "$row" ] && ! "$plan" select --coll "${c%_inplace}" "${shape[@]}" --size 65536 --algorithm "$row" 2>&1 |
           grep -q 'would be refused'; then
-        mca+=" --mca coll_hieragg_${c%_inplace}_algorithm $row"
+        # allreduce_inplace forces allreduce's parameter to the same row: name it once
+        # (mpirun refuses an MCA parameter given twice).
+        case "$mca " in
+          *" coll_hieragg_${c%_inplace}_algorithm "*) ;;
+          *) mca+=" --mca coll_hieragg_${c%_inplace}_algorithm $row" ;;
+        esac
         echo "$layout row$k $c $row" >>"$raw/forced-rows.txt"
       else
         for b in ${sizes//,/ }; do skip+="$c:$b,"; done
@@ -349,4 +354,8 @@ fi
 # Debian's python3 (its python3-matplotlib), not whatever python3 comes first in PATH.
 py=/usr/bin/python3; [ -x "$py" ] || py=python3
 "$py" "$root/bench/perf_report.py" "${report[@]}"
-if [ "$regret" = 1 ]; then "$py" "$root/bench/regret_report.py" --raw "$raw" --out "$out" --command "$cmdline"; fi
+# --regret --publish: the regret table goes into the profile's own regret section.
+regret_args=(--raw "$raw" --out "$out" --command "$cmdline")
+[ "$publish" = 1 ] && regret_args+=(--publish "$root/docs/performance.md"
+                                    --marker "regret-${publish_as:-$([ "$onenode" = 1 ] && echo one-node || echo slow)}")
+if [ "$regret" = 1 ]; then "$py" "$root/bench/regret_report.py" "${regret_args[@]}"; fi

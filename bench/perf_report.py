@@ -171,7 +171,10 @@ def cells_with_plans(lines, plans, missing):
     """The ok CELL lines of one job's log as (collective, bytes, t_max us, plan): each takes the
     next entry of plans[(collective, bytes)], else of plans[(collective, None)] (a plan line
     without a size, scan's, matches any size), else `missing`; allreduce_inplace's plan is an
-    allreduce line. The queues are consumed."""
+    allreduce line, and when the component printed none for it (it prints a plan once per
+    cell, and the in-place call plans like the allreduce before it) the allreduce's of the
+    same size. The queues are consumed."""
+    last = {}
     for line in lines:
         f = line.split()
         if len(f) < 8 or f[0] != "CELL" or f[7] != "ok":
@@ -179,7 +182,9 @@ def cells_with_plans(lines, plans, missing):
         coll, nbytes = f[1], int(f[2])
         base = coll[:-len("_inplace")] if coll.endswith("_inplace") else coll
         queue = plans.get((base, nbytes)) or plans.get((base, None)) or []
-        yield coll, nbytes, float(f[4]), queue.pop(0) if queue else missing
+        plan = queue.pop(0) if queue else last.get((base, nbytes), missing) if base != coll else missing
+        last[(base, nbytes)] = plan
+        yield coll, nbytes, float(f[4]), plan
 
 
 def plans_table(plans, order):

@@ -18,7 +18,7 @@ import re
 import statistics
 from collections import defaultdict
 
-from perf_report import cells_with_plans, size_label, time_label
+from perf_report import cells_with_plans, publish, size_label, time_label
 
 LOG_RE = re.compile(r"(.+)\.(hieragg|row\d+)\.run(\d+)\.log$")
 PLAN_RE = re.compile(r"hieragg: ([a-z_]+) on \d+ ranks: (.*?) \{(from [^}]*|built-in choice)\}(?: \[(\d+) B(?:, pred=([\d.]+) us)?\])?")
@@ -112,6 +112,8 @@ def main():
     ap.add_argument("--raw", required=True, help="perf-compare's RAW directory")
     ap.add_argument("--out", required=True, help="where regret.md and regret.csv go")
     ap.add_argument("--command", default="bench/perf-compare.sh --regret")
+    ap.add_argument("--publish", help="also rewrite this document's <!-- MARKER:begin/end --> section")
+    ap.add_argument("--marker", default="regret-slow", help="the marker pair --publish rewrites")
     a = ap.parse_args()
     rows = cell_rows(read_runs(a.raw), read_forced(a.raw))
     if not rows:
@@ -148,6 +150,9 @@ def main():
     with open(os.path.join(a.out, "regret.md"), "w") as fh:
         fh.write("\n".join(md) + "\n")
     print(f"regret-report: wrote {a.out}/regret.md and regret.csv")
+    if a.publish:
+        publish(argparse.Namespace(publish=a.publish, marker=a.marker, publish_image=None, no_plot=True),
+                "\n".join(md) + "\n", None)
     return 0
 
 
