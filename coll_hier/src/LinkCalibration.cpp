@@ -155,11 +155,20 @@ double estimateExchangeRound(const std::vector<double>& roundUs, double alphaUs)
 MeasuredLink combinePair(const MeasuredLink& a, const MeasuredLink& b, std::string* why) {
     if (!a.valid || !b.valid) return rejected(why, "one end measured nothing valid");
     const double sa = spread(a.alpha_us, b.alpha_us), sb = spread(a.beta_ns_per_byte, b.beta_ns_per_byte);
-    if (sa > kPairAgreementFactor - 1)
-        return rejected(why, "the two ends disagree: alpha " + num(a.alpha_us) + " vs " + num(b.alpha_us) + " us");
-    if (sb > kPairAgreementFactor - 1)
-        return rejected(why, "the two ends disagree: beta " + num(a.beta_ns_per_byte) + " vs " +
-                                 num(b.beta_ns_per_byte) + " ns/B");
+    if (sa > kPairAgreementFactor - 1 || sb > kPairAgreementFactor - 1) {
+        // Load changed under one end's rounds. It only ever adds time, and alpha comes from the
+        // most sampled, smallest round trips: the end with the smaller alpha was the less
+        // disturbed one, and its estimate is kept whole (its parameters belong together). The
+        // spread is the noise, so predictions that close keep the earlier row.
+        MeasuredLink m = a.alpha_us <= b.alpha_us ? a : b;
+        m.noise = std::max({sa, sb, a.noise, b.noise});
+        if (why)
+            *why = sa > kPairAgreementFactor - 1
+                       ? "the two ends disagree: alpha " + num(a.alpha_us) + " vs " + num(b.alpha_us) + " us"
+                       : "the two ends disagree: beta " + num(a.beta_ns_per_byte) + " vs " +
+                             num(b.beta_ns_per_byte) + " ns/B";
+        return m;
+    }
     MeasuredLink m;
     m.valid = true;
     m.alpha_us = (a.alpha_us + b.alpha_us) / 2;

@@ -232,7 +232,7 @@ void agreementDone(void* ctx, int status) {
     const int link = st->link;
     // Pairs (r, peer) with r the lower index: both ends must agree (combinePair).
     std::vector<hier::MeasuredLink> pairs;
-    std::string why;
+    std::string why, disagreed;  // the first invalid pair's reason; the first pair whose ends disagreed
     int measuredPairs = 0;
     for (size_t r = 0; r < st->records.size(); ++r) {
         const double p = st->records[r].peer;
@@ -243,10 +243,13 @@ void agreementDone(void* ctx, int status) {
         std::string pairWhy;
         const hier::MeasuredLink m = hier::combinePair(hier::fromRecord(st->records[r].link),
                                                        hier::fromRecord(other.link), &pairWhy);
-        if (m.valid)
+        const std::string ranks = "ranks " + std::to_string(r) + " and " + std::to_string(static_cast<int>(p)) + ": ";
+        if (m.valid) {
             pairs.push_back(m);
-        else if (why.empty())
-            why = "ranks " + std::to_string(r) + " and " + std::to_string(static_cast<int>(p)) + ": " + pairWhy;
+            if (!pairWhy.empty() && disagreed.empty()) disagreed = ranks + pairWhy;
+        } else if (why.empty()) {
+            why = ranks + pairWhy;
+        }
     }
     const hier::MeasuredLink agreed = hier::agreeLink(pairs);
     if (!agreed.valid && measuredPairs > 0 && st->attempt + 1 < kAttempts) {
@@ -276,6 +279,9 @@ void agreementDone(void* ctx, int status) {
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - st->passStart).count();
         if (agreed.valid) {
             rt.verbose(1, measuredLine(link, c.selection.costs, agreed, policy, pairs.size(), measuredPairs, ms) +
+                              (disagreed.empty() ? ""
+                                                 : "; the ends of a pair disagreed (" + disagreed +
+                                                       "): the less loaded end kept") +
                               (st->attempt > 0 ? "; measured twice, the first rejected (" + st->rejected + ")"
                                                : ""));
         } else {

@@ -207,8 +207,9 @@ TEST(LinkCalibration, BulkSlowerThanEagerIsLoad) {
 }
 
 // The two ends of a pair time the same link: close, their mean and the spread as noise;
-// more than a factor 2 apart, the pair is not used.
-TEST(LinkCalibration, PairEndsMustAgree) {
+// more than a factor 2 apart, the end with the smaller alpha (the less loaded) whole, with
+// the spread as noise; an end without a valid estimate invalidates the pair.
+TEST(LinkCalibration, PairEndsAgreeOrTheLessLoadedEndIsKept) {
     hier::MeasuredLink a = link(100, 8), b = link(120, 10);
     a.rendezvous_us = 200, b.rendezvous_us = 100, a.eager_bytes = b.eager_bytes = 65536;
     a.burst_us = 6, b.burst_us = 8;
@@ -220,11 +221,25 @@ TEST(LinkCalibration, PairEndsMustAgree) {
     EXPECT_DOUBLE_EQ(m.burst_us, 7);
     EXPECT_DOUBLE_EQ(m.noise, 0.25);  // beta: (10 - 8) / 8
     std::string why;
-    EXPECT_FALSE(hier::combinePair(link(100, 8), link(250, 8), &why).valid);
-    EXPECT_NE(why.find("alpha 100 vs 250"), std::string::npos) << why;
-    EXPECT_FALSE(hier::combinePair(link(100, 8), link(100, 17), &why).valid);
-    EXPECT_NE(why.find("beta 8 vs 17"), std::string::npos) << why;
-    EXPECT_FALSE(hier::combinePair(link(100, 8), MeasuredLink{}).valid);
+    hier::MeasuredLink slow = link(250, 3), fast = link(100, 8);
+    slow.burst_us = 40, fast.burst_us = 5;
+    const hier::MeasuredLink alphaApart = hier::combinePair(slow, fast, &why);
+    ASSERT_TRUE(alphaApart.valid);
+    EXPECT_DOUBLE_EQ(alphaApart.alpha_us, 100);  // the smaller alpha's end, whole
+    EXPECT_DOUBLE_EQ(alphaApart.beta_ns_per_byte, 8);
+    EXPECT_DOUBLE_EQ(alphaApart.burst_us, 5);
+    EXPECT_DOUBLE_EQ(alphaApart.noise, 5.0 / 3);  // beta (8 - 3) / 3, over alpha's (250 - 100) / 100
+    EXPECT_NE(why.find("alpha 250 vs 100"), std::string::npos) << why;
+    why.clear();
+    const hier::MeasuredLink betaApart = hier::combinePair(link(90, 17), link(100, 8), &why);
+    ASSERT_TRUE(betaApart.valid);
+    EXPECT_DOUBLE_EQ(betaApart.alpha_us, 90);
+    EXPECT_DOUBLE_EQ(betaApart.beta_ns_per_byte, 17);
+    EXPECT_DOUBLE_EQ(betaApart.noise, 9.0 / 8);  // beta: (17 - 8) / 8
+    EXPECT_NE(why.find("beta 17 vs 8"), std::string::npos) << why;
+    EXPECT_FALSE(hier::combinePair(link(100, 8), MeasuredLink{}, &why).valid);
+    EXPECT_NE(why.find("one end measured nothing valid"), std::string::npos) << why;
+    EXPECT_FALSE(hier::combinePair(MeasuredLink{}, link(100, 8)).valid);
 }
 
 // Every measured field survives the records the ranks exchange.

@@ -55,7 +55,7 @@ MeasuredLink fromRecord(const LinkRecord& r);
 constexpr double kMinAlphaUs = 0.05, kMaxAlphaUs = 20000;
 constexpr double kMinBetaNsPerByte = 0.005, kMaxBetaNsPerByte = 10000;
 // The two ends of a pair disagree when one's alpha or beta is more than this factor the
-// other's: the load changed under the measurement, and the pair is not used.
+// other's: the load changed under one end's rounds, and that end's estimate is not used.
 constexpr double kPairAgreementFactor = 2.0;
 // Above the eager limit the data moves without the eager path's copies, never slower per
 // byte: a bulk slope more than this factor over the eager one is load on the long round
@@ -107,10 +107,11 @@ double estimateBurst(const std::vector<double>& streamUs, const std::vector<doub
 // carries a one-way message); 0 without two neighbouring finite positive samples.
 double estimateExchangeRound(const std::vector<double>& roundUs, double alphaUs);
 
-// The two ends of one pair, each its own estimate: valid iff both are and their alpha and
-// beta agree within kPairAgreementFactor (why says which differs, and by how much); then
-// each parameter is the mean of the two, noise the larger relative spread
-// (|a - b| / min(a, b)) of alpha and beta.
+// The two ends of one pair, each its own estimate: invalid unless both are. When their alpha
+// and beta agree within kPairAgreementFactor each parameter is the mean of the two; when
+// they do not (why says which differs, and by how much) the end with the smaller alpha is
+// kept whole: load only adds time, so that end was the less disturbed. Noise is the larger
+// relative spread (|a - b| / min(a, b)) of alpha and beta, or an end's own if larger.
 MeasuredLink combinePair(const MeasuredLink& a, const MeasuredLink& b, std::string* why = nullptr);
 
 // The value every rank uses: the median (mean of the two middle values for an even
