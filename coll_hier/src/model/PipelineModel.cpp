@@ -7,11 +7,11 @@
 
 namespace hieragg::hier::model {
 
-double pipelineUs(const MemberTree& t, const Hierarchy& h, const std::vector<int>& links, const CostParams& p,
-                  const Load& ld, double c, double* stageOut) {
+PipelineTimes pipelineTimes(const MemberTree& t, const Hierarchy& h, const std::vector<int>& links,
+                            const CostParams& p, const Load& ld, double c) {
+    PipelineTimes out;
     std::vector<double> at(t.size(), 0.0);
     std::vector<int> order{t.root};
-    double fill = 0, stage = 0, slowAlpha = 0;
     for (size_t i = 0; i < order.size(); ++i) {
         const int v = order[i];
         const auto& kids = t.children[v];
@@ -23,26 +23,89 @@ double pipelineUs(const MemberTree& t, const Hierarchy& h, const std::vector<int
             const LinkCost& l = p.link[links[level]];
             served += packetUs(l, ld, c);
             busy += packetUs(l, ld, c);
-            slowAlpha = std::max(slowAlpha, l.alpha_us);
+            out.slowAlpha = std::max(out.slowAlpha, l.alpha_us);
             at[k] = at[v] + l.alpha_us + served;
-            fill = std::max(fill, at[k]);
+            out.fill = std::max(out.fill, at[k]);
             order.push_back(k);
         }
-        stage = std::max(stage, busy);
+        out.stage = std::max(out.stage, busy);
     }
+    return out;
+}
+
+PipelineTimes blockPipelineTimes(const std::vector<int>& counts, TreeShape leaders, TreeShape inner,
+                                 const std::vector<int>& links, const CostParams& p, const Load& ld, double c) {
+    PipelineTimes out;
+    // The latest vertex of one class: when it arrives, and what it has served of its own
+    // children so far (its children above the level at hand; a vertex serves its last child,
+    // the outermost level's, first). Start: the root, nothing served.
+    struct Latest {
+        double at, served;
+    };
+    std::vector<Latest> classes{{0.0, 0.0}};
+    const size_t top = counts.size() - 1;
+    std::vector<double> at;
+    std::vector<int> order;
+    for (size_t f = counts.size(); f-- > 0;) {
+        const int m = counts[f];
+        if (m <= 1) continue;  // no edge at this level: nothing served, nobody new
+        const LinkCost& l = p.link[links[f]];
+        const double packet = packetUs(l, ld, c);
+        out.slowAlpha = std::max(out.slowAlpha, l.alpha_us);
+        const MemberTree t = (f == top ? leaders : inner).build(m, 0);
+        std::vector<Latest> next;
+        at.assign(m, 0.0);
+        for (const Latest& from : classes) {
+            // This level's tree below a vertex of the class (index 0), each vertex's children
+            // served from what it served before: the class's for index 0, nothing for the rest.
+            at[0] = from.at;
+            order.assign(1, t.root);
+            for (size_t i = 0; i < order.size(); ++i) {
+                const int v = order[i];
+                const auto& kids = t.children[v];
+                double served = v == t.root ? from.served : 0.0;
+                for (size_t j = kids.size(); j-- > 0;) {
+                    const int k = kids[j];
+                    served += packet;  // pipelineTimes' sums, term for term
+                    at[k] = at[v] + l.alpha_us + served;
+                    out.fill = std::max(out.fill, at[k]);
+                    order.push_back(k);
+                }
+                next.push_back({at[v], served});
+            }
+        }
+        // One class per amount served: its latest vertex (ties of `served` are equal doubles).
+        std::sort(next.begin(), next.end(), [](const Latest& x, const Latest& y) {
+            return x.served != y.served ? x.served < y.served : x.at > y.at;
+        });
+        classes.clear();
+        for (const Latest& x : next)
+            if (classes.empty() || classes.back().served != x.served) classes.push_back(x);
+    }
+    // A vertex's busy time is what it served over all its children: its class's at the end.
+    for (const Latest& x : classes) out.stage = std::max(out.stage, x.served);
+    return out;
+}
+
+double pipelineFromTimesUs(PipelineTimes t, const Load& ld, double c, double* stageOut) {
     if (ld.shape == Shape::Allreduce) {
         // Up and down the same tree: twice the fill, and every vertex handles each
         // fragment twice (combining its children's parts, then forwarding the result).
-        fill *= 2;
-        stage *= 2;
+        t.fill *= 2;
+        t.stage *= 2;
     }
     const double m = std::max(ld.bytes, 1.0);
     const double frags = std::ceil(m / c);
-    const double streamed = fill + (frags - 1) * stage;
+    const double streamed = t.fill + (frags - 1) * t.stage;
     const double w = static_cast<double>(recipes::kFragmentWindow);
-    const double windowed = fill + (std::ceil(frags / w) - 1) * (2 * slowAlpha + w * stage);
-    if (stageOut) *stageOut = stage;
+    const double windowed = t.fill + (std::ceil(frags / w) - 1) * (2 * t.slowAlpha + w * t.stage);
+    if (stageOut) *stageOut = t.stage;
     return std::max(streamed, windowed);
+}
+
+double pipelineUs(const MemberTree& t, const Hierarchy& h, const std::vector<int>& links, const CostParams& p,
+                  const Load& ld, double c, double* stageOut) {
+    return pipelineFromTimesUs(pipelineTimes(t, h, links, p, ld, c), ld, c, stageOut);
 }
 
 }  // namespace hieragg::hier::model

@@ -9,12 +9,38 @@
 
 namespace hieragg::hier::model {
 
-// The pipelined rows (PipelinedTree): fragments of c bytes stream through one tree over
-// every level (PipelineTree.hpp). T(c) = fill(c) + (m/c - 1) * stage(c): the first fragment
-// reaches the last rank along the tree's slowest path (per-edge alpha + the children
-// served before it), then one fragment leaves every stage time, the busiest vertex's
-// per-fragment work (its children served one after the other, each theta + c beta
-// (+ c gamma reducing) on that edge's link). At most kFragmentWindow fragments are in
+// What the model reads off a pipeline tree for fragments of c bytes: the first fragment's
+// latest arrival (per-edge alpha + the children served before it, a parent serving its
+// last child first, as TreeBcast does), the busiest vertex's per-fragment work (its
+// children served one after the other, each theta + c beta (+ c gamma reducing) on that
+// edge's link) and the slowest edge's alpha.
+struct PipelineTimes {
+    double fill = 0, stage = 0, slowAlpha = 0;
+};
+
+// Vertex by vertex over the built tree `t`.
+PipelineTimes pipelineTimes(const MemberTree& t, const Hierarchy& h, const std::vector<int>& links,
+                            const CostParams& p, const Load& ld, double c);
+
+// The same numbers for pipelineTree(h, 0, leaders, inner) when h is equal blocks of
+// consecutive ranks with radices `counts` (equalBlockCounts), without building it: the
+// tree is one `inner` tree per level over counts[f] (`leaders` over the outermost groups),
+// a vertex's children its lower levels' first then its own level's. Every vertex whose
+// lower levels are zero carries the same subtree below; what differs is when it arrives and
+// how much it served before (its children above), and the arrivals below only grow with
+// both, so one class per (level, served before) keeps its latest vertex: O(counts x classes)
+// instead of O(P). The same doubles as pipelineTimes on the built tree
+// (tests/hier/block_pipeline_times_test.cpp).
+PipelineTimes blockPipelineTimes(const std::vector<int>& counts, TreeShape leaders, TreeShape inner,
+                                 const std::vector<int>& links, const CostParams& p, const Load& ld, double c);
+
+// T(c) = fill(c) + (m/c - 1) * stage(c): the first fragment reaches the last rank, then one
+// fragment leaves every stage time. At most kFragmentWindow fragments are in flight per
+// rank, and a window waits for its oldest fragment's round trip (2 x the slowest alpha).
+// Allreduce goes up and down the same tree. stageOut: the stage time used.
+double pipelineFromTimesUs(PipelineTimes t, const Load& ld, double c, double* stageOut);
+
+// pipelineFromTimesUs(pipelineTimes(...)).
 double pipelineUs(const MemberTree& t, const Hierarchy& h, const std::vector<int>& links, const CostParams& p,
                   const Load& ld, double c, double* stageOut);
 

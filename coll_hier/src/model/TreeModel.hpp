@@ -25,8 +25,13 @@ double pulsedUs(double single, const Load& ld, double a, double b, double d);
 // further pulses through the busiest node; allreduce and barrier go up and down.
 double exactTreeUs(const MemberTree& t, const Load& ld, double a, double b);
 
+// exactTreeUs(shape.build(n, 0), ...) without building the tree: the k-nomial, k-ary and
+// chain numberings give each vertex's children directly. The same double
+// (tests/hier/exact_shape_test.cpp).
+double exactShapeUs(TreeShape shape, int n, const Load& ld, double a, double b);
+
 // The radix k in [from, to] whose tree shape(k) over n members is the quickest by
-// exactTreeUs (the first such k on ties).
+// exactTreeUs (the first such k on ties; priced by exactShapeUs).
 struct RadixChoice {
     int k = 2;
     double us = kInf;
@@ -38,9 +43,15 @@ RadixChoice bestRadix(TreeShape (*shape)(int), int from, int to, int n, const Lo
 double wholeTreeUs(const aggtree::Tree& t, const Hierarchy& h, const std::vector<int>& links,
                    const CostParams& p, const Load& ld, int k, double unit);
 
+// A whole tree's price from its latest arrival: reductions add the pulses streaming behind
+// the first (radix k), allreduce and barrier go up and down.
+double wholeTreeFromArrivalUs(double latest, const std::vector<int>& links, const CostParams& p, const Load& ld,
+                              int k, double unit);
+
 // The minimum-height hierarchical k-nomial tree over every level (type I, SPEC 3.2
 // algorithms 2-4) for row `a`: best k of 2..16, 32, 64 by wholeTreeUs, root 0 (a plan is
-// shared by every root of its signature class).
+// shared by every root of its signature class). On equal blocks of consecutive ranks no
+// candidate's tree is built: O(groups) per candidate, not O(P).
 StageChoice minimumHeightTree(const AlgorithmInfo& a, const CollCall& c, const Load& ld, const CostParams& p,
                               const std::vector<int>& links);
 

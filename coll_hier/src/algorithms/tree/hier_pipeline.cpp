@@ -5,10 +5,13 @@
 // below the leaders the best of k-nomial 2..4 and the chain.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "algorithms/Row.hpp"
 #include "hieragg/algorithms/TreeBcast.hpp"
+#include "hieragg/hier/HierarchyAdapter.hpp"
 #include "hieragg/hier/PipelineTree.hpp"
 #include "model/PipelineModel.hpp"
 #include "model/WhyText.hpp"
@@ -33,12 +36,16 @@ static StageChoice predictPipeline(const AlgorithmInfo& a, const CollCall& c, co
     cands.push_back(m);
     double best = kInf, bestStage = 0, bestSeg = m;
     TreeShape bestShape = TreeShape::knomial(2);
+    // Equal blocks of consecutive ranks: each candidate priced from the group counts, the
+    // tree never built (PipelineModel.hpp); otherwise the tree built once per shape.
+    std::optional<std::vector<int>> blocks = equalBlockCounts(h);
+    if (blocks && links.size() < blocks->size()) blocks.reset();
     // Below the leaders: k-nomial of radix 2..4 (short fill) or a chain (one send per
     // fragment per rank: the shortest stage).
     for (const TreeShape inner : {TreeShape::knomial(2), TreeShape::knomial(3), TreeShape::knomial(4),
                                   TreeShape::chain()}) {
         // Root 0 whatever the call's root: the plan is shared by every root of the class.
-        const MemberTree t = pipelineTree(h, 0, TreeShape::chain(), inner);
+        const MemberTree t = blocks ? MemberTree{} : pipelineTree(h, 0, TreeShape::chain(), inner);
         for (double x : cands) {
             x = std::min(std::max(std::floor(x), minSeg), m);
             const double cap = std::min(ld.segmentCap > 0 ? ld.segmentCap : kInf,
@@ -46,7 +53,10 @@ static StageChoice predictPipeline(const AlgorithmInfo& a, const CollCall& c, co
             x = std::max(std::min(x, cap), static_cast<double>(ld.elemBytes));
             x = std::max(std::floor(x / ld.elemBytes), 1.0) * ld.elemBytes;  // whole elements
             double stage = 0;
-            const double us = pipelineUs(t, h, links, p, ld, x, &stage);
+            const double us =
+                blocks ? pipelineFromTimesUs(blockPipelineTimes(*blocks, TreeShape::chain(), inner, links, p, ld, x), ld,
+                                             x, &stage)
+                       : pipelineUs(t, h, links, p, ld, x, &stage);
             if (us < best) best = us, bestSeg = x, bestShape = inner, bestStage = stage;
         }
     }
