@@ -4,9 +4,11 @@
 #include <iostream>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include "hieragg/CollCall.hpp"
 #include "hieragg/hier/AlgorithmRegistry.hpp"
+#include "hieragg/hier/CollectiveFacts.hpp"
 #include "hieragg/hier/CostParams.hpp"
 #include "hieragg/hier/Decomposition.hpp"
 #include "hieragg/hier/LinkCalibration.hpp"
@@ -65,6 +67,22 @@ int runSelect(const SelectOptions& o) {
     const size_t count = static_cast<size_t>(o.bytes / std::max(1, o.elementBytes));
     c.args.rcount = c.args.scount = count;
     c.rtype = c.stype = {static_cast<size_t>(o.elementBytes), 0, o.elementBytes, 0, o.elementBytes};
+    // A collective with per-rank receive counts gets them as hieragg-bench passes them: the
+    // whole vector of --size split over the ranks (reduce_scatter, IMB's convention: rank r
+    // keeps count / P elements, the first count % P one more), or --size per rank (allgatherv,
+    // as allgather's block). Without them the model would see an empty vector.
+    std::vector<int> rcounts, rdispls;
+    if (hier::factsOf(c.args.kind).vectors & hier::kRecvCounts) {
+        const bool split = hier::factsOf(c.args.kind).modelBytes == hier::ModelBytes::SumOfRecvCounts;
+        const size_t P = static_cast<size_t>(o.processes);
+        for (size_t r = 0, at = 0; r < P; ++r) {
+            rcounts.push_back(static_cast<int>(split ? count / P + (r < count % P ? 1 : 0) : count));
+            rdispls.push_back(static_cast<int>(at));
+            at += static_cast<size_t>(rcounts.back());
+        }
+        c.args.rcounts = rcounts.data();
+        c.args.rdispls = rdispls.data();
+    }
     c.hierarchy = d.hierarchy.isTrivial() ? nullptr : &d.hierarchy;
     c.stageLinks = c.hierarchy ? &links : nullptr;
     c.segmentBytes = o.segmentBytes;

@@ -333,7 +333,9 @@ int main(int argc, char** argv) {
     sel->add_option("-P,--processes", so.processes, "communicator size")->capture_default_str();
     sel->add_option("--ranks-per-node", so.ranksPerNode, "synthetic nodes of consecutive ranks")->capture_default_str();
     sel->add_option("--split", so.split, "coll_hieragg_split value")->capture_default_str();
-    sel->add_option("--size", so.bytes, "message bytes per rank")->capture_default_str();
+    sel->add_option("--size", so.bytes, 
+                    "message bytes per rank (reduce_scatter: the whole vector, split over the ranks as "
+                    "hieragg-bench does)")->capture_default_str();
     sel->add_option("--element-size", so.elementBytes, "bytes per element")->capture_default_str();
     sel->add_option("--root", so.root, "root rank")->capture_default_str();
     sel->add_option("--algorithm", so.algorithm, "force a registry row (as coll_hieragg_<coll>_algorithm)")

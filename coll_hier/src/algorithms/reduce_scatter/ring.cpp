@@ -25,7 +25,8 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     // Measured (64 KiB, 2 cores, interleaved): ring 6.0-6.7x tuned on 8 ranks against
     // 0.8-1.9x for reduce + scatter; 1.4-2.7x on 4 ranks, where the trees were 2.5-3.3x.
     const double turns = crowdedOneNode(q.call, q.params) ? static_cast<double>(n) / q.params.nodeCores : 1.0;
-    e.choice.predUs = n <= 1 ? 0.0
+    // An empty vector: the recipe sends nothing (as every reduce_scatter row).
+    e.choice.predUs = n <= 1 || bytes <= 0 ? 0.0
                              : (n - 1) * (turns * net.alpha_us + net.theta_us) * windows +
                                    (n - 1.0) / n * bytes * (x.cross * net.beta_us_per_byte + net.gamma_us_per_byte);
     e.choice.why = "n-1 steps of 1/n, " + std::to_string(x.cross) + " ring hops leave the busiest node";
