@@ -9,7 +9,7 @@
 # usage: bash bench/perf-compare.sh [--quick] [--runs R] [--layouts 2x4rr,4x2block]
 #                                   [--colls a,b] [--sizes 8,65536,4194304] [--iters 100,20,3]
 #                                   [--out DIR] [--publish] [--virtual] [--show-decisions] [--log-plans]
-#                                   [--one-node [--nps 4,8]] [--profiles slow,fast,one-node] [--regret]
+#                                   [--one-node [--nps 4,8]] [--profiles slow,fast,one-node] [--regret] [--sync]
 #   default           3 runs, 50/10/3 iterations at 8 B/64 KiB/4 MiB (about 8 minutes)
 #   --quick           2 runs, 20/5/2 iterations (about 3 minutes for both layouts)
 #   --layouts         NxPrr: N nodes x P ranks round-robin (--map-by node);
@@ -47,7 +47,14 @@
 #                     OUT/regret.md (bench/regret_report.py) gives per cell auto's plan, its
 #                     time, the model's prediction and prediction ÷ measurement, the fastest
 #                     forced row and the regret = auto's time ÷ that row's; then per layout
-#                     the median and worst regret and the share of predictions within 25%
+#                     the median and worst regret and the share of predictions within 25%.
+#                     Implies --sync: the model predicts one call's latency, so the
+#                     prediction is compared with calls timed one at a time
+#   --sync            every stack's jobs time each call after a point-to-point barrier
+#                     (hieragg-bench --sync 1, the barrier not timed): t_max is one call's
+#                     latency. Without it the calls run back to back as in IMB, and a rank
+#                     that finishes early (a bcast's root) starts the next call, so a rooted
+#                     collective's time is its share of a stream
 # Environment: DELAY (50us), RATE (1gbit): the emulated links; BUILD_DIR (build);
 #   HIERAGG_MCA="name value ...": MCA settings for the hieragg stack only (a forced row).
 #
@@ -62,7 +69,7 @@ BUILD_DIR=${BUILD_DIR:-build}
 build=$(cd "$root" && mkdir -p "$BUILD_DIR" && cd "$BUILD_DIR" && pwd)
 emu=$root/bench/emucluster
 
-profiles="" publish_as="" runs=3 layouts=2x4rr,4x2block out=$root/out/perf publish=0 virtual=auto decisions=0 logplans=0 regret=0 onenode=0 nps=4 runs_set=0 iters_set=0
+profiles="" publish_as="" runs=3 layouts=2x4rr,4x2block out=$root/out/perf publish=0 virtual=auto decisions=0 logplans=0 regret=0 sync=0 onenode=0 nps=4 runs_set=0 iters_set=0
 colls=bcast,allreduce,reduce,allgather,allgatherv,alltoall,gather,scatter,reduce_scatter,barrier,scan,allreduce_inplace
 sizes=8,65536,4194304 iters=50,10,3 job_timeout=180
 cmdline="bash bench/perf-compare.sh $*"
@@ -84,8 +91,9 @@ while [ $# -gt 0 ]; do
     --virtual) virtual=1; shift ;;
     --show-decisions) decisions=1; shift ;;
     --log-plans) logplans=1; shift ;;
-    --regret) regret=1 logplans=1; shift ;;
-    -h|--help) sed -n '2,52p' "$0"; exit 0 ;;
+    --regret) regret=1 logplans=1 sync=1; shift ;;
+    --sync) sync=1; shift ;;
+    -h|--help) sed -n '2,59p' "$0"; exit 0 ;;
     *) echo "perf-compare: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -257,6 +265,7 @@ run_stack() {
     local skip_cells=${done_cells%,}
     [ -n "${row_skip["$layout $stack"]:-}" ] && skip_cells+=${skip_cells:+,}${row_skip["$layout $stack"]}
     local prog=("$bench" --colls "$colls" --sizes "$sizes" --iters "$iters" --skip "$skip_cells")
+    [ "$sync" = 1 ] && prog+=(--sync 1)
     [ -n "$extra" ] && args+=(--mca coll_hieragg_verbose 2) && prog+=(--iters 1 --pingpong 0)
     [ -z "$extra" ] && [ "$logplans" = 1 ] && [[ $stack == hieragg || $stack == row* ]] && args+=(--mca coll_hieragg_verbose 2)
     local tmp=$raw/.job.out rc=0 t0=$SECONDS
@@ -339,6 +348,7 @@ mode="emulated cluster (bench/emucluster, ${DELAY:-50us} one-way, ${RATE:-1gbit}
 [ "$unshaped" = 1 ] && mode="emulated cluster (bench/emucluster) with UNSHAPED links (plain veth TCP between namespaces, no added delay or rate limit)"
 [ "$virtual" = 1 ] && mode="VIRTUAL nodes on one machine (no emulated links; hieragg given the node split)"
 [ "$onenode" = 1 ] && mode="ONE node (this machine, $(nproc) cores, oversubscribed, mpi_yield_when_idle 1; hieragg exclusive with its default split: the flat rows)"
+[ "$sync" = 1 ] && mode+="; each timed call after a point-to-point barrier (--sync: one call's latency, not a back-to-back stream)"
 report=(--raw "$raw" --out "$out" --mode "$mode" --command "$cmdline" --runs "$runs" --layouts "$layouts")
 [ "$onenode" = 1 ] && report+=(--stacks hieragg,tuned)
 if [ "$virtual" = 1 ]; then report+=(--virtual)

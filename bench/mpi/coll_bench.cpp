@@ -17,8 +17,14 @@
 //   CELL <coll> <bytes> <iters> <t_max us> <t_min us> <t_avg us> ok|WRONG <bad ranks>
 //
 // usage: hieragg-bench [--colls a,b,...] [--sizes 8,65536,...] [--iters 100,20,...]
-//                      [--skip coll:bytes,...] [--pingpong 0|1] [--fail-on-wrong 0|1]
+//                      [--skip coll:bytes,...] [--pingpong 0|1] [--sync 0|1] [--fail-on-wrong 0|1]
 //                      [--corrupt coll]   (tests: rank 1 spoils that result, to see it caught)
+// By default the timed calls run back to back (IMB's loop): a rank that finishes a call early
+// (a bcast's root, a leaf of a reduce) starts the next one, so t_max is a call's share of a
+// stream, not one call's latency. --sync 1 puts a point-to-point barrier (not timed) before
+// every timed call, so each call starts from all ranks arriving together and t_max is the
+// latency of one call (plus the barrier's exit skew, one message at most): what the cost
+// model predicts.
 // Message sizes follow IMB: bytes per rank (per pair for alltoall) for the
 // gather/scatter/allgather/alltoall families (gatherv, scatterv, alltoallv on request
 // through --colls: IMB's equal counts, blocks in rank order), the whole vector for
@@ -54,6 +60,7 @@ struct Options {
     std::vector<int> iters{100, 20, 3};
     std::set<std::string> skip;
     bool pingpong = true;
+    bool sync = false;         // a p2pBarrier (not timed) before every timed call
     bool failOnWrong = false;  // exit 1 when a result was wrong (tests)
     std::string corrupt;       // tests only: rank 1 spoils this collective's result before the check
 };
@@ -86,6 +93,8 @@ Options parse(int argc, char** argv) {
             for (auto& s : splitList(v)) o.skip.insert(s);
         } else if (k == "--pingpong") {
             o.pingpong = v != "0";
+        } else if (k == "--sync") {
+            o.sync = v != "0";
         } else if (k == "--fail-on-wrong") {
             o.failOnWrong = v != "0";
         } else if (k == "--corrupt") {
@@ -447,6 +456,7 @@ int main(int argc, char** argv) {
             for (int it = 0; it < iters; ++it) {
                 c.prepare();
                 if (it == iters - 1) c.poison();  // the last timed call is checked too
+                if (o.sync) p2pBarrier(MPI_COMM_WORLD);
                 const double t0 = MPI_Wtime();
                 c.call();
                 total += MPI_Wtime() - t0;
