@@ -53,6 +53,17 @@ public:
                       void** req) = 0;
     // Sets done; a finished request is released, and so is one whose test returns an error.
     virtual int test(void* req, bool& done) = 0;
+    // isend / irecv, releasing a request that ended at once: *req is then null and the
+    // return code the message's status (abi.h isend_released), as a test right after the
+    // post gives, which is what these do unless the transport knows better.
+    virtual int isendReleased(void* comm, bool local, const void* buf, size_t count, void* type, int peer, int tag,
+                              void** req) {
+        return releasedIfEnded(isend(comm, local, buf, count, type, peer, tag, req), req);
+    }
+    virtual int irecvReleased(void* comm, bool local, void* buf, size_t count, void* type, int peer, int tag,
+                              void** req) {
+        return releasedIfEnded(irecv(comm, local, buf, count, type, peer, tag, req), req);
+    }
     virtual void abandon(void* req) = 0;
     // A request of a failed call: true when it is released (as abandon), false when it
     // may still move data and must be tested until it ends (abi.h cancel_failed).
@@ -101,6 +112,16 @@ public:
     // An offload transport whose leaders agreed the fabric failed: its fabric operations
     // now run over point-to-point (docs/offload.md, "Failure handling").
     virtual bool fellBack() { return false; }
+
+protected:
+    // *req tested once after a post that returned `rc`: released and null if it ended.
+    int releasedIfEnded(int rc, void** req) {
+        if (rc != 0 || !*req) return rc;
+        bool done = false;
+        rc = test(*req, done);
+        if (rc != 0 || done) *req = nullptr;  // released by the test
+        return rc;
+    }
 };
 
 }  // namespace hieragg

@@ -155,6 +155,14 @@ typedef struct hieragg_transport {
      * every time (under ULFM a failed request ends only inside a test). */
     size_t request_done_offset;
     const void* request_done_value;
+    /* isend / irecv that release a request which ended inside the call (an eager send, a
+     * receive whose message had arrived): *req is then NULL and the return code is the
+     * message's status, as test() right after the post would give. Otherwise as isend /
+     * irecv. NULL: not provided (the core posts and tests). */
+    int (*isend_released)(void* comm, int local, const void* buf, size_t count, void* dtype, int peer,
+                          int tag, void** req);
+    int (*irecv_released)(void* comm, int local, void* buf, size_t count, void* dtype, int peer, int tag,
+                          void** req);
 } hieragg_transport;
 
 /* Cost of one kind of link for the selection's model (coll_hieragg_cost_<link>_<param>).

@@ -36,6 +36,27 @@ static int t_irecv(void* comm, int local, void* buf, size_t count, void* dtype, 
     return rc;
 }
 
+/* A request that ended inside its post (an eager send, a receive whose message had
+ * arrived): released now, its status returned and *req NULL, as t_test right after would. */
+static int released_if_ended(int rc, void** req) {
+    ompi_request_t* r = (ompi_request_t*)*req;
+    if (OMPI_SUCCESS != rc || NULL == r || !REQUEST_COMPLETE(r)) return rc;
+    rc = r->req_status.MPI_ERROR;
+    ompi_request_free(&r);
+    *req = NULL;
+    return rc;
+}
+
+static int t_isend_released(void* comm, int local, const void* buf, size_t count, void* dtype, int peer,
+                            int tag, void** req) {
+    return released_if_ended(t_isend(comm, local, buf, count, dtype, peer, tag, req), req);
+}
+
+static int t_irecv_released(void* comm, int local, void* buf, size_t count, void* dtype, int peer, int tag,
+                            void** req) {
+    return released_if_ended(t_irecv(comm, local, buf, count, dtype, peer, tag, req), req);
+}
+
 static int t_test(void* req, int* done) {
     ompi_request_t* r = (ompi_request_t*)req;
     if (!hieragg_compat_request_ended(r)) {
@@ -182,6 +203,8 @@ static void t_numeric_kind(void* dtype, void* op, int* elem, int* op_kind) {
 void mca_coll_hieragg_transport(hieragg_transport* t) {
     t->isend = t_isend;
     t->irecv = t_irecv;
+    t->isend_released = t_isend_released;
+    t->irecv_released = t_irecv_released;
     t->test = t_test;
     t->abandon = t_abandon;
     t->reduce = t_reduce;

@@ -2,18 +2,22 @@
 
 namespace hieragg {
 
-void BlockingWait::complete(void* ctx, int status) {
-    auto* w = static_cast<BlockingWait*>(ctx);
-    w->status = status;
-    w->done = true;
-}
-
 CallCache::CallCache() = default;
 CallCache::~CallCache() = default;
+
+CompiledCall* CallCache::checkLast() {
+    lastCompiled_ = nullptr;
+    if (!last.rawValid) return nullptr;
+    CompiledCall* f = compiledFor(last.schedule, last.rawStype, last.rawRtype);
+    lastCompiled_ = f;
+    lastGeneration_ = last.rawGeneration;
+    return f;
+}
 
 CompiledCall* CallCache::compileFor(const std::shared_ptr<const Schedule>& sched, const hieragg_dtype_info& stype,
                                     const hieragg_dtype_info& rtype) {
     if (!sched || inFlight_ || failed_ || refused_ == sched) return nullptr;
+    lastCompiled_ = nullptr;  // compiled_ is compiled anew, in place
     if (!compiled_) compiled_ = std::make_unique<CompiledCall>();
     ++compilations_;
     declined_ = "";
@@ -25,25 +29,6 @@ CompiledCall* CallCache::compileFor(const std::shared_ptr<const Schedule>& sched
     stype_ = stype;
     rtype_ = rtype;
     return compiled_.get();
-}
-
-int CallCache::start(CompiledCall& f, Transport& tr, const CompiledCall::Binding& b, BlockingWait& w) {
-    if (const int rc = f.start(tr, b)) {
-        failed_ = true;
-        return rc;
-    }
-    if (f.done()) {
-        end(w, f.status());
-        return 0;
-    }
-    inFlight_ = &f;
-    waiter_ = &w;
-    return 0;
-}
-
-void CallCache::end(BlockingWait& w, int status) {
-    if (status != 0) failed_ = true;  // every later call of this communicator takes the general path
-    BlockingWait::complete(&w, status);
 }
 
 void CallCache::wait(BlockingWait& w, Transport& tr) {
@@ -61,6 +46,7 @@ void CallCache::wait(BlockingWait& w, Transport& tr) {
 
 void CallCache::clear() {
     if (inFlight_) return;  // its caller is waiting on it
+    lastCompiled_ = nullptr;
     compiled_.reset();
     refused_.reset();
 }

@@ -9,16 +9,16 @@
 // CompiledCall, inside the caller's wait, with no Task, no progress callback and no
 // completion callback.
 //
-// When it may run. The launch asks compiledFor() only for a blocking call (its
-// completion is BlockingWait::complete) whose raw arguments repeat the last call's
-// (LastCall::raw: same kind, counts, root, type and op handles, in-place and
-// buffer nullness, on predefined types, one stage, no offload, an intracommunicator), so
-// its schedule is the communicator's last one; that is the last-call shortcut of
-// scheduleFor, whose state every other call resets. The compiled call is bound to that
-// schedule object and to the layouts of the send and receive types: another schedule (a
-// new signature, a plan rebuilt after a fabric failure) or layout compiles anew, and a
-// schedule the compiler declined stays on the Task path. Buffers, type and op handles and
-// the communicator are bound per call, never compiled.
+// When it may run. The entry (runRepeat) asks compiledForLast() only for a blocking call
+// whose raw arguments repeat the last call's (LastCall::raw: same kind, counts, root, type
+// and op handles, in-place and buffer nullness, on predefined types, one stage, no
+// offload, an intracommunicator), so its schedule is the communicator's last one; that is
+// the last-call shortcut of scheduleFor, whose state every other call resets. The compiled
+// call is bound to that schedule object and to the layouts of the send and receive types:
+// another schedule (a new signature, a plan rebuilt after a fabric failure) or layout
+// compiles anew, and a schedule the compiler declined stays on the Task path. That check
+// is made once per kept raw arguments (LastCall::rawGeneration), not on every repeat.
+// Buffers, type and op handles and the communicator are bound per call, never compiled.
 #pragma once
 #include <memory>
 
@@ -39,7 +39,11 @@ constexpr size_t kCacheBytes = size_t{64} << 20;
 struct BlockingWait {
     volatile bool done = false;
     int status = 0;
-    static void complete(void* ctx, int status);
+    static void complete(void* ctx, int status) {
+        auto* w = static_cast<BlockingWait*>(ctx);
+        w->status = status;
+        w->done = true;
+    }
 };
 
 class CallCache {
@@ -64,10 +68,32 @@ public:
             return compiled_.get();
         return compileFor(sched, stype, rtype);
     }
+    // compiledFor(last.schedule, last.rawStype, last.rawRtype), for the entry of a call that
+    // repeats the last raw arguments: while they stay (LastCall::rawGeneration) and nothing
+    // was compiled since, the answer found for them is given again without comparing the
+    // schedule and the layouts. Null as compiledFor, and while a compiled call is running
+    // or after one failed.
+    CompiledCall* compiledForLast() {
+        if (lastCompiled_ && lastGeneration_ == last.rawGeneration && !inFlight_ && !failed_) return lastCompiled_;
+        return checkLast();
+    }
     // Starts `f` (from compiledFor) for the waiting caller `w`: completes `w` now if the
     // call is over at once, else leaves it in flight for wait(). Returns an error code
     // (nothing in flight, `w` untouched) when it could not start.
-    int start(CompiledCall& f, Transport& tr, const CompiledCall::Binding& b, BlockingWait& w);
+    // Inline: every compiled call starts here.
+    int start(CompiledCall& f, Transport& tr, const CompiledCall::Binding& b, BlockingWait& w) {
+        if (const int rc = f.start(tr, b)) {
+            failed_ = true;
+            return rc;
+        }
+        if (f.done()) {
+            end(w, f.status());
+            return 0;
+        }
+        inFlight_ = &f;
+        waiter_ = &w;
+        return 0;
+    }
     // Waits for `w`: drives the transport's progress (the PML, and the Task calls through
     // the runtime's progress callback) and the compiled call in flight, if any.
     void wait(BlockingWait& w, Transport& tr);
@@ -86,14 +112,22 @@ private:
         return ((a.size ^ b.size) | static_cast<size_t>((a.lb ^ b.lb) | (a.extent ^ b.extent) |
                                                         (a.true_lb ^ b.true_lb) | (a.true_extent ^ b.true_extent))) == 0;
     }
+    // compiledForLast when its last answer does not hold: asks compiledFor and keeps the answer.
+    CompiledCall* checkLast();
     // compiledFor when it is not the compiled call: compiles, or says why not (null).
     CompiledCall* compileFor(const std::shared_ptr<const Schedule>& sched, const hieragg_dtype_info& stype,
                              const hieragg_dtype_info& rtype);
-    void end(BlockingWait& w, int status);  // completes `w`, remembering a failure
+    // Completes `w`, remembering a failure.
+    void end(BlockingWait& w, int status) {
+        if (status != 0) failed_ = true;  // every later call of this communicator takes the general path
+        BlockingWait::complete(&w, status);
+    }
 
     std::unique_ptr<CompiledCall> compiled_;
     hieragg_dtype_info stype_{}, rtype_{};                // the layouts compiled_ is bound to
     std::shared_ptr<const Schedule> refused_;             // the schedule the compiler declined
+    CompiledCall* lastCompiled_ = nullptr;  // compiledForLast's answer for lastGeneration_
+    uint64_t lastGeneration_ = 0;
     CompiledCall* inFlight_ = nullptr;
     BlockingWait* waiter_ = nullptr;
     size_t compilations_ = 0;

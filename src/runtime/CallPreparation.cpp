@@ -124,11 +124,10 @@ namespace {
 void rememberRaw(hieragg_comm& c, const hieragg_coll_args& args, const CollCall& call, VarStage stage) {
     const bool predefined = (!args.stype || call.stype.predefined) && (!args.rtype || call.rtype.predefined);
     if (stage.stage != 0 || c.inter || c.offload.on || !predefined || !hier::rawRepeatable(args.kind)) return;
-    c.cache.last.raw = args;
-    c.cache.last.rawStype = call.stype;
-    c.cache.last.rawRtype = call.rtype;
-    c.cache.last.rawAlgorithm = call.algorithm;
-    c.cache.last.rawValid = true;
+    // runRepeat serves kinds without per-rank vectors, never a strong reduction (a chain).
+    const bool compilable =
+        hier::factsOf(args.kind).vectors == hier::kNoVectors && !strongReproducible(*Runtime::instance(), c, args);
+    c.cache.last.keepRaw(args, call.stype, call.rtype, call.algorithm, compilable);
 }
 
 }  // namespace
@@ -152,7 +151,7 @@ int scheduleFor(hieragg_comm& c, const hieragg_coll_args& args, CollCall& call,
             return 0;
         }
     }
-    c.cache.last.rawValid = false;
+    c.cache.last.dropRaw();
     const hier::RuleCandidate* rule = prepareCall(c, args, call, offloadAllowed);
     const bool overridden = call.algorithm != 0;
     call.varStage = stage.stage;

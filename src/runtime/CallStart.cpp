@@ -36,7 +36,7 @@ int runCompiled(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, C
     b.rbuf = args.rbuf;
     b.stype = args.stype;
     b.rtype = args.rtype;
-    b.packed = tr.packedType();
+    if (!b.packed) b.packed = tr.packedType();  // the runtime's transport: one for the communicator's life
     b.op = args.op;
     b.comm = c.comm;
     b.peerTagBase = nullptr;  // takeTags took them
@@ -57,10 +57,10 @@ bool runRepeat(Runtime& rt, hieragg_comm& c, const hieragg_coll_args& args, Bloc
     std::lock_guard<CommMutex> lock(c.mutex);
     // Behind a queued call, or beside nonblocking calls in flight here, the call goes
     // through startCall: it must keep its place in the queue and the window's count.
-    if (!readyAndIdle(c) || !c.cache.last.servedValid || !c.cache.last.repeatsRaw(args) ||
-        hier::factsOf(args.kind).vectors != hier::kNoVectors || strongReproducible(rt, c, args))
+    // The kind and strong reduction are decided with the raw arguments (LastCall::rawCompilable).
+    if (!readyAndIdle(c) || !c.cache.last.servedValid || !c.cache.last.rawCompilable || !c.cache.last.repeatsRaw(args))
         return false;
-    CompiledCall* f = c.cache.compiledFor(c.cache.last.schedule, c.cache.last.rawStype, c.cache.last.rawRtype);
+    CompiledCall* f = c.cache.compiledForLast();
     // Its peers are the communicator's (the schedule's builder says so; a Task's .at() checks):
     // one that is not takes the general path, which fails the call.
     if (!f || f->peerBound() > pairNumbers(c.tags, c.peerCount()).size()) return false;
@@ -205,7 +205,7 @@ int runBlocking(hieragg_comm& c, const hieragg_coll_args& args) {
     if (!runRepeat(*rt, c, args, w, &rc))
         rc = startCall(c, args, -1, BlockingWait::complete, &w, ArgsLifetime::UntilCompletion);
     if (rc != 0) return rc;
-    c.cache.wait(w, rt->transport());
+    if (!w.done) c.cache.wait(w, rt->transport());  // (a repeat often ends in its start)
     return w.status;
 }
 

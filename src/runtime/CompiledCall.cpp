@@ -16,11 +16,20 @@ bool contiguous(const hieragg_dtype_info& t) {
 }
 }  // namespace
 
+void CompiledCall::finish(int status) {
+    if (status != 0) drain();
+    if (bind_.observer && tempBytes_) bind_.observer->tempsHeld(-static_cast<long long>(tempBytes_));
+    status_ = status;
+    finished_ = true;
+    running_ = false;
+}
+
 bool CompiledCall::compile(std::shared_ptr<const Schedule> s, const hieragg_dtype_info& stype,
                            const hieragg_dtype_info& rtype, const char** why) {
     sched_.reset();
     count_ = 0;
     all_ = 0;
+    flat_ = false;
     tempBytes_ = 0;
     peerSlots_ = peerBound_ = 0;
     auto decline = [&](const char* reason) {
@@ -100,6 +109,12 @@ bool CompiledCall::compile(std::shared_ptr<const Schedule> s, const hieragg_dtyp
             if (actions_[i].after >> j & 1) followers_[j] |= uint64_t{1} << i;
         }
     all_ = count_ == kMaxActions ? ~uint64_t{0} : (uint64_t{1} << count_) - 1;
+    // Only messages, none waiting for another action: posting them all in the schedule's
+    // order is what the firing loop would do (each pair's order included), so start() does
+    // just that and poll() only tests.
+    flat_ = count_ > 0;
+    for (size_t i = 0; i < count_; ++i)
+        if ((actions_[i].kind != StepKind::Send && actions_[i].kind != StepKind::Recv) || actions_[i].deps) flat_ = false;
     tempBytes_ = s->tempBytes();
     for (const int p : s->peers) {
         peers_[peerSlots_++] = static_cast<uint32_t>(p);
@@ -140,6 +155,49 @@ size_t CompiledCall::dropJoins(size_t n) {
     return kept;
 }
 
+int CompiledCall::postMessage(size_t i) {
+    const Action& a = actions_[i];
+    const int tag = bind_.peerTagBase[a.peerSlot] - static_cast<int>(a.channel);
+    void* req = nullptr;
+    const int rc = pml_ ? post(*pml_, a, tag, &req) : post(*tr_, a, tag, &req);
+    if (rc != 0) return rc;  // (a message that ended at once with an error is released too)
+    req_[i] = req;
+    if (!req) done_ |= uint64_t{1} << i;  // ended inside the post: nothing to test
+    if (bind_.observer && a.kind == StepKind::Send) bind_.observer->sent(a.peer, false, a.bytes);
+    return 0;
+}
+
+int CompiledCall::testPosted() {
+    for (uint64_t posted = fired_ & ~done_; posted; posted &= posted - 1) {
+        const size_t i = static_cast<size_t>(__builtin_ctzll(posted));
+        if (doneOffset_ && *reinterpret_cast<const void* const volatile*>(static_cast<char*>(req_[i]) + doneOffset_) !=
+                               doneValue_)
+            continue;  // certainly not ended (Transport::doneWord): no test
+        bool done = false;
+        const int rc = test(req_[i], done);
+        if (rc != 0 || done) {
+            req_[i] = nullptr;  // released by the test
+            done_ |= uint64_t{1} << i;
+        }
+        if (rc != 0) return rc;
+    }
+    return 0;
+}
+
+void CompiledCall::postAll() {
+    for (size_t i = 0; i < count_; ++i) {
+        if (const int rc = postMessage(i)) {
+            finish(rc);  // drains the ones posted before it (fired_)
+            return;
+        }
+        fired_ |= uint64_t{1} << i;
+    }
+    if (done_ == all_)
+        finish(0);  // every message ended inside its post (eager sends, arrived receives)
+    else
+        testFlat();
+}
+
 int CompiledCall::start(Transport& tr, const Binding& b) {
     if (tr_ != &tr) {
         tr_ = &tr;
@@ -161,13 +219,28 @@ int CompiledCall::start(Transport& tr, const Binding& b) {
         finish(0);
         return 0;
     }
-    advance(all_);
+    if (flat_)
+        postAll();
+    else
+        advance(all_);
     return status_;
 }
 
 bool CompiledCall::poll() {
-    if (!finished_) advance(0);  // since the last pass only a message can have ended
+    if (!finished_) {
+        if (flat_)
+            testFlat();
+        else
+            advance(0);  // since the last pass only a message can have ended
+    }
     return finished_;
+}
+
+void CompiledCall::testFlat() {
+    if (const int rc = testPosted())
+        finish(rc);
+    else if (done_ == all_)
+        finish(0);
 }
 
 int CompiledCall::fire(size_t i) {
@@ -175,15 +248,8 @@ int CompiledCall::fire(size_t i) {
     const uint64_t bit = uint64_t{1} << i;
     switch (a.kind) {
     case StepKind::Send:
-    case StepKind::Recv: {
-        const int tag = bind_.peerTagBase[a.peerSlot] - static_cast<int>(a.channel);
-        void* req = nullptr;
-        const int rc = pml_ ? post(*pml_, a, tag, &req) : post(*tr_, a, tag, &req);
-        if (rc != 0) return rc;
-        if (bind_.observer && a.kind == StepKind::Send) bind_.observer->sent(a.peer, false, a.bytes);
-        req_[i] = req;  // tested by advance() right after this pass of firing
-        return 0;
-    }
+    case StepKind::Recv:
+        return postMessage(i);  // (advance posts its messages itself)
     case StepKind::Copy:
         if (a.memcpyCopy) {
             if (a.bytes) std::memmove(dst(a), src(a), a.bytes);
@@ -219,7 +285,9 @@ void CompiledCall::advance(uint64_t wake) {
             const Action& a = actions_[i];
             if ((a.deps & ~done_) || (a.after & ~fired_)) continue;
             fired_ |= bit;
-            if (const int rc = fire(i)) {
+            // A message is posted here (tested right after this pass of firing); a local
+            // step (copy, reduction) runs in fire() and is done at once.
+            if (const int rc = a.kind == StepKind::Send || a.kind == StepKind::Recv ? postMessage(i) : fire(i)) {
                 finish(rc);
                 return;
             }
@@ -227,37 +295,17 @@ void CompiledCall::advance(uint64_t wake) {
         }
         // Test every posted message once; only a completion can unblock more.
         const uint64_t before = done_;
-        for (uint64_t posted = fired_ & ~done_; posted; posted &= posted - 1) {
-            const size_t i = static_cast<size_t>(__builtin_ctzll(posted));
-            if (doneOffset_ && *reinterpret_cast<const void* const volatile*>(static_cast<char*>(req_[i]) + doneOffset_) !=
-                                   doneValue_)
-                continue;  // certainly not ended (Transport::doneWord): no test
-            bool done = false;
-            const int rc = test(req_[i], done);
-            if (rc != 0 || done) {
-                req_[i] = nullptr;  // released by the test
-                done_ |= uint64_t{1} << i;
-                wake |= dependents_[i];
-            }
-            if (rc != 0) {
-                finish(rc);
-                return;
-            }
+        if (const int rc = testPosted()) {
+            finish(rc);
+            return;
         }
+        for (uint64_t ended = done_ & ~before; ended; ended &= ended - 1) wake |= dependents_[__builtin_ctzll(ended)];
         if (done_ == all_) {
             finish(0);
             return;
         }
         if (done_ == before) return;
     }
-}
-
-void CompiledCall::finish(int status) {
-    if (status != 0) drain();
-    if (bind_.observer && tempBytes_) bind_.observer->tempsHeld(-static_cast<long long>(tempBytes_));
-    status_ = status;
-    finished_ = true;
-    running_ = false;
 }
 
 void CompiledCall::drain() {

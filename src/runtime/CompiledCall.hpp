@@ -72,6 +72,9 @@ public:
     Binding& binding() { return bind_; }
     // Tests the posted messages and fires what they unlock; true once the call is over.
     bool poll();
+    // Every action is a message that waits for nothing (a leaf's receive, a flat root's
+    // sends): start() posts them in order and poll() only tests them (no firing loop).
+    bool flat() const { return flat_; }
     // False when no posted message can have ended since the last poll (their completion
     // words say so, Transport::doneWord): a waiter skips poll() then. True if unknown.
     bool mayHaveMoved() const {
@@ -112,15 +115,19 @@ private:
     void* type(uint32_t slot) const {
         return slot == kSendType ? bind_.stype : slot == kRecvType ? bind_.rtype : bind_.packed;
     }
-    // Posts message action `a` on `t` (Transport, or PmlTransport called directly).
+    // Posts message action `a` on `t` (Transport, or PmlTransport called directly); *req is
+    // null when the message ended at once (released, Transport::isendReleased).
     template <class T>
-    int post(T& t, const Action& a, int tag, void** req) const {
+    __attribute__((always_inline)) int post(T& t, const Action& a, int tag, void** req) const {
         return a.kind == StepKind::Send
-                   ? t.isend(bind_.comm, false, src(a), a.srcCount, type(a.srcType), a.peer, tag, req)
-                   : t.irecv(bind_.comm, false, dst(a), a.dstCount, type(a.dstType), a.peer, tag, req);
+                   ? t.isendReleased(bind_.comm, false, src(a), a.srcCount, type(a.srcType), a.peer, tag, req)
+                   : t.irecvReleased(bind_.comm, false, dst(a), a.dstCount, type(a.dstType), a.peer, tag, req);
     }
     // Tests a posted message (releases it once it ended).
     int test(void* req, bool& done) const { return pml_ ? pml_->test(req, done) : tr_->test(req, done); }
+    // Posts message action i, keeping its request for the tests (or done at once, the
+    // request released), and counts a send (MPI_T).
+    __attribute__((always_inline)) inline int postMessage(size_t i);
     // Fires action i; sets its done bit when it completed at once. Returns an error code.
     int fire(size_t i);
     // Removes the joins (Nop) of the first n actions, their dependents waiting for their
@@ -129,7 +136,17 @@ private:
     // Fires the ready actions among `wake` and what they unlock, and tests the posted
     // messages, until nothing moves.
     void advance(uint64_t wake);
-    void finish(int status);
+    // Tests every posted message once (a test releases the ones that ended, failed or
+    // not); returns the first error code, 0 if none.
+    __attribute__((always_inline)) inline int testPosted();
+    // A flat call (flat()): posts every action in the schedule's order, then tests the
+    // ones that did not end inside their post. Inline in start().
+    __attribute__((always_inline)) inline void postAll();
+    // A flat call: tests the posted messages once (nothing waits for them).
+    void testFlat();
+    // Ends the call with `status` (a failure drains its messages first). Inline: every
+    // call ends through it.
+    __attribute__((always_inline)) inline void finish(int status);
     // A failed call: waits for the messages a cancel cannot end (finish, out of the common path).
     __attribute__((noinline, cold)) void drain();
 
@@ -137,6 +154,7 @@ private:
     Action actions_[kMaxActions];
     size_t count_ = 0;
     uint64_t all_ = 0;
+    bool flat_ = false;
     size_t tempBytes_ = 0;
     uint32_t peers_[kMaxActions] = {};  // the schedule's peers, by peer slot
     uint32_t peerSlots_ = 0, peerBound_ = 0;

@@ -4,6 +4,8 @@
 // and writing its keys; and the registry rows that served it (MPI_T). Part of CallCache.
 #pragma once
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,14 +16,30 @@
 
 namespace hieragg {
 
-// Everything of the arguments the schedule and plan keys read besides the per-rank vectors,
-// field by field (buffers only by whether they are null: they are bound per call).
+// Everything of the arguments the schedule and plan keys read besides the per-rank vectors
+// (buffers only by whether they are null: they are bound per call). Every repeated call
+// asks, so without branches, and the six ints that sit side by side (op_commutative,
+// float_sum, root, topology, indegree, outdegree) eight bytes at a time.
 inline bool sameRawCall(const hieragg_coll_args& a, const hieragg_coll_args& b) {
-    return a.kind == b.kind && a.root == b.root && a.in_place == b.in_place && a.scount == b.scount &&
-           a.rcount == b.rcount && a.stype == b.stype && a.rtype == b.rtype && a.op == b.op &&
-           a.op_commutative == b.op_commutative && a.float_sum == b.float_sum &&
-           (a.sbuf == nullptr) == (b.sbuf == nullptr) && (a.rbuf == nullptr) == (b.rbuf == nullptr) &&
-           a.topology == b.topology && a.indegree == b.indegree && a.outdegree == b.outdegree;
+    constexpr size_t kInts = offsetof(hieragg_coll_args, op_commutative);
+    static_assert(offsetof(hieragg_coll_args, float_sum) == kInts + sizeof(int) &&
+                      offsetof(hieragg_coll_args, root) == kInts + 2 * sizeof(int) &&
+                      offsetof(hieragg_coll_args, topology) == kInts + 3 * sizeof(int) &&
+                      offsetof(hieragg_coll_args, indegree) == kInts + 4 * sizeof(int) &&
+                      offsetof(hieragg_coll_args, outdegree) == kInts + 5 * sizeof(int),
+                  "the six ints sit side by side");
+    uint64_t ia[3], ib[3];
+    std::memcpy(ia, reinterpret_cast<const char*>(&a) + kInts, sizeof ia);
+    std::memcpy(ib, reinterpret_cast<const char*>(&b) + kInts, sizeof ib);
+    auto bits = [](const void* p) { return reinterpret_cast<uintptr_t>(p); };
+    const uint64_t differ =
+        (ia[0] ^ ib[0]) | (ia[1] ^ ib[1]) | (ia[2] ^ ib[2]) |
+        static_cast<uint64_t>(static_cast<unsigned>(a.kind) ^ static_cast<unsigned>(b.kind)) |
+        static_cast<uint64_t>(static_cast<unsigned>(a.in_place ^ b.in_place)) | (a.scount ^ b.scount) |
+        (a.rcount ^ b.rcount) | (bits(a.stype) ^ bits(b.stype)) | (bits(a.rtype) ^ bits(b.rtype)) |
+        (bits(a.op) ^ bits(b.op)) | static_cast<uint64_t>((a.sbuf == nullptr) != (b.sbuf == nullptr)) |
+        static_cast<uint64_t>((a.rbuf == nullptr) != (b.rbuf == nullptr));
+    return differ == 0;
 }
 
 struct LastCall {
@@ -36,6 +54,14 @@ struct LastCall {
     hieragg_coll_args raw{};
     hieragg_dtype_info rawStype{}, rawRtype{};
     int rawAlgorithm = 0;
+    // What of the compiled fast path's entry (runRepeat) depends only on the raw arguments,
+    // decided when they were kept: the kind has no per-rank vectors and is no strong
+    // reduction (which launch runs as a chain).
+    bool rawCompilable = false;
+    // Changes whenever the raw arguments (and with them the last schedule and the raw
+    // layouts) are kept anew or dropped: CallCache::compiledForLast's check of the compiled
+    // call against them holds while it stays.
+    uint64_t rawGeneration = 0;
     // MPI_T: the registry rows that served the last signature (countServed), valid once
     // counted; `isLast` says the call being launched has that signature.
     static constexpr size_t kMaxServed = 16;
@@ -43,6 +69,24 @@ struct LastCall {
     size_t servedCount = 0;
     bool servedValid = false;
     bool isLast = false;
+
+    // Keeps a call's raw arguments (its types' layouts, the algorithm it was prepared with,
+    // and whether the compiled fast path may run its repeats: rawCompilable).
+    void keepRaw(const hieragg_coll_args& args, const hieragg_dtype_info& stype, const hieragg_dtype_info& rtype,
+                 int algorithm, bool compilable) {
+        raw = args;
+        rawStype = stype;
+        rawRtype = rtype;
+        rawAlgorithm = algorithm;
+        rawCompilable = compilable;
+        ++rawGeneration;
+        rawValid = true;
+    }
+    // Forgets them (the call about to be prepared may change the last schedule).
+    void dropRaw() {
+        rawValid = false;
+        ++rawGeneration;
+    }
 
     // The last call again, with the same raw arguments. Its per-rank vectors, for a kind that
     // has any, are still to be compared by value (`vectors`).

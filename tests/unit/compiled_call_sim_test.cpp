@@ -420,3 +420,188 @@ TEST(CompiledCallSim, JoinsAreCompiledAway) {
         EXPECT_EQ(f.actions(), steps - joins) << "p=" << p;
     }
 }
+
+namespace {
+
+// Whether step i of `s` is a message that waits for nothing but joins (Nop steps, which
+// the compiler drops) that themselves wait for nothing but joins: the independent
+// reference of CompiledCall::flat() for one step.
+bool waitsForNothing(const Schedule& s, StepId i) {
+    const Step& st = s.steps[static_cast<size_t>(i)];
+    for (uint32_t d = 0; d < st.depCount; ++d) {
+        const StepId dep = s.deps[st.depBegin + d];
+        if (s.steps[static_cast<size_t>(dep)].kind != StepKind::Nop || !waitsForNothing(s, dep)) return false;
+    }
+    return true;
+}
+
+bool onlyIndependentMessages(const Schedule& s) {
+    bool any = false;
+    for (size_t i = 0; i < s.steps.size(); ++i) {
+        const StepKind k = s.steps[i].kind;
+        if (k == StepKind::Nop) continue;
+        if ((k != StepKind::Send && k != StepKind::Recv) || !waitsForNothing(s, static_cast<StepId>(i))) return false;
+        any = true;
+    }
+    return any;
+}
+
+}  // namespace
+
+// Ranks whose actions are only messages waiting for nothing (a bcast's root and leaves, a
+// reduce's leaves) run flat: posted in order at the start, then only tested. The closed-form
+// tests above run them call after call; here: which ranks run flat, and a flat leaf that
+// starts before its root waits for the root's message and then has the root's data.
+TEST(CompiledCallSim, RanksWhoseMessagesWaitForNothingRunFlatAndStillWaitForTheirPeers) {
+    size_t flatRanks = 0, otherRanks = 0;
+    for (const Case& k : kCases) {
+        const int p = k.p;
+        hier::Hierarchy h = std::string(k.hierarchy) == "flat" ? hier::Hierarchy::flat(p) : virtualNodes(p, 2);
+        sim::SimNetwork net(p);
+        std::vector<RankBuffers> bufs = buffersFor(k.kind, p, k.count, k.root, 0);
+        for (int r = 0; r < p; ++r) {
+            CollCall c = callFor(k.kind, r, p, &h, k.count, k.root, bufs[r], net);
+            auto s = std::make_shared<const Schedule>(recipes::buildSchedule(c));
+            const bool want = onlyIndependentMessages(*s);
+            CompiledCall f;
+            ASSERT_TRUE(f.compile(s, c.stype, c.rtype, nullptr));
+            EXPECT_EQ(f.flat(), want) << hieragg_coll_name(k.kind) << " p=" << p << " " << k.hierarchy << ": rank " << r;
+            (want ? flatRanks : otherRanks)++;
+        }
+    }
+    EXPECT_GT(flatRanks, 0u) << "no case has a flat rank any more";
+    EXPECT_GT(otherRanks, 0u);
+
+    // A 4-rank bcast whose root sends to every leaf (a flat hierarchy's one-level tree at 4
+    // ranks, or whatever the recipe builds: only ranks that run flat are started early).
+    const int p = 4;
+    hier::Hierarchy h = hier::Hierarchy::flat(p);
+    sim::SimNetwork net(p);
+    sim::SimComm comm{11};
+    std::vector<RankBuffers> bufs = buffersFor(HIERAGG_BCAST, p, 2, 0, 5);
+    std::vector<CollCall> cs;
+    std::vector<std::unique_ptr<CompiledCall>> cc(p);
+    std::vector<std::vector<int>> tags(p);
+    for (int r = 0; r < p; ++r) {
+        cs.push_back(callFor(HIERAGG_BCAST, r, p, &h, 2, 0, bufs[r], net));
+        auto s = std::make_shared<const Schedule>(recipes::buildSchedule(cs[r]));
+        tags[r].assign(s->peers.size(), -3);
+        cc[r] = std::make_unique<CompiledCall>();
+        ASSERT_TRUE(cc[r]->compile(s, cs[r].stype, cs[r].rtype, nullptr));
+    }
+    ASSERT_TRUE(cc[0]->flat()) << "a bcast root's sends wait for nothing";
+    int early = 0;
+    for (int r = 1; r < p; ++r) {
+        if (!cc[r]->flat()) continue;
+        ASSERT_EQ(cc[r]->start(net.transport(r), bindingFor(cs[r], net, comm, tags[r].data())), 0);
+        ++early;
+    }
+    ASSERT_GT(early, 0) << "no flat leaf in a 4-rank bcast";
+    for (int round = 0; round < 50; ++round)
+        for (int r = 1; r < p; ++r)
+            if (cc[r]->running()) EXPECT_FALSE(cc[r]->poll()) << "leaf " << r << " finished before its root started";
+    for (int r = 0; r < p; ++r)
+        if (!cc[r]->running()) ASSERT_EQ(cc[r]->start(net.transport(r), bindingFor(cs[r], net, comm, tags[r].data())), 0);
+    for (int round = 0; round < 100; ++round)
+        for (int r = 0; r < p; ++r) cc[r]->poll();
+    for (int r = 0; r < p; ++r) {
+        ASSERT_TRUE(cc[r]->done()) << "rank " << r;
+        EXPECT_EQ(cc[r]->status(), 0) << "rank " << r;
+        std::vector<int64_t> want;
+        ASSERT_TRUE(expected(HIERAGG_BCAST, p, 2, 0, r, 5, want));
+        EXPECT_EQ(bufs[r].out, want) << "rank " << r;
+    }
+    EXPECT_EQ(net.unmatchedMessages(), 0u);
+    EXPECT_EQ(net.postedReceives(), 0u);
+}
+
+TEST(CallCacheTest, AFlatCallWhoseSendFailsEndsWithTheErrorAndSendsTheCommunicatorToTheGeneralPath) {
+    // A bcast root's sends, the second failing (a process failure, a revoked communicator).
+    const int p = 4;
+    hier::Hierarchy h = hier::Hierarchy::flat(p);
+    sim::SimNetwork net(p);
+    sim::SimComm comm{12};
+    std::vector<RankBuffers> bufs = buffersFor(HIERAGG_BCAST, p, 1, 0, 0);
+    CollCall c = callFor(HIERAGG_BCAST, 0, p, &h, 1, 0, bufs[0], net);
+    auto s = std::make_shared<const Schedule>(recipes::buildSchedule(c));
+    size_t sends = 0;
+    for (const Step& st : s->steps) sends += st.kind == StepKind::Send;
+    ASSERT_GE(sends, 2u) << "the test needs a root with two sends at least";
+    CallCache cache;
+    CompiledCall* f = cache.compiledFor(s, c.stype, c.rtype);
+    ASSERT_NE(f, nullptr);
+    ASSERT_TRUE(f->flat());
+    constexpr int kFailure = 76;
+    net.failSends(0, 1, kFailure);
+    std::vector<int> tags(s->peers.size(), -200);
+    BlockingWait w;
+    const int rc = cache.start(*f, net.transport(0), bindingFor(c, net, comm, tags.data()), w);
+    if (rc == 0) cache.wait(w, net.transport(0));
+    EXPECT_EQ(rc != 0 ? rc : w.status, kFailure);
+    EXPECT_FALSE(f->running());
+    EXPECT_TRUE(cache.failed());
+    EXPECT_EQ(cache.compiledFor(s, c.stype, c.rtype), nullptr);
+}
+
+// The entry's shortcut (CallCache::compiledForLast): the answer found for the last raw
+// arguments holds only while they stay. Every keepRaw/dropRaw (what scheduleFor does when a
+// call changes its count, type, op, root or buffers' presence) makes it look again, so a
+// repeat never runs a compiled call of another schedule or layout.
+TEST(CallCacheTest, TheAnswerForTheLastRawArgumentsNeverOutlivesThem) {
+    const int p = 4;
+    hier::Hierarchy h = hier::Hierarchy::flat(p);
+    sim::SimNetwork net(p);
+    RankBuffers buf;
+    buf.in.assign(4, 1);
+    buf.out.assign(4, 0);
+    CollCall one = callFor(HIERAGG_ALLREDUCE, 1, p, &h, 1, 0, buf, net);
+    CollCall three = callFor(HIERAGG_ALLREDUCE, 1, p, &h, 3, 0, buf, net);
+    auto a = std::make_shared<const Schedule>(recipes::buildSchedule(one));
+    auto b = std::make_shared<const Schedule>(recipes::buildSchedule(three));
+    CallCache cache;
+    EXPECT_EQ(cache.compiledForLast(), nullptr) << "no raw arguments kept yet";
+    auto keep = [&](const CollCall& c, const std::shared_ptr<const Schedule>& s, const hieragg_dtype_info& rtype) {
+        cache.last.schedule = s;
+        cache.last.keepRaw(c.args, c.stype, rtype, 0, true);
+    };
+    keep(one, a, one.rtype);
+    CompiledCall* fa = cache.compiledForLast();
+    ASSERT_NE(fa, nullptr);
+    EXPECT_EQ(fa->schedule(), a.get());
+    EXPECT_EQ(cache.compiledForLast(), fa);
+    EXPECT_EQ(cache.compilations(), 1u);
+    // Another count: another schedule kept with its raw arguments.
+    keep(three, b, three.rtype);
+    CompiledCall* fb = cache.compiledForLast();
+    ASSERT_NE(fb, nullptr);
+    EXPECT_EQ(fb->schedule(), b.get());
+    EXPECT_EQ(cache.compilations(), 2u);
+    // The same schedule kept with another layout: compiled for that layout.
+    hieragg_dtype_info wide = three.rtype;
+    wide.extent = wide.true_extent = 16;
+    keep(three, b, wide);
+    ASSERT_NE(cache.compiledForLast(), nullptr);
+    EXPECT_EQ(cache.compilations(), 3u) << "a new layout ran the compilation of the old one";
+    keep(three, b, three.rtype);
+    ASSERT_NE(cache.compiledForLast(), nullptr);
+    EXPECT_EQ(cache.compilations(), 4u);
+    // Dropped raw arguments: nothing, until kept again.
+    cache.last.dropRaw();
+    EXPECT_EQ(cache.compiledForLast(), nullptr);
+    keep(three, b, three.rtype);
+    EXPECT_NE(cache.compiledForLast(), nullptr);
+    EXPECT_EQ(cache.compilations(), 4u) << "the same schedule and layout again needs no compilation";
+    // A compilation for another schedule in between (compiled_ compiled anew in place):
+    // the kept answer is not handed out for it.
+    ASSERT_NE(cache.compiledFor(a, one.stype, one.rtype), nullptr);
+    CompiledCall* back = cache.compiledForLast();
+    ASSERT_NE(back, nullptr);
+    EXPECT_EQ(back->schedule(), b.get()) << "a stale compiled call was handed out";
+    // After clear() (the compiled call destroyed) the answer is compiled anew, never the old pointer's.
+    const size_t before = cache.compilations();
+    cache.clear();
+    CompiledCall* fresh = cache.compiledForLast();
+    ASSERT_NE(fresh, nullptr);
+    EXPECT_EQ(fresh->schedule(), b.get());
+    EXPECT_EQ(cache.compilations(), before + 1);
+}
