@@ -1,7 +1,5 @@
-// Gather (all-to-one, SPEC 3.1) and scatter (one-to-all), one movement in two directions
-// (as RootedVector.cpp for gatherv and scatterv): a block per rank between the root's n
-// blocks (gather: rbuf; scatter: sbuf) and each rank's own block.
-// Gather: bottom-up, every space gathers to its root (the collective's root if inside,
+// Gather (all-to-one, SPEC 3.1) and scatter (one-to-all), one recipe in two directions
+// (RootedBlocks.hpp). Gather: bottom-up, every space gathers to its root (the collective's root if inside,
 // else its leader) over a k-nomial tree (k from the plan, Selection.hpp), so leaders hold
 // their subspace's blocks as packed bytes (recvcount/recvtype mean nothing off the root)
 // and each non-root leader sends exactly one message over the leader space; the root
@@ -15,6 +13,7 @@
 #include "DataMovement.hpp"
 #include "DirectRooted.hpp"
 #include "InterLinear.hpp"
+#include "RootedBlocks.hpp"
 #include "hieragg/algorithms/TreeGather.hpp"
 #include "hieragg/algorithms/TreeScatter.hpp"
 #include "hieragg/hier/Recipes.hpp"
@@ -22,24 +21,36 @@
 
 namespace hieragg::recipes {
 
+RootedBlocks::RootedBlocks(const CollCall& c, bool toward) : toRoot(toward) {
+    const auto& a = c.args;
+    isRoot = c.rank == a.root;
+    inPlace = isRoot && a.in_place;
+    rootBuf = toRoot ? kRecvBuf : kSendBuf;
+    rootSlot = toRoot ? kRecvType : kSendType;
+    rootCount = toRoot ? a.rcount : a.scount;
+    const hieragg_dtype_info& rootType = toRoot ? c.rtype : c.stype;
+    stride = static_cast<ptrdiff_t>(rootCount) * rootType.extent;
+    own = toRoot ? Block{{kSendBuf, 0}, {kSendType, a.scount}} : Block{{kRecvBuf, 0}, {kRecvType, a.rcount}};
+    blockBytes = (toRoot ? inPlace : isRoot) ? rootCount * rootType.size
+                                             : own.type.count * (toRoot ? c.stype : c.rtype).size;
+}
+
+StepId RootedBlocks::moveOwn(ScheduleBuilder& b, int root) const {
+    const Block atRoot = rootBlockOf(root);
+    return toRoot ? b.copy(own.buf, own.type, atRoot.buf, atRoot.type)
+                  : b.copy(atRoot.buf, atRoot.type, own.buf, own.type);
+}
+
 namespace {
 Schedule rootedBlocks(const CollCall& c, bool toRoot) {
     const auto& a = c.args;
-    // The root's blocks, one per rank, and this rank's own block.
-    const uint32_t rootBuf = toRoot ? kRecvBuf : kSendBuf, rootSlot = toRoot ? kRecvType : kSendType;
-    const size_t rootCount = toRoot ? a.rcount : a.scount;
-    const hieragg_dtype_info& rootType = toRoot ? c.rtype : c.stype;
-    const ptrdiff_t block = static_cast<ptrdiff_t>(rootCount) * rootType.extent;
-    auto rootBlockOf = [&](int r) { return Block{{rootBuf, r * block}, {rootSlot, rootCount}}; };
-    const Block own = toRoot ? Block{{kSendBuf, 0}, {kSendType, a.scount}} : Block{{kRecvBuf, 0}, {kRecvType, a.rcount}};
-    const size_t ownBytes = own.type.count * (toRoot ? c.stype : c.rtype).size;
+    const RootedBlocks rb(c, toRoot);
+    auto rootBlockOf = [&](int r) { return rb.rootBlockOf(r); };
+    const Block& own = rb.own;
+    const bool isRoot = rb.isRoot, inPlace = rb.inPlace;
+    const size_t blockBytes = rb.blockBytes;
     // Intercommunicator: the remote root and every rank of this group, one message each.
     if (c.inter) return interRooted(c, toRoot, rootBlockOf, own);
-    const bool isRoot = c.rank == a.root;
-    const bool inPlace = isRoot && a.in_place;
-    // Every rank moves the same signature, so all agree on the block size; the root reads
-    // it on its own side in place (gather) or always (scatter: its rbuf may be absent).
-    const size_t blockBytes = (toRoot ? inPlace : isRoot) ? rootCount * rootType.size : ownBytes;
     const std::shared_ptr<const hier::Plan> plan = hier::planOf(c);
     if (auto built = builtByRow(c, *plan)) return std::move(*built);
     dm::Levels lv(c);
@@ -58,18 +69,12 @@ Schedule rootedBlocks(const CollCall& c, bool toRoot) {
         workBytes = std::max(workBytes, toRoot ? TreeGather{trees.back()}.workBytes(s.group, s.memberBytes)
                                                : TreeScatter{trees.back()}.workBytes(s.group, s.memberBytes, i > 0));
     }
-    // The root's own block between its two buffers, the way the data goes.
-    auto moveOwn = [&]() {
-        const Block atRoot = rootBlockOf(a.root);
-        return toRoot ? b.copy(own.buf, own.type, atRoot.buf, atRoot.type)
-                      : b.copy(atRoot.buf, atRoot.type, own.buf, own.type);
-    };
     if (isRoot && stages.size() == 1 && dm::rootRunsAreContiguous(c.size, stages[0], trees[0])) {
         // Flat, every child's subtree a run of consecutive ranks: each run moves straight
         // between the user's buffer and the child (which moves the same packed bytes), with
         // no n-block temporary at the root to fill or unpack.
         Deps done;
-        if (!inPlace) done.add(moveOwn());
+        if (!inPlace) done.add(rb.moveOwn(b, a.root));
         const MemberTree& t = trees[0];
         const std::vector<int>& kids = t.children[stages[0].rootIdx];
         for (size_t i = 0; i < kids.size(); ++i) {
@@ -77,7 +82,7 @@ Schedule rootedBlocks(const CollCall& c, bool toRoot) {
             const int v = t.virtualOf(kids[toRoot ? i : kids.size() - 1 - i]);
             const int first = stages[0].group.ranks[t.indexOf(v)];
             const size_t members = static_cast<size_t>(t.subtreeEnd[v] - v);
-            done.add(b.transfer(!toRoot, first, rootBlockOf(first).buf, {rootSlot, rootCount * members}, {},
+            done.add(b.transfer(!toRoot, first, rootBlockOf(first).buf, {rb.rootSlot, rb.rootCount * members}, {},
                                 stageChannel(static_cast<uint32_t>(stages[0].level))));
         }
         return b.finish();
@@ -96,7 +101,7 @@ Schedule rootedBlocks(const CollCall& c, bool toRoot) {
                                               stageChannel(static_cast<uint32_t>(s.level))).ready;
         }
         if (!isRoot) return b.finish();
-        if (!inPlace) done.add(moveOwn());
+        if (!inPlace) done.add(rb.moveOwn(b, a.root));
         if (!stages.empty()) {
             const std::vector<int> order = dm::collectionOrder(lv, c.rank, a.root, lv.top());
             done.add(dm::copyRuns(b, order, a.root, rankBytes, work, rootBlockOf, consecutive, true, ready));
@@ -104,7 +109,7 @@ Schedule rootedBlocks(const CollCall& c, bool toRoot) {
         return b.finish();
     }
     if (isRoot) {
-        if (!inPlace) done.add(moveOwn());
+        if (!inPlace) done.add(rb.moveOwn(b, a.root));
         if (!stages.empty()) {
             const std::vector<int> order = dm::collectionOrder(lv, c.rank, a.root, lv.top());
             ready = b.join(dm::copyRuns(b, order, a.root, rankBytes, work, rootBlockOf, consecutive, false, {}));
