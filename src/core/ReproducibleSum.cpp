@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 namespace hieragg {
 namespace repro {
@@ -212,14 +213,23 @@ void merge(Accumulator& dst, const Accumulator& src) {
     for (int j = 0; j + d < kBins; ++j) dst.bin[j + d] += src.bin[j];
 }
 
-double toDouble(const Accumulator& acc) {
-    const Rounded r = roundTo(acc, 53, kDoubleMinPos);
+namespace {
+// A rounded result that is not a finite non-zero number (NaN, +-inf, +-0) in F.
+template <class F>
+std::optional<F> notFinite(const Rounded& r) {
     switch (r.kind) {
-    case Kind::NaN: return std::numeric_limits<double>::quiet_NaN();
-    case Kind::Inf: return r.negative ? -HUGE_VAL : HUGE_VAL;
-    case Kind::Zero: return r.negative ? -0.0 : 0.0;
+    case Kind::NaN: return std::numeric_limits<F>::quiet_NaN();
+    case Kind::Inf: return r.negative ? -std::numeric_limits<F>::infinity() : std::numeric_limits<F>::infinity();
+    case Kind::Zero: return r.negative ? -F(0) : F(0);
     case Kind::Finite: break;
     }
+    return std::nullopt;
+}
+}  // namespace
+
+double toDouble(const Accumulator& acc) {
+    const Rounded r = roundTo(acc, 53, kDoubleMinPos);
+    if (const std::optional<double> v = notFinite<double>(r)) return *v;
     // Assemble the bits directly: value = mantissa * 2^exponent, mantissa <= 2^53.
     uint64_t mant = r.mantissa;
     int low = r.exponent + 1074;  // absolute position of the mantissa's bit 0
@@ -242,12 +252,7 @@ double toDouble(const Accumulator& acc) {
 
 float toFloat(const Accumulator& acc) {
     const Rounded r = roundTo(acc, 24, kFloatMinPos);
-    switch (r.kind) {
-    case Kind::NaN: return std::numeric_limits<float>::quiet_NaN();
-    case Kind::Inf: return r.negative ? -HUGE_VALF : HUGE_VALF;
-    case Kind::Zero: return r.negative ? -0.0f : 0.0f;
-    case Kind::Finite: break;
-    }
+    if (const std::optional<float> v = notFinite<float>(r)) return *v;
     // Exact in double (24 bits, exponent >= -149); exact in float unless above FLT_MAX.
     const double v = std::ldexp(static_cast<double>(r.mantissa), r.exponent);
     const float f = v > static_cast<double>(FLT_MAX) ? HUGE_VALF : static_cast<float>(v);

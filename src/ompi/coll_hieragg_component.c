@@ -37,18 +37,12 @@ mca_coll_hieragg_component_t mca_coll_hieragg_component = {
         .collm_init_query = mca_coll_hieragg_init_query,
         .collm_comm_query = mca_coll_hieragg_comm_query,
     },
-    .priority = 5,
-    .verbose = 0,
-    .split = NULL,
-    .segment_size = 64 * 1024,
-    .hierarchy = 1,
-    .reproducible = HIERAGG_REPRODUCIBLE_ORDER,
+    /* The MCA parameters' defaults are in hieragg_params (written at registration). */
     .accumulator_type = NULL,
-    .max_temp_bytes = 0,
-    .switch_entries = 16,
-    .switch_degree = 32,
     .output = -1,
 };
+
+/* ---- MCA parameters (docs/user-guide.md) ------------------------------------------- */
 
 /* Enum of algorithm names for one collective's override, from the core's table. */
 static mca_base_var_enum_t* algorithm_enum(hieragg_coll_kind kind) {
@@ -70,110 +64,291 @@ static mca_base_var_enum_t* algorithm_enum(hieragg_coll_kind kind) {
     return e;
 }
 
-/* Offload (docs/offload.md): coll_hieragg_offload, coll_hieragg_ofi_provider and the
- * cost of one offloaded round, coll_hieragg_cost_ofi_*. */
-static void hieragg_register_offload(mca_base_component_t* c, mca_coll_hieragg_component_t* m) {
-    static mca_base_var_enum_value_t offload_values[] = {
-        {HIERAGG_OFFLOAD_AUTO, "auto"}, {HIERAGG_OFFLOAD_OFI, "ofi"}, {HIERAGG_OFFLOAD_OFF, "off"}, {0, NULL}};
-    mca_base_var_enum_t* e = NULL;
-    if (OPAL_SUCCESS != mca_base_var_enum_create("coll_hieragg_offload_modes", offload_values, &e)) e = NULL;
-    m->offload = HIERAGG_OFFLOAD_AUTO;
-    (void)mca_base_component_var_register(c, "offload",
-        "Offloaded collectives over the leader space (libfabric): auto = open them where the cost "
-        "model (coll_hieragg_cost_ofi_*) says they can beat point-to-point, ofi = wherever the "
-        "provider allows, off = never. Without libfabric or when opening fails: point-to-point",
-        MCA_BASE_VAR_TYPE_INT, e, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &m->offload);
-    if (e) OBJ_RELEASE(e);
-    m->ofi_provider = "";
-    (void)mca_base_component_var_register(c, "ofi_provider",
-        "libfabric provider for offloaded collectives, e.g. \"tcp;ofi_rxm\" (empty = the first "
-        "that offers FI_COLLECTIVE)",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &m->ofi_provider);
-    m->ofi_join_timeout = 60.0;
-    (void)mca_base_component_var_register(c, "ofi_join_timeout",
-        "Seconds a leader waits for fi_join_collective at communicator setup before the "
-        "communicator falls back to point-to-point (every rank agrees, one warning)",
-        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &m->ofi_join_timeout);
-    m->ofi_op_timeout = 300.0;
-    (void)mca_base_component_var_register(c, "ofi_op_timeout",
-        "Seconds an offloaded operation may stay incomplete before its leader declares the fabric "
-        "failed and the communicator's leaders re-run it, and run every later one, over "
-        "point-to-point (<= 0: no timeout)",
-        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &m->ofi_op_timeout);
-    m->ofi_inject_error = "";
-    (void)mca_base_component_var_register(c, "ofi_inject_error",
-        "For testing only: \"[hang:]<n>[:<world rank>]\" makes the n-th offloaded operation of "
-        "the process fail (on that world rank; on every leader without a rank), to exercise the "
-        "recovery over point-to-point; hang: it never completes instead (coll_hieragg_ofi_op_timeout)",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY, &m->ofi_inject_error);
-    m->tag_window = 0;
-    (void)mca_base_component_var_register(c, "tag_window",
-        "For testing, or a site that wants fewer tags: at most this many call numbers per pair of "
-        "ranks before they wrap (rounded down to a power of two, >= 1; 0 = what the PML's "
-        "MPI_TAG_UB allows: 65536 with 32-bit tags, 256 under pml ucx). A call whose number would "
-        "reuse the tags of a call still in flight waits, inside hieragg, for that call to complete",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY, &m->tag_window);
-    m->ofi_manual_progress = false;
-    (void)mca_base_component_var_register(c, "ofi_manual_progress",
-        "Triggered operations (a provider with FI_TRIGGER, e.g. sockets): false = the provider "
-        "progresses them on its own (its thread, or the NIC), true = ask for manual progress, so "
-        "they advance when hieragg reads the counters (faster where cores are oversubscribed)",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-        &m->ofi_manual_progress);
-    static const char* param[4] = {"alpha", "beta", "theta", "gamma"};
-    static const char* what[4] = {"start-up of one round [us]", "transfer time [ns per byte]",
-                                  "unused [us]", "reduction time [ns per byte]"};
-    hieragg_link_cost* lc = &m->ofi_cost;
-    double* field[4] = {&lc->alpha_us, &lc->beta_ns_per_byte, &lc->theta_us, &lc->gamma_ns_per_byte};
-    *lc = hieragg_default_offload_cost();
-    for (int f = 0; f < 4; ++f) {
-        char name[64], help[256];
-        snprintf(name, sizeof name, "cost_ofi_%s", param[f]);
-        snprintf(help, sizeof help, "Cost model: %s of an offloaded collective among the leaders; "
-                 "negative = built-in default", what[f]);
-        m->ofi_cost_index[f] = mca_base_component_var_register(c, name, help, MCA_BASE_VAR_TYPE_DOUBLE, NULL,
-                                                               0, 0, OPAL_INFO_LVL_7,
-                                                               MCA_BASE_VAR_SCOPE_READONLY, field[f]);
+/* coll_hieragg_<collective>_algorithm: one override per collective, its names from the core. */
+static void register_algorithm_params(mca_base_component_t* c, mca_coll_hieragg_component_t* m) {
+    for (int k = 0; k < HIERAGG_COLL_KIND_COUNT; ++k) {
+        char name[96], help[640];
+        mca_base_var_enum_t* e = algorithm_enum((hieragg_coll_kind)k);
+        snprintf(name, sizeof name, "%s_algorithm", hieragg_coll_name((hieragg_coll_kind)k));
+        snprintf(help, sizeof help,
+                 "Algorithm for %s (0 = auto: chosen per call). Accepted: %s",
+                 hieragg_coll_name((hieragg_coll_kind)k), hieragg_algorithm_names((hieragg_coll_kind)k));
+        m->algorithm[k] = 0;
+        (void)mca_base_component_var_register(c, name, help, MCA_BASE_VAR_TYPE_INT, e, 0, 0,
+                                              OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+                                              &m->algorithm[k]);
+        if (e) OBJ_RELEASE(e);
     }
 }
 
-/* Bits HIERAGG_COST_SET_*: which of the four cost variables `index` the user set (any
- * source but the default: command line, environment, a params file such as
- * hieragg-calibrate writes, a tune file) with a value >= 0. The automatic calibration
- * leaves those alone. */
+/* coll_hieragg_cost_<prefix>_{alpha,beta,theta,gamma}: the four terms of one link's cost (its
+ * defaults already in *lc), each described as head + what[term] + tail; their variable indexes
+ * go to index[] (hieragg_cost_set_bits). */
+static void register_cost_terms(mca_base_component_t* c, const char* prefix, const char* head,
+                                const char* const what[4], const char* tail, hieragg_link_cost* lc,
+                                int index[4]) {
+    static const char* const term[4] = {"alpha", "beta", "theta", "gamma"};
+    double* field[4] = {&lc->alpha_us, &lc->beta_ns_per_byte, &lc->theta_us, &lc->gamma_ns_per_byte};
+    for (int f = 0; f < 4; ++f) {
+        char name[96], help[320];
+        snprintf(name, sizeof name, "cost_%s_%s", prefix, term[f]);
+        snprintf(help, sizeof help, "%s%s%s; negative = built-in default", head, what[f], tail);
+        index[f] = mca_base_component_var_register(c, name, help, MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0,
+                                                   OPAL_INFO_LVL_7, MCA_BASE_VAR_SCOPE_READONLY, field[f]);
+    }
+}
+
+/* The selection's cost model, per link class (docs/selection.md; hieragg-calibrate measures
+ * them and prints these lines). */
+static void register_link_cost_params(mca_base_component_t* c, mca_coll_hieragg_component_t* m) {
+    static const char* const what[4] = {
+        "start-up of one message [us]", "transfer time [ns per byte]",
+        "processing of one message at the receiver [us]", "reduction time [ns per byte]"};
+    static const char* const where[HIERAGG_LINK_CLASS_COUNT] = {
+        "inside a NUMA domain", "inside a node", "between nodes", "between switches"};
+    for (int l = 0; l < HIERAGG_LINK_CLASS_COUNT; ++l) {
+        char tail[64];
+        snprintf(tail, sizeof tail, " %s", where[l]);
+        m->link_cost[l] = hieragg_default_link_cost(l);
+        register_cost_terms(c, hieragg_link_class_name(l), "Cost model (selection of algorithm, radix and chunk): ",
+                            what, tail, &m->link_cost[l], m->link_cost_index[l]);
+    }
+}
+
+/* The cost of one offloaded round (docs/offload.md), coll_hieragg_cost_ofi_*. */
+static void register_offload_cost_params(mca_base_component_t* c, mca_coll_hieragg_component_t* m) {
+    static const char* const what[4] = {"start-up of one round [us]", "transfer time [ns per byte]",
+                                        "unused [us]", "reduction time [ns per byte]"};
+    m->ofi_cost = hieragg_default_offload_cost();
+    register_cost_terms(c, "ofi", "Cost model: ", what, " of an offloaded collective among the leaders",
+                        &m->ofi_cost, m->ofi_cost_index);
+}
+
+static const mca_base_var_enum_value_t reproducible_values[] = {
+    {HIERAGG_REPRODUCIBLE_NONE, "none"},
+    {HIERAGG_REPRODUCIBLE_ORDER, "order"},
+    {HIERAGG_REPRODUCIBLE_STRONG, "strong"},
+    {0, NULL}};
+static const mca_base_var_enum_value_t offload_values[] = {
+    {HIERAGG_OFFLOAD_AUTO, "auto"}, {HIERAGG_OFFLOAD_OFI, "ofi"}, {HIERAGG_OFFLOAD_OFF, "off"}, {0, NULL}};
+
+/* One MCA parameter as ompi_info lists it. Its value lands in `storage` (a field of the
+ * component), which holds `initial` (the default) when it is registered; an enum parameter
+ * accepts the names of `enum_values`; `index`, when set, keeps the variable's index for
+ * init_query's source lookups. A row with `expand` registers a group of parameters whose
+ * names are made at registration instead (per collective, per link class and cost term). */
+typedef struct hieragg_param {
+    const char* name;
+    const char* help;
+    mca_base_var_type_t type;
+    mca_base_var_info_lvl_t level;
+    void* storage;
+    mca_base_var_storage_t initial;
+    const char* enum_name;
+    const mca_base_var_enum_value_t* enum_values;
+    int* index;
+    void (*expand)(mca_base_component_t* c, mca_coll_hieragg_component_t* m);
+} hieragg_param;
+
+#define M_ (&mca_coll_hieragg_component)
+/* In registration order, which is the order ompi_info lists them in. */
+static const hieragg_param hieragg_params[] = {
+    {"priority",
+     "Priority of the hieragg coll component (set it above the others, e.g. 100, to use "
+     "hieragg while other components stay loaded; a negative value disables it)",
+     MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_6, &M_->priority, {.intval = 5}},
+    {"verbose",
+     "Verbosity: 0 = warnings only, 1 = each communicator's decomposition (levels, subspace "
+     "sizes, leaders) once, 2 = also the algorithm chosen for each new call signature",
+     MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_5, &M_->verbose, {.intval = 0}},
+    {"split",
+     "Decomposition levels, inner level first, comma-separated: numa | node | virtual:N "
+     "(blocks of N consecutive ranks) | roundrobin:N (rank mod N) | file:PATH (explicit "
+     "groups of world ranks, one group per line) | topology:PATH (Slurm topology.conf leaf "
+     "switches). Example: numa,node. A bad value warns and falls back to node",
+     MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_4, &M_->split, {.stringval = "node"}},
+    {"segment_size",
+     "Bytes per pipeline segment and per reduction pulse; bounds the temporary memory "
+     "of one collective (must be >= 64)",
+     MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_5, &M_->segment_size, {.intval = 64 * 1024}},
+    {"hierarchy",
+     "1: run collectives over the decomposition when it splits the communicator; "
+     "0: always run the flat algorithms",
+     MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_5, &M_->hierarchy, {.intval = 1}},
+    {"reproducible",
+     "Reproducibility of reductions: order = fixed combination order (the same bits for "
+     "the same communicator, decomposition and root); none = no promise (today the same "
+     "as order); strong = MPI_SUM of MPI_DOUBLE/MPI_FLOAT gives the same bits for the "
+     "same multiset of contributions whatever the decomposition, root, placement or "
+     "process count (exact binned accumulators, rounded once; see docs/reproducibility.md)",
+     MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_4, &M_->reproducible, {.intval = HIERAGG_REPRODUCIBLE_ORDER},
+     "coll_hieragg_reproducible_modes", reproducible_values},
+    {"max_temp_bytes",
+     "Temporary memory one collective may allocate per process (0 = no limit). A call "
+     "whose schedule needs more runs with smaller pulses or an algorithm that stages less; "
+     "if none fits, every process runs the one needing least and rank 0 warns once",
+     MCA_BASE_VAR_TYPE_SIZE_T, OPAL_INFO_LVL_6, &M_->max_temp_bytes, {.sizetval = 0}},
+    {"switch_entries",
+     "Type II (switch) trees, the 'type2' algorithm of bcast/reduce/allreduce with "
+     "coll_hieragg_split=topology:PATH: aggregation entries each switch offers one "
+     "communicator's tree (a kept switch uses one; its proxy process aggregates for it). "
+     "0 = type II is never available and the type I tree (hier_knomial) runs",
+     MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_5, &M_->switch_entries, {.intval = 16}},
+    {"switch_degree",
+     "Type II (switch) trees: largest number of children of one switch (K of SPEC 3.2; "
+     "the minimum-cost tree keeps as few switches as this allows). Below 2, or too small "
+     "for any tree, type II is not available and the type I tree runs",
+     MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_5, &M_->switch_degree, {.intval = 32}},
+    {.expand = register_algorithm_params},
+    {.expand = register_link_cost_params},
+    {"cost_network_exchange",
+     "Cost model: one round in which every leader both sends and receives across the network "
+     "at once (dissemination barrier, butterfly and ring allreduce, recursive-doubling scan, "
+     "allgather rounds and ring steps) [us]; negative = measured at setup with the network's alpha and beta "
+     "(coll_hieragg_cost_autocalibrate), else alpha + theta between nodes",
+     MCA_BASE_VAR_TYPE_DOUBLE, OPAL_INFO_LVL_7, &M_->network_exchange, {.lfval = -1.0}, NULL, NULL,
+     &M_->network_exchange_index},
+    {"cost_autocalibrate",
+     "1: measure the network link (alpha, beta between nodes) with a few ping-pongs between "
+     "leaders when the first communicator spanning several nodes is set up (a few ms, once per "
+     "process), agree on one value on every rank and use it in the cost model, except for "
+     "coll_hieragg_cost_network_alpha/_beta set explicitly and when coll_hieragg_rules_file is "
+     "given; 0: use the coll_hieragg_cost_network_* values (built-in defaults)",
+     MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_5, &M_->autocalibrate, {.intval = 1}},
+    /* Offload (docs/offload.md). */
+    {"offload",
+     "Offloaded collectives over the leader space (libfabric): auto = open them where the cost "
+     "model (coll_hieragg_cost_ofi_*) says they can beat point-to-point, ofi = wherever the "
+     "provider allows, off = never. Without libfabric or when opening fails: point-to-point",
+     MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_4, &M_->offload, {.intval = HIERAGG_OFFLOAD_AUTO},
+     "coll_hieragg_offload_modes", offload_values},
+    {"ofi_provider",
+     "libfabric provider for offloaded collectives, e.g. \"tcp;ofi_rxm\" (empty = the first "
+     "that offers FI_COLLECTIVE)",
+     MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_4, &M_->ofi_provider, {.stringval = ""}},
+    {"ofi_join_timeout",
+     "Seconds a leader waits for fi_join_collective at communicator setup before the "
+     "communicator falls back to point-to-point (every rank agrees, one warning)",
+     MCA_BASE_VAR_TYPE_DOUBLE, OPAL_INFO_LVL_5, &M_->ofi_join_timeout, {.lfval = 60.0}},
+    {"ofi_op_timeout",
+     "Seconds an offloaded operation may stay incomplete before its leader declares the fabric "
+     "failed and the communicator's leaders re-run it, and run every later one, over "
+     "point-to-point (<= 0: no timeout)",
+     MCA_BASE_VAR_TYPE_DOUBLE, OPAL_INFO_LVL_5, &M_->ofi_op_timeout, {.lfval = 300.0}},
+    {"ofi_inject_error",
+     "For testing only: \"[hang:]<n>[:<world rank>]\" makes the n-th offloaded operation of "
+     "the process fail (on that world rank; on every leader without a rank), to exercise the "
+     "recovery over point-to-point; hang: it never completes instead (coll_hieragg_ofi_op_timeout)",
+     MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_9, &M_->ofi_inject_error, {.stringval = ""}},
+    {"tag_window",
+     "For testing, or a site that wants fewer tags: at most this many call numbers per pair of "
+     "ranks before they wrap (rounded down to a power of two, >= 1; 0 = what the PML's "
+     "MPI_TAG_UB allows: 65536 with 32-bit tags, 256 under pml ucx). A call whose number would "
+     "reuse the tags of a call still in flight waits, inside hieragg, for that call to complete",
+     MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_9, &M_->tag_window, {.intval = 0}},
+    {"ofi_manual_progress",
+     "Triggered operations (a provider with FI_TRIGGER, e.g. sockets): false = the provider "
+     "progresses them on its own (its thread, or the NIC), true = ask for manual progress, so "
+     "they advance when hieragg reads the counters (faster where cores are oversubscribed)",
+     MCA_BASE_VAR_TYPE_BOOL, OPAL_INFO_LVL_5, &M_->ofi_manual_progress, {.boolval = false}},
+    {.expand = register_offload_cost_params},
+    /* Tuning (issue 9; docs/tuning.md). */
+    {"rules_file",
+     "Selection rules fitted by hieragg-tune (JSON, schema hieragg-rules version 1): per "
+     "collective, candidate algorithms with fitted performance functions, valid ranges and a "
+     "threshold. Inside a rule's range the first candidate reaching the threshold runs; outside "
+     "it, or when the file is missing or bad (one warning), the cost model decides. Empty = none",
+     MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_5, &M_->rules_file, {.stringval = ""}},
+};
+#undef M_
+
+/* Writes a parameter's default into its storage, as its type lays it out. */
+static void set_initial(const hieragg_param* p) {
+    switch (p->type) {
+    case MCA_BASE_VAR_TYPE_INT: *(int*)p->storage = p->initial.intval; break;
+    case MCA_BASE_VAR_TYPE_SIZE_T: *(size_t*)p->storage = p->initial.sizetval; break;
+    case MCA_BASE_VAR_TYPE_BOOL: *(bool*)p->storage = p->initial.boolval; break;
+    case MCA_BASE_VAR_TYPE_DOUBLE: *(double*)p->storage = p->initial.lfval; break;
+    case MCA_BASE_VAR_TYPE_STRING: *(char**)p->storage = p->initial.stringval; break;
+    default: break;
+    }
+}
+
+static void register_params(mca_base_component_t* c, mca_coll_hieragg_component_t* m) {
+    for (size_t i = 0; i < sizeof hieragg_params / sizeof hieragg_params[0]; ++i) {
+        const hieragg_param* p = &hieragg_params[i];
+        if (p->expand) {
+            p->expand(c, m);
+            continue;
+        }
+        mca_base_var_enum_t* e = NULL;
+        if (p->enum_values && OPAL_SUCCESS != mca_base_var_enum_create(p->enum_name, p->enum_values, &e)) e = NULL;
+        set_initial(p);
+        const int index = mca_base_component_var_register(c, p->name, p->help, p->type, e, 0, 0, p->level,
+                                                          MCA_BASE_VAR_SCOPE_READONLY, p->storage);
+        if (p->index) *p->index = index;
+        if (e) OBJ_RELEASE(e);
+    }
+}
+
+/* 1 when the user set the cost variable `index` (any source but the default: command line,
+ * environment, a params file such as hieragg-calibrate writes, a tune file) to `value` >= 0.
+ * The automatic calibration leaves those alone. */
+static int cost_set_explicitly(int index, double value) {
+    mca_base_var_source_t source = MCA_BASE_VAR_SOURCE_DEFAULT;
+    return index >= 0 && OPAL_SUCCESS == mca_base_var_get_value(index, NULL, &source, NULL) &&
+           MCA_BASE_VAR_SOURCE_DEFAULT != source && value >= 0;
+}
+
+/* Bits HIERAGG_COST_SET_*: which of the four cost variables `index` were set explicitly. */
 static int hieragg_cost_set_bits(const int index[4], const hieragg_link_cost* lc) {
     const double value[4] = {lc->alpha_us, lc->beta_ns_per_byte, lc->theta_us, lc->gamma_ns_per_byte};
     int bits = 0;
-    for (int f = 0; f < 4; ++f) {
-        mca_base_var_source_t source = MCA_BASE_VAR_SOURCE_DEFAULT;
-        if (index[f] >= 0 && OPAL_SUCCESS == mca_base_var_get_value(index[f], NULL, &source, NULL) &&
-            MCA_BASE_VAR_SOURCE_DEFAULT != source && value[f] >= 0)
-            bits |= 1 << f;
-    }
+    for (int f = 0; f < 4; ++f)
+        if (cost_set_explicitly(index[f], value[f])) bits |= 1 << f;
     return bits;
 }
 
-/* ---- Tuning and observability (issue 9; docs/tuning.md) ---------------------------- */
-/* MPI_T performance variables, bound to communicators (MPI_T_BIND_MPI_COMM): Open MPI
- * hands get_value the communicator; the core finds its counters by that handle. The
- * ctx says which field: 0..3 bytes[l], 4..7 messages[l], 8 the temporary high water. */
+/* A switch, coll_hieragg_<name>, is 0 or 1: any other value warns (every process reads the
+ * same value: only the first one says so) and is taken as 1. */
+static int switch_value(const char* name, int* value) {
+    if (*value != 0 && *value != 1) {
+        if (0 == opal_proc_local_get()->proc_name.vpid)
+            opal_output(0, "coll:hieragg: WARNING: coll_hieragg_%s=%d is not 0 or 1; using 1", name, *value);
+        *value = 1;
+    }
+    return *value;
+}
+
+/* ---- MPI_T performance variables (issue 9; docs/tuning.md) -------------------------- */
+/* Bound to communicators (MPI_T_BIND_MPI_COMM): Open MPI hands get_value the communicator;
+ * the core finds its state by that handle. Each variable's ctx is its row below: `get`
+ * reads readout `which` (a PVAR_* counter field, a PVAR_LINK_* readout or a collective),
+ * `count` values a communicator. */
+typedef struct hieragg_pvar {
+    const char* name;
+    const char* help;
+    int cls;  /* MCA_BASE_PVAR_CLASS_* */
+    mca_base_var_type_t type;
+    int flags; /* MCA_BASE_PVAR_FLAG_* */
+    mca_base_get_value_fn_t get;
+    int which;
+    int count;
+} hieragg_pvar;
+
+/* Counter fields: 0..3 bytes[l], 4..7 messages[l], 8 the temporary high water, then the rest. */
 enum { PVAR_BYTES = 0, PVAR_MESSAGES = HIERAGG_COUNTER_LEVELS, PVAR_TEMP = 2 * HIERAGG_COUNTER_LEVELS,
        PVAR_SUBSPACES, PVAR_OFFLOADED_OPERATIONS, PVAR_OFFLOADED_BYTES };
 
-static int pvar_one_notify(mca_base_pvar_t* pvar, mca_base_pvar_event_t event, void* obj, int* count) {
-    (void)pvar;
+static const hieragg_pvar* pvar_row(const mca_base_pvar_t* pvar) { return (const hieragg_pvar*)pvar->ctx; }
+
+static int pvar_bind_notify(mca_base_pvar_t* pvar, mca_base_pvar_event_t event, void* obj, int* count) {
     (void)obj;
-    if (MCA_BASE_PVAR_HANDLE_BIND == event) *count = 1;
-    return OMPI_SUCCESS;
-}
-static int pvar_leaders_notify(mca_base_pvar_t* pvar, mca_base_pvar_event_t event, void* obj, int* count) {
-    (void)pvar;
-    (void)obj;
-    if (MCA_BASE_PVAR_HANDLE_BIND == event) *count = HIERAGG_COUNTER_LEVELS - 1;
+    if (MCA_BASE_PVAR_HANDLE_BIND == event) *count = pvar_row(pvar)->count;
     return OMPI_SUCCESS;
 }
 static int pvar_counter_get(const mca_base_pvar_t* pvar, void* value, void* obj) {
-    const int field = (int)(intptr_t)pvar->ctx;
+    const int field = pvar_row(pvar)->which;
     unsigned long long* out = (unsigned long long*)value;
     hieragg_comm_counters k;
     hieragg_read_counters(obj, &k);
@@ -189,48 +364,30 @@ static int pvar_counter_get(const mca_base_pvar_t* pvar, void* value, void* obj)
     }
     return OMPI_SUCCESS;
 }
-static int pvar_algorithms_notify(mca_base_pvar_t* pvar, mca_base_pvar_event_t event, void* obj, int* count) {
-    (void)obj;
-    if (MCA_BASE_PVAR_HANDLE_BIND == event) *count = hieragg_algorithm_count((hieragg_coll_kind)(intptr_t)pvar->ctx);
-    return OMPI_SUCCESS;
-}
 static int pvar_algorithms_get(const mca_base_pvar_t* pvar, void* value, void* obj) {
-    const hieragg_coll_kind kind = (hieragg_coll_kind)(intptr_t)pvar->ctx;
+    const hieragg_coll_kind kind = (hieragg_coll_kind)pvar_row(pvar)->which;
     uint64_t calls[64];
     const int n = hieragg_read_algorithm_calls(obj, kind, calls, 64);
     for (int i = 0; i < n && i < 64; ++i) ((unsigned long long*)value)[i] = calls[i];
     return OMPI_SUCCESS;
 }
 
-/* ctx: which readout of hieragg_read_link_cost (PVAR_LINK_*): the values it gives, in order. */
+/* Which readout of hieragg_read_link_cost (PVAR_LINK_*): the link, and the values it gives
+ * in order (indices into hieragg_read_link_cost's values; the row's count says how many). */
 enum { PVAR_LINK_NETWORK_COST, PVAR_LINK_NETWORK_EXCHANGE, PVAR_LINK_NODE_COST };
 static const struct {
-    int link, count;
-    int values[5]; /* indices into hieragg_read_link_cost's values */
+    int link;
+    int values[5];
 } pvar_link_readouts[] = {
-    {2, 2, {0, 1}},          /* network_cost: alpha, beta */
-    {2, 1, {2}},             /* network_exchange_round */
-    {1, 5, {0, 1, 3, 2, 5}}, /* node_cost: alpha, beta, theta, exchange round, measured */
+    {2, {0, 1}},          /* network_cost: alpha, beta */
+    {2, {2}},             /* network_exchange_round */
+    {1, {0, 1, 3, 2, 5}}, /* node_cost: alpha, beta, theta, exchange round, measured */
 };
-static int pvar_link_cost_notify(mca_base_pvar_t* pvar, mca_base_pvar_event_t event, void* obj, int* count) {
-    (void)obj;
-    if (MCA_BASE_PVAR_HANDLE_BIND == event) *count = pvar_link_readouts[(intptr_t)pvar->ctx].count;
-    return OMPI_SUCCESS;
-}
 static int pvar_link_cost_get(const mca_base_pvar_t* pvar, void* value, void* obj) {
     double all[HIERAGG_LINK_COST_VALUES];
-    const intptr_t which = (intptr_t)pvar->ctx;
-    hieragg_read_link_cost(obj, pvar_link_readouts[which].link, all);
-    for (int i = 0; i < pvar_link_readouts[which].count; ++i)
-        ((double*)value)[i] = all[pvar_link_readouts[which].values[i]];
-    return OMPI_SUCCESS;
-}
-
-static int pvar_network_calibration_notify(mca_base_pvar_t* pvar, mca_base_pvar_event_t event, void* obj,
-                                           int* count) {
-    (void)pvar;
-    (void)obj;
-    if (MCA_BASE_PVAR_HANDLE_BIND == event) *count = HIERAGG_NETWORK_CALIBRATION_VALUES;
+    const hieragg_pvar* row = pvar_row(pvar);
+    hieragg_read_link_cost(obj, pvar_link_readouts[row->which].link, all);
+    for (int i = 0; i < row->count; ++i) ((double*)value)[i] = all[pvar_link_readouts[row->which].values[i]];
     return OMPI_SUCCESS;
 }
 static int pvar_network_calibration_get(const mca_base_pvar_t* pvar, void* value, void* obj) {
@@ -239,219 +396,87 @@ static int pvar_network_calibration_get(const mca_base_pvar_t* pvar, void* value
     return OMPI_SUCCESS;
 }
 
-static void hieragg_register_pvars(mca_base_component_t* c) {
-    static const struct {
-        const char* name;
-        const char* help;
-        int cls, field;
-        mca_base_notify_fn_t notify;
-    } vars[] = {
-        {"subspace_bytes", "Bytes this process sent inside its subspace (the whole communicator when it is "
-         "not decomposed) in hieragg's collectives on the communicator", MCA_BASE_PVAR_CLASS_COUNTER,
-         PVAR_BYTES, pvar_one_notify},
-        {"subspace_messages", "Messages this process sent inside its subspace", MCA_BASE_PVAR_CLASS_COUNTER,
-         PVAR_MESSAGES, pvar_one_notify},
-        {"leader_bytes", "Bytes this process sent across each leader level (value l-1: to peers in another "
-         "level-(l-1) group of the decomposition; 3 values, deeper levels add up in the last)",
-         MCA_BASE_PVAR_CLASS_COUNTER, PVAR_BYTES + 1, pvar_leaders_notify},
-        {"leader_messages", "Messages this process sent across each leader level (as leader_bytes)",
-         MCA_BASE_PVAR_CLASS_COUNTER, PVAR_MESSAGES + 1, pvar_leaders_notify},
-        {"temp_bytes_high_water", "Most temporary memory [bytes] this process's collectives on the "
-         "communicator held at once", MCA_BASE_PVAR_CLASS_HIGHWATERMARK, PVAR_TEMP, pvar_one_notify},
-        {"subspaces", "Subspaces (level-0 groups) of the communicator's decomposition: 1 when it is not "
-         "decomposed, 0 before its first collective", MCA_BASE_PVAR_CLASS_SIZE, PVAR_SUBSPACES, pvar_one_notify},
-        {"offloaded_operations", "Offloaded collectives (fi_barrier, fi_broadcast, fi_allreduce among the "
-         "leaders; coll_hieragg_offload) this process started on the communicator; their traffic is not in "
-         "leader_bytes / leader_messages", MCA_BASE_PVAR_CLASS_COUNTER, PVAR_OFFLOADED_OPERATIONS, pvar_one_notify},
-        {"offloaded_bytes", "Payload [bytes] of those offloaded collectives (allreduce: the elements this "
-         "process contributed; bcast: the bytes broadcast, padding included; barrier: 0)",
-         MCA_BASE_PVAR_CLASS_COUNTER, PVAR_OFFLOADED_BYTES, pvar_one_notify},
-    };
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; ++i)
-        (void)mca_base_component_pvar_register(c, vars[i].name, vars[i].help, OPAL_INFO_LVL_4, vars[i].cls,
-                                               MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL,
-                                               MCA_BASE_VAR_BIND_MPI_COMM, MCA_BASE_PVAR_FLAG_READONLY,
-                                               pvar_counter_get, NULL, vars[i].notify,
-                                               (void*)(intptr_t)vars[i].field);
-    (void)mca_base_component_pvar_register(c, "network_cost",
-        "The network link's cost model parameters on the communicator: value 0 alpha [us], value 1 "
-        "beta [ns/B]; measured at setup unless set explicitly (coll_hieragg_cost_autocalibrate)",
-        OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_GENERIC, MCA_BASE_VAR_TYPE_DOUBLE, NULL,
-        MCA_BASE_VAR_BIND_MPI_COMM, MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS,
-        pvar_link_cost_get, NULL,
-        pvar_link_cost_notify, (void*)(intptr_t)PVAR_LINK_NETWORK_COST);
-    (void)mca_base_component_pvar_register(c, "network_calibration",
-        "What the setup calibration measured on the communicator besides network_cost: value 0 beta "
-        "below the eager limit [ns/B], 1 the eager limit [B] past which 2 the rendezvous [us] is added "
-        "once per message (0, 0: none), 3 the cost of each further message of a burst [us], 4 the "
-        "chooser's band of close predictions (0: nothing measured, the cheapest row wins), 5 1 when the "
-        "network was measured, 0 when not (off, rejected, one host)",
-        OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_GENERIC, MCA_BASE_VAR_TYPE_DOUBLE, NULL,
-        MCA_BASE_VAR_BIND_MPI_COMM, MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS,
-        pvar_network_calibration_get, NULL, pvar_network_calibration_notify, NULL);
-    (void)mca_base_component_pvar_register(c, "network_exchange_round",
-        "The cost model's price [us] on the communicator of one round in which every leader sends and "
-        "receives across the network at once (coll_hieragg_cost_network_exchange); measured at setup "
-        "with network_cost unless set explicitly, else alpha + theta",
-        OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_GENERIC, MCA_BASE_VAR_TYPE_DOUBLE, NULL,
-        MCA_BASE_VAR_BIND_MPI_COMM, MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS,
-        pvar_link_cost_get, NULL,
-        pvar_link_cost_notify, (void*)(intptr_t)PVAR_LINK_NETWORK_EXCHANGE);
-    (void)mca_base_component_pvar_register(c, "node_cost",
-        "The node link's cost model parameters on the communicator (ranks of one node, shared memory): "
-        "value 0 alpha [us], 1 beta [ns/B], 2 theta, the cost of each message [us], 3 one exchange round "
-        "[us], 4 1 when measured at setup (coll_hieragg_cost_autocalibrate; explicit "
-        "coll_hieragg_cost_node_* values stay), 0 when these are the MCA values",
-        OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_GENERIC, MCA_BASE_VAR_TYPE_DOUBLE, NULL,
-        MCA_BASE_VAR_BIND_MPI_COMM, MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS,
-        pvar_link_cost_get, NULL,
-        pvar_link_cost_notify, (void*)(intptr_t)PVAR_LINK_NODE_COST);
-    for (int k = 0; k < HIERAGG_COLL_KIND_COUNT; ++k) {
-        char name[96], help[640];
-        snprintf(name, sizeof name, "%s_algorithm_calls", hieragg_coll_name((hieragg_coll_kind)k));
-        snprintf(help, sizeof help, "Calls of %s on the communicator served by each algorithm: value i counts "
-                 "algorithm i+1 of coll_hieragg_%s_algorithm (%s); a call whose levels ran different "
-                 "algorithms counts for each", hieragg_coll_name((hieragg_coll_kind)k),
-                 hieragg_coll_name((hieragg_coll_kind)k), hieragg_algorithm_names((hieragg_coll_kind)k));
-        (void)mca_base_component_pvar_register(c, name, help, OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER,
-                                               MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL,
-                                               MCA_BASE_VAR_BIND_MPI_COMM, MCA_BASE_PVAR_FLAG_READONLY,
-                                               pvar_algorithms_get, NULL, pvar_algorithms_notify,
-                                               (void*)(intptr_t)k);
-    }
+#define COUNTER MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, MCA_BASE_PVAR_FLAG_READONLY, pvar_counter_get
+#define READOUT(get) \
+    MCA_BASE_PVAR_CLASS_GENERIC, MCA_BASE_VAR_TYPE_DOUBLE, MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS, get
+/* In registration order (MPI_T's indexes), before the per-collective algorithm_calls. */
+static const hieragg_pvar hieragg_pvars[] = {
+    {"subspace_bytes", "Bytes this process sent inside its subspace (the whole communicator when it is "
+     "not decomposed) in hieragg's collectives on the communicator",
+     MCA_BASE_PVAR_CLASS_COUNTER, COUNTER, PVAR_BYTES, 1},
+    {"subspace_messages", "Messages this process sent inside its subspace",
+     MCA_BASE_PVAR_CLASS_COUNTER, COUNTER, PVAR_MESSAGES, 1},
+    {"leader_bytes", "Bytes this process sent across each leader level (value l-1: to peers in another "
+     "level-(l-1) group of the decomposition; 3 values, deeper levels add up in the last)",
+     MCA_BASE_PVAR_CLASS_COUNTER, COUNTER, PVAR_BYTES + 1, HIERAGG_COUNTER_LEVELS - 1},
+    {"leader_messages", "Messages this process sent across each leader level (as leader_bytes)",
+     MCA_BASE_PVAR_CLASS_COUNTER, COUNTER, PVAR_MESSAGES + 1, HIERAGG_COUNTER_LEVELS - 1},
+    {"temp_bytes_high_water", "Most temporary memory [bytes] this process's collectives on the "
+     "communicator held at once", MCA_BASE_PVAR_CLASS_HIGHWATERMARK, COUNTER, PVAR_TEMP, 1},
+    {"subspaces", "Subspaces (level-0 groups) of the communicator's decomposition: 1 when it is not "
+     "decomposed, 0 before its first collective", MCA_BASE_PVAR_CLASS_SIZE, COUNTER, PVAR_SUBSPACES, 1},
+    {"offloaded_operations", "Offloaded collectives (fi_barrier, fi_broadcast, fi_allreduce among the "
+     "leaders; coll_hieragg_offload) this process started on the communicator; their traffic is not in "
+     "leader_bytes / leader_messages", MCA_BASE_PVAR_CLASS_COUNTER, COUNTER, PVAR_OFFLOADED_OPERATIONS, 1},
+    {"offloaded_bytes", "Payload [bytes] of those offloaded collectives (allreduce: the elements this "
+     "process contributed; bcast: the bytes broadcast, padding included; barrier: 0)",
+     MCA_BASE_PVAR_CLASS_COUNTER, COUNTER, PVAR_OFFLOADED_BYTES, 1},
+    {"network_cost",
+     "The network link's cost model parameters on the communicator: value 0 alpha [us], value 1 "
+     "beta [ns/B]; measured at setup unless set explicitly (coll_hieragg_cost_autocalibrate)",
+     READOUT(pvar_link_cost_get), PVAR_LINK_NETWORK_COST, 2},
+    {"network_calibration",
+     "What the setup calibration measured on the communicator besides network_cost: value 0 beta "
+     "below the eager limit [ns/B], 1 the eager limit [B] past which 2 the rendezvous [us] is added "
+     "once per message (0, 0: none), 3 the cost of each further message of a burst [us], 4 the "
+     "chooser's band of close predictions (0: nothing measured, the cheapest row wins), 5 1 when the "
+     "network was measured, 0 when not (off, rejected, one host)",
+     READOUT(pvar_network_calibration_get), 0, HIERAGG_NETWORK_CALIBRATION_VALUES},
+    {"network_exchange_round",
+     "The cost model's price [us] on the communicator of one round in which every leader sends and "
+     "receives across the network at once (coll_hieragg_cost_network_exchange); measured at setup "
+     "with network_cost unless set explicitly, else alpha + theta",
+     READOUT(pvar_link_cost_get), PVAR_LINK_NETWORK_EXCHANGE, 1},
+    {"node_cost",
+     "The node link's cost model parameters on the communicator (ranks of one node, shared memory): "
+     "value 0 alpha [us], 1 beta [ns/B], 2 theta, the cost of each message [us], 3 one exchange round "
+     "[us], 4 1 when measured at setup (coll_hieragg_cost_autocalibrate; explicit "
+     "coll_hieragg_cost_node_* values stay), 0 when these are the MCA values",
+     READOUT(pvar_link_cost_get), PVAR_LINK_NODE_COST, 5},
+};
+#undef COUNTER
+#undef READOUT
+
+/* Registers the variable of `row` (its ctx) under `name` with `help` (copied by Open MPI). */
+static void register_pvar(mca_base_component_t* c, const hieragg_pvar* row, const char* name, const char* help) {
+    (void)mca_base_component_pvar_register(c, name, help, OPAL_INFO_LVL_4, row->cls, row->type, NULL,
+                                           MCA_BASE_VAR_BIND_MPI_COMM, row->flags, row->get, NULL,
+                                           pvar_bind_notify, (void*)row);
 }
 
-static void hieragg_register_tuning(mca_base_component_t* c, mca_coll_hieragg_component_t* m) {
-    m->rules_file = "";
-    (void)mca_base_component_var_register(c, "rules_file",
-        "Selection rules fitted by hieragg-tune (JSON, schema hieragg-rules version 1): per "
-        "collective, candidate algorithms with fitted performance functions, valid ranges and a "
-        "threshold. Inside a rule's range the first candidate reaching the threshold runs; outside "
-        "it, or when the file is missing or bad (one warning), the cost model decides. Empty = none",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-        &m->rules_file);
-    hieragg_register_pvars(c);
+static void register_pvars(mca_base_component_t* c) {
+    for (size_t i = 0; i < sizeof hieragg_pvars / sizeof hieragg_pvars[0]; ++i)
+        register_pvar(c, &hieragg_pvars[i], hieragg_pvars[i].name, hieragg_pvars[i].help);
+    /* <collective>_algorithm_calls: one value per algorithm of the collective. */
+    static hieragg_pvar calls[HIERAGG_COLL_KIND_COUNT];
+    for (int k = 0; k < HIERAGG_COLL_KIND_COUNT; ++k) {
+        const char* coll = hieragg_coll_name((hieragg_coll_kind)k);
+        char name[96], help[640];
+        snprintf(name, sizeof name, "%s_algorithm_calls", coll);
+        snprintf(help, sizeof help, "Calls of %s on the communicator served by each algorithm: value i counts "
+                 "algorithm i+1 of coll_hieragg_%s_algorithm (%s); a call whose levels ran different "
+                 "algorithms counts for each", coll, coll, hieragg_algorithm_names((hieragg_coll_kind)k));
+        calls[k] = (hieragg_pvar){NULL, NULL, MCA_BASE_PVAR_CLASS_COUNTER, MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG,
+                                  MCA_BASE_PVAR_FLAG_READONLY, pvar_algorithms_get, k,
+                                  hieragg_algorithm_count((hieragg_coll_kind)k)};
+        register_pvar(c, &calls[k], name, help);
+    }
 }
-/* ---- end of tuning and observability ------------------------------------------------ */
 
 static int hieragg_register(void) {
     mca_base_component_t* c = &mca_coll_hieragg_component.super.collm_version;
-    mca_coll_hieragg_component_t* m = &mca_coll_hieragg_component;
-
-    (void)mca_base_component_var_register(c, "priority",
-        "Priority of the hieragg coll component (set it above the others, e.g. 100, to use "
-        "hieragg while other components stay loaded; a negative value disables it)",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY, &m->priority);
-    (void)mca_base_component_var_register(c, "verbose",
-        "Verbosity: 0 = warnings only, 1 = each communicator's decomposition (levels, subspace "
-        "sizes, leaders) once, 2 = also the algorithm chosen for each new call signature",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &m->verbose);
-    m->split = "node";
-    (void)mca_base_component_var_register(c, "split",
-        "Decomposition levels, inner level first, comma-separated: numa | node | virtual:N "
-        "(blocks of N consecutive ranks) | roundrobin:N (rank mod N) | file:PATH (explicit "
-        "groups of world ranks, one group per line) | topology:PATH (Slurm topology.conf leaf "
-        "switches). Example: numa,node. A bad value warns and falls back to node",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &m->split);
-    (void)mca_base_component_var_register(c, "segment_size",
-        "Bytes per pipeline segment and per reduction pulse; bounds the temporary memory "
-        "of one collective (must be >= 64)",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-        &m->segment_size);
-    (void)mca_base_component_var_register(c, "hierarchy",
-        "1: run collectives over the decomposition when it splits the communicator; "
-        "0: always run the flat algorithms",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &m->hierarchy);
-    {
-        static mca_base_var_enum_value_t repro_values[] = {
-            {HIERAGG_REPRODUCIBLE_NONE, "none"},
-            {HIERAGG_REPRODUCIBLE_ORDER, "order"},
-            {HIERAGG_REPRODUCIBLE_STRONG, "strong"},
-            {0, NULL}};
-        mca_base_var_enum_t* e = NULL;
-        (void)mca_base_var_enum_create("coll_hieragg_reproducible_modes", repro_values, &e);
-        (void)mca_base_component_var_register(c, "reproducible",
-            "Reproducibility of reductions: order = fixed combination order (the same bits for "
-            "the same communicator, decomposition and root); none = no promise (today the same "
-            "as order); strong = MPI_SUM of MPI_DOUBLE/MPI_FLOAT gives the same bits for the "
-            "same multiset of contributions whatever the decomposition, root, placement or "
-            "process count (exact binned accumulators, rounded once; see docs/reproducibility.md)",
-            MCA_BASE_VAR_TYPE_INT, e, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
-            &m->reproducible);
-        if (e) OBJ_RELEASE(e);
-    }
-    (void)mca_base_component_var_register(c, "max_temp_bytes",
-        "Temporary memory one collective may allocate per process (0 = no limit). A call "
-        "whose schedule needs more runs with smaller pulses or an algorithm that stages less; "
-        "if none fits, every process runs the one needing least and rank 0 warns once",
-        MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
-        &m->max_temp_bytes);
-    (void)mca_base_component_var_register(c, "switch_entries",
-        "Type II (switch) trees, the 'type2' algorithm of bcast/reduce/allreduce with "
-        "coll_hieragg_split=topology:PATH: aggregation entries each switch offers one "
-        "communicator's tree (a kept switch uses one; its proxy process aggregates for it). "
-        "0 = type II is never available and the type I tree (hier_knomial) runs",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-        &m->switch_entries);
-    (void)mca_base_component_var_register(c, "switch_degree",
-        "Type II (switch) trees: largest number of children of one switch (K of SPEC 3.2; "
-        "the minimum-cost tree keeps as few switches as this allows). Below 2, or too small "
-        "for any tree, type II is not available and the type I tree runs",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-        &m->switch_degree);
-    for (int k = 0; k < HIERAGG_COLL_KIND_COUNT; ++k) {
-        char name[96], help[640];
-        mca_base_var_enum_t* e = algorithm_enum((hieragg_coll_kind)k);
-        snprintf(name, sizeof name, "%s_algorithm", hieragg_coll_name((hieragg_coll_kind)k));
-        snprintf(help, sizeof help,
-                 "Algorithm for %s (0 = auto: chosen per call). Accepted: %s",
-                 hieragg_coll_name((hieragg_coll_kind)k), hieragg_algorithm_names((hieragg_coll_kind)k));
-        m->algorithm[k] = 0;
-        (void)mca_base_component_var_register(c, name, help, MCA_BASE_VAR_TYPE_INT, e, 0, 0,
-                                              OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
-                                              &m->algorithm[k]);
-        if (e) OBJ_RELEASE(e);
-    }
-    /* The selection's cost model, per link class (docs/selection.md; hieragg-calibrate
-     * measures them and prints these lines). */
-    for (int l = 0; l < HIERAGG_LINK_CLASS_COUNT; ++l) {
-        static const char* what[4] = {
-            "start-up of one message [us]", "transfer time [ns per byte]",
-            "processing of one message at the receiver [us]", "reduction time [ns per byte]"};
-        static const char* param[4] = {"alpha", "beta", "theta", "gamma"};
-        static const char* where[HIERAGG_LINK_CLASS_COUNT] = {
-            "inside a NUMA domain", "inside a node", "between nodes", "between switches"};
-        hieragg_link_cost* lc = &m->link_cost[l];
-        double* field[4] = {&lc->alpha_us, &lc->beta_ns_per_byte, &lc->theta_us, &lc->gamma_ns_per_byte};
-        *lc = hieragg_default_link_cost(l);
-        for (int f = 0; f < 4; ++f) {
-            char name[96], help[256];
-            snprintf(name, sizeof name, "cost_%s_%s", hieragg_link_class_name(l), param[f]);
-            snprintf(help, sizeof help, "Cost model (selection of algorithm, radix and chunk): %s %s; "
-                     "negative = built-in default", what[f], where[l]);
-            m->link_cost_index[l][f] = mca_base_component_var_register(
-                c, name, help, MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_7,
-                MCA_BASE_VAR_SCOPE_READONLY, field[f]);
-        }
-    }
-    m->network_exchange = -1.0;
-    m->network_exchange_index = mca_base_component_var_register(c, "cost_network_exchange",
-        "Cost model: one round in which every leader both sends and receives across the network "
-        "at once (dissemination barrier, butterfly and ring allreduce, recursive-doubling scan, "
-        "allgather rounds and ring steps) [us]; negative = measured at setup with the network's alpha and beta "
-        "(coll_hieragg_cost_autocalibrate), else alpha + theta between nodes",
-        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_7, MCA_BASE_VAR_SCOPE_READONLY,
-        &m->network_exchange);
-    m->autocalibrate = 1;
-    (void)mca_base_component_var_register(c, "cost_autocalibrate",
-        "1: measure the network link (alpha, beta between nodes) with a few ping-pongs between "
-        "leaders when the first communicator spanning several nodes is set up (a few ms, once per "
-        "process), agree on one value on every rank and use it in the cost model, except for "
-        "coll_hieragg_cost_network_alpha/_beta set explicitly and when coll_hieragg_rules_file is "
-        "given; 0: use the coll_hieragg_cost_network_* values (built-in defaults)",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &m->autocalibrate);
-    hieragg_register_offload(c, m);
-    hieragg_register_tuning(c, m);
+    register_params(c, &mca_coll_hieragg_component);
+    register_pvars(c);
     return OMPI_SUCCESS;
 }
 
@@ -552,13 +577,7 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
         m->segment_size = 64 * 1024;
     }
     cfg.segment_size = (size_t)m->segment_size;
-    if (m->hierarchy != 0 && m->hierarchy != 1) {
-        if (0 == opal_proc_local_get()->proc_name.vpid)
-            opal_output(0, "coll:hieragg: WARNING: coll_hieragg_hierarchy=%d is not 0 or 1; using 1",
-                        m->hierarchy);
-        m->hierarchy = 1;
-    }
-    cfg.hierarchy = m->hierarchy;
+    cfg.hierarchy = switch_value("hierarchy", &m->hierarchy);
     cfg.reproducible = m->reproducible;
     /* Accumulators travel as opaque 32-byte elements (the same layout on every rank). */
     if (HIERAGG_REPRODUCIBLE_STRONG == m->reproducible && NULL == m->accumulator_type &&
@@ -575,21 +594,9 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
         cfg.link_cost_set[l] = hieragg_cost_set_bits(m->link_cost_index[l], &m->link_cost[l]);
     }
     cfg.ofi_cost_set = hieragg_cost_set_bits(m->ofi_cost_index, &m->ofi_cost);
-    {
-        mca_base_var_source_t source = MCA_BASE_VAR_SOURCE_DEFAULT;
-        cfg.network_exchange_us = m->network_exchange;
-        cfg.network_exchange_set = m->network_exchange_index >= 0 && m->network_exchange >= 0 &&
-                                   OPAL_SUCCESS == mca_base_var_get_value(m->network_exchange_index, NULL, &source,
-                                                                          NULL) &&
-                                   MCA_BASE_VAR_SOURCE_DEFAULT != source;
-    }
-    if (m->autocalibrate != 0 && m->autocalibrate != 1) {
-        if (0 == opal_proc_local_get()->proc_name.vpid)
-            opal_output(0, "coll:hieragg: WARNING: coll_hieragg_cost_autocalibrate=%d is not 0 or 1; using 1",
-                        m->autocalibrate);
-        m->autocalibrate = 1;
-    }
-    cfg.autocalibrate = m->autocalibrate;
+    cfg.network_exchange_us = m->network_exchange;
+    cfg.network_exchange_set = cost_set_explicitly(m->network_exchange_index, m->network_exchange);
+    cfg.autocalibrate = switch_value("cost_autocalibrate", &m->autocalibrate);
     static const char* const network_eager[] = {"btl_tcp_eager_limit", NULL};
     static const char* const node_eager[] = {"btl_vader_eager_limit", "btl_sm_eager_limit", NULL};
     cfg.network_eager_limit = hieragg_eager_limit(network_eager, &cfg.network_eager_source);

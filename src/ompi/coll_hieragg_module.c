@@ -151,66 +151,6 @@ static int persistent_start(size_t count, ompi_request_t** requests) {
     return OMPI_SUCCESS;
 }
 
-typedef enum { RUN_BLOCKING, RUN_NONBLOCKING, RUN_PERSISTENT } run_mode;
-
-/* A blocking call without lists to free: starts and waits in one crossing (the core drives
- * opal_progress through the transport). Inline in every blocking entry: a repeated 8-byte
- * call's whole cost is a few hundred instructions. */
-static inline int run_blocking(hieragg_coll_args* a, mca_coll_base_module_t* module) {
-    return map_status(hieragg_run(((mca_coll_hieragg_module_t*)module)->state, a));
-}
-
-/* Start the call (blocking: and wait for it; persistent: only prepare it). */
-static int run(hieragg_coll_args* a, ompi_communicator_t* comm, mca_coll_base_module_t* module,
-               ompi_request_t** request, int* neighbors, run_mode mode) {
-    mca_coll_hieragg_module_t* m = (mca_coll_hieragg_module_t*)module;
-    if (RUN_BLOCKING == mode) {
-        /* `a` and the neighbor lists stay valid until it returns. */
-        int rc = run_blocking(a, module);
-        free(neighbors);
-        return rc;
-    }
-    mca_coll_hieragg_request_t* h = new_request(comm, RUN_PERSISTENT == mode);
-    if (NULL == h) {
-        free(neighbors);
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    h->neighbors = neighbors;
-    h->args = *a;
-    h->module = m;
-    *request = &h->super.super;
-    if (RUN_PERSISTENT == mode) {
-        h->super.super.req_start = persistent_start;
-        int rc = retain_persistent_objects(h, a, comm);
-        if (OMPI_SUCCESS != rc) {
-            h->module = NULL;
-            request_free(request);
-            *request = MPI_REQUEST_NULL;
-            return rc;
-        }
-        rc = hieragg_persistent_init(m->state, a, &h->persistent_id);
-        if (rc != 0) {
-            h->module = NULL; /* nothing to release in the core */
-            h->super.super.req_complete = REQUEST_COMPLETED;
-            request_free(request);
-            *request = MPI_REQUEST_NULL;
-        }
-        return map_status(rc);
-    }
-    /* The application may free its counts, displacements and datatype arrays once this
-     * returns (the core copies what it reads later); Open MPI's MPI layer retains the
-     * datatypes themselves until the request completes. */
-    int rc = hieragg_start_nonblocking(m->state, a, nonblocking_done, h);
-    if (rc != 0) {
-        /* Nothing was started: release the request and report the error. */
-        h->super.super.req_complete = REQUEST_COMPLETED;
-        request_free(request);
-        *request = MPI_REQUEST_NULL;
-        return map_status(rc);
-    }
-    return OMPI_SUCCESS;
-}
-
 static void init_args(hieragg_coll_args* a, hieragg_coll_kind kind) {
     memset(a, 0, sizeof *a);
     a->kind = kind;
@@ -291,52 +231,74 @@ static int neighbor_lists(ompi_communicator_t* comm, hieragg_coll_args* a, int**
     return MPI_SUCCESS;
 }
 
-/* Each collective comes as blocking, nonblocking and persistent entries with one body. */
-#define HG_PAIR(name, params, iparams, pparams, ...)                                    \
-    static int hg_##name params {                                                       \
-        hieragg_coll_args a;                                                            \
-        (void)comm;                                                                     \
-        __VA_ARGS__;                                                                    \
-        return run_blocking(&a, module);                                                \
-    }                                                                                   \
-    static int hg_i##name iparams {                                                     \
-        hieragg_coll_args a;                                                            \
-        __VA_ARGS__;                                                                    \
-        return run(&a, comm, module, request, NULL, RUN_NONBLOCKING);                   \
-    }                                                                                   \
-    static int hg_##name##_init pparams {                                               \
-        hieragg_coll_args a;                                                            \
-        (void)info;                                                                     \
-        __VA_ARGS__;                                                                    \
-        return run(&a, comm, module, request, NULL, RUN_PERSISTENT);                    \
-    }
+typedef enum { RUN_BLOCKING, RUN_NONBLOCKING, RUN_PERSISTENT } run_mode;
 
-#define HG_NEIGHBOR_PAIR(name, params, iparams, pparams, ...)                           \
-    static int hg_##name params {                                                       \
-        hieragg_coll_args a;                                                            \
-        int* lists = NULL;                                                              \
-        __VA_ARGS__;                                                                    \
-        int rc = neighbor_lists(comm, &a, &lists);                                      \
-        if (MPI_SUCCESS != rc) return rc;                                               \
-        return run(&a, comm, module, NULL, lists, RUN_BLOCKING);                        \
-    }                                                                                   \
-    static int hg_i##name iparams {                                                     \
-        hieragg_coll_args a;                                                            \
-        int* lists = NULL;                                                              \
-        __VA_ARGS__;                                                                    \
-        int rc = neighbor_lists(comm, &a, &lists);                                      \
-        if (MPI_SUCCESS != rc) return rc;                                               \
-        return run(&a, comm, module, request, lists, RUN_NONBLOCKING);                  \
-    }                                                                                   \
-    static int hg_##name##_init pparams {                                               \
-        hieragg_coll_args a;                                                            \
-        int* lists = NULL;                                                              \
-        (void)info;                                                                     \
-        __VA_ARGS__;                                                                    \
-        int rc = neighbor_lists(comm, &a, &lists);                                      \
-        if (MPI_SUCCESS != rc) return rc;                                               \
-        return run(&a, comm, module, request, lists, RUN_PERSISTENT);                   \
+/* A blocking call without lists to free: starts and waits in one crossing (the core drives
+ * opal_progress through the transport). Inline in every blocking entry but the neighborhood
+ * ones: a repeated 8-byte call's whole cost is a few hundred instructions. */
+static inline int run_blocking(hieragg_coll_args* a, mca_coll_base_module_t* module) {
+    return map_status(hieragg_run(((mca_coll_hieragg_module_t*)module)->state, a));
+}
+
+/* Start the call (blocking: and wait for it; persistent: only prepare it). A neighborhood
+ * collective first takes its neighbor lists from the communicator's topology. */
+static int run(hieragg_coll_args* a, ompi_communicator_t* comm, mca_coll_base_module_t* module,
+               ompi_request_t** request, run_mode mode, bool neighborhood) {
+    mca_coll_hieragg_module_t* m = (mca_coll_hieragg_module_t*)module;
+    int* neighbors = NULL;
+    if (neighborhood) {
+        int rc = neighbor_lists(comm, a, &neighbors);
+        if (MPI_SUCCESS != rc) return rc;
     }
+    if (RUN_BLOCKING == mode) {
+        /* Start and wait in one crossing (the core drives opal_progress through the
+         * transport); `a` and the neighbor lists stay valid until it returns. */
+        int rc = hieragg_run(m->state, a);
+        free(neighbors);
+        return map_status(rc);
+    }
+    mca_coll_hieragg_request_t* h = new_request(comm, RUN_PERSISTENT == mode);
+    if (NULL == h) {
+        free(neighbors);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    h->neighbors = neighbors;
+    h->args = *a;
+    h->module = m;
+    *request = &h->super.super;
+    if (RUN_PERSISTENT == mode) {
+        h->super.super.req_start = persistent_start;
+        int rc = retain_persistent_objects(h, a, comm);
+        if (OMPI_SUCCESS != rc) {
+            h->module = NULL;
+            request_free(request);
+            *request = MPI_REQUEST_NULL;
+            return rc;
+        }
+        rc = hieragg_persistent_init(m->state, a, &h->persistent_id);
+        if (rc != 0) {
+            h->module = NULL; /* nothing to release in the core */
+            h->super.super.req_complete = REQUEST_COMPLETED;
+            request_free(request);
+            *request = MPI_REQUEST_NULL;
+        }
+        return map_status(rc);
+    }
+    /* The application may free its counts, displacements and datatype arrays once this
+     * returns (the core copies what it reads later); Open MPI's MPI layer retains the
+     * datatypes themselves until the request completes. */
+    int rc = hieragg_start_nonblocking(m->state, a, nonblocking_done, h);
+    if (rc != 0) {
+        /* Nothing was started: release the request and report the error. */
+        h->super.super.req_complete = REQUEST_COMPLETED;
+        request_free(request);
+        *request = MPI_REQUEST_NULL;
+        return map_status(rc);
+    }
+    return OMPI_SUCCESS;
+}
+
+/* ---- the module's function table ---- */
 
 #define P_DT struct ompi_datatype_t*
 #define P_COMM struct ompi_communicator_t* comm
@@ -344,137 +306,131 @@ static int neighbor_lists(ompi_communicator_t* comm, hieragg_coll_args* a, int**
 #define P_REQ ompi_request_t** request
 #define P_INFO struct ompi_info_t* info
 
+/* The shapes of the collectives' parameters (ARGS_<shape>, the communicator last) and how
+ * each fills the call's arguments `a` (FILL_<shape>(kind)). */
+#define BUFS_AG const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype
+#define ARGS_AG BUFS_AG, P_COMM
 #define FILL_AG(kind)                                                                      \
     init_args(&a, kind); a.sbuf = sbuf; a.scount = scount; a.stype = sdtype; a.rbuf = rbuf; \
     a.rcount = rcount; a.rtype = rdtype; in_place(&a)
+#define ARGS_AG_ROOTED BUFS_AG, int root, P_COMM
+#define FILL_AG_ROOTED(kind) FILL_AG(kind); a.root = root
+
+#define BUFS_AGV const void* sbuf, int scount, P_DT sdtype, void* rbuf, const int* rcounts, const int* disps, P_DT rdtype
+#define ARGS_AGV BUFS_AGV, P_COMM
 #define FILL_AGV(kind)                                                                     \
     init_args(&a, kind); a.sbuf = sbuf; a.scount = scount; a.stype = sdtype; a.rbuf = rbuf; \
     a.rcounts = rcounts; a.rdispls = disps; a.rtype = rdtype; in_place(&a)
+#define ARGS_AGV_ROOTED BUFS_AGV, int root, P_COMM
+#define FILL_AGV_ROOTED(kind) FILL_AGV(kind); a.root = root
+
+#define BUFS_RED const void* sbuf, void* rbuf, int count, P_DT dtype, struct ompi_op_t* op
+#define ARGS_RED BUFS_RED, P_COMM
 #define FILL_RED(kind)                                                                     \
     init_args(&a, kind); a.sbuf = sbuf; a.rbuf = rbuf; a.scount = a.rcount = count;         \
     a.stype = a.rtype = dtype; set_op(&a, op); in_place(&a)
+#define ARGS_RED_ROOTED BUFS_RED, int root, P_COMM
+#define FILL_RED_ROOTED(kind) FILL_RED(kind); a.root = root
+
+#define ARGS_A2AV                                                                            \
+    const void* sbuf, const int* scounts, const int* sdisps, P_DT sdtype, void* rbuf, const int* rcounts, \
+        const int* rdisps, P_DT rdtype, P_COMM
 #define FILL_A2AV(kind)                                                                    \
     init_args(&a, kind); a.sbuf = sbuf; a.scounts = scounts; a.sdispls = sdisps;             \
     a.stype = sdtype; a.rbuf = rbuf; a.rcounts = rcounts; a.rdispls = rdisps;                \
     a.rtype = rdtype; in_place(&a)
 
-HG_PAIR(allgather,
-        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, P_COMM, P_MOD),
-        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, P_COMM, P_REQ, P_MOD),
-        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, P_COMM, P_INFO, P_REQ, P_MOD),
-        FILL_AG(HIERAGG_ALLGATHER))
-HG_PAIR(allgatherv,
-        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, const int* rcounts, const int* disps, P_DT rdtype, P_COMM, P_MOD),
-        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, const int* rcounts, const int* disps, P_DT rdtype, P_COMM, P_REQ, P_MOD),
-        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, const int* rcounts, const int* disps, P_DT rdtype, P_COMM, P_INFO, P_REQ, P_MOD),
-        FILL_AGV(HIERAGG_ALLGATHERV))
-HG_PAIR(allreduce,
-        (const void* sbuf, void* rbuf, int count, P_DT dtype, struct ompi_op_t* op, P_COMM, P_MOD),
-        (const void* sbuf, void* rbuf, int count, P_DT dtype, struct ompi_op_t* op, P_COMM, P_REQ, P_MOD),
-        (const void* sbuf, void* rbuf, int count, P_DT dtype, struct ompi_op_t* op, P_COMM, P_INFO, P_REQ, P_MOD),
-        FILL_RED(HIERAGG_ALLREDUCE))
-HG_PAIR(alltoall,
-        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, P_COMM, P_MOD),
-        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, P_COMM, P_REQ, P_MOD),
-        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, P_COMM, P_INFO, P_REQ, P_MOD),
-        FILL_AG(HIERAGG_ALLTOALL))
-HG_PAIR(alltoallv,
-        (const void* sbuf, const int* scounts, const int* sdisps, P_DT sdtype, void* rbuf, const int* rcounts, const int* rdisps, P_DT rdtype, P_COMM, P_MOD),
-        (const void* sbuf, const int* scounts, const int* sdisps, P_DT sdtype, void* rbuf, const int* rcounts, const int* rdisps, P_DT rdtype, P_COMM, P_REQ, P_MOD),
-        (const void* sbuf, const int* scounts, const int* sdisps, P_DT sdtype, void* rbuf, const int* rcounts, const int* rdisps, P_DT rdtype, P_COMM, P_INFO, P_REQ, P_MOD),
-        FILL_A2AV(HIERAGG_ALLTOALLV))
-HG_PAIR(alltoallw,
-        (const void* sbuf, const int* scounts, const int* sdisps, P_DT const* sdtypes, void* rbuf, const int* rcounts, const int* rdisps, P_DT const* rdtypes, P_COMM, P_MOD),
-        (const void* sbuf, const int* scounts, const int* sdisps, P_DT const* sdtypes, void* rbuf, const int* rcounts, const int* rdisps, P_DT const* rdtypes, P_COMM, P_REQ, P_MOD),
-        (const void* sbuf, const int* scounts, const int* sdisps, P_DT const* sdtypes, void* rbuf, const int* rcounts, const int* rdisps, P_DT const* rdtypes, P_COMM, P_INFO, P_REQ, P_MOD),
-        init_args(&a, HIERAGG_ALLTOALLW); a.sbuf = sbuf; a.scounts = scounts; a.sdispls = sdisps;
-        a.stypes = (void* const*)sdtypes; a.rbuf = rbuf; a.rcounts = rcounts; a.rdispls = rdisps;
-        a.rtypes = (void* const*)rdtypes; in_place(&a))
-HG_PAIR(barrier, (P_COMM, P_MOD), (P_COMM, P_REQ, P_MOD), (P_COMM, P_INFO, P_REQ, P_MOD),
-        init_args(&a, HIERAGG_BARRIER))
-HG_PAIR(bcast,
-        (void* buff, int count, P_DT dtype, int root, P_COMM, P_MOD),
-        (void* buff, int count, P_DT dtype, int root, P_COMM, P_REQ, P_MOD),
-        (void* buff, int count, P_DT dtype, int root, P_COMM, P_INFO, P_REQ, P_MOD),
-        init_args(&a, HIERAGG_BCAST); a.sbuf = a.rbuf = buff; a.scount = a.rcount = count;
-        a.stype = a.rtype = dtype; a.root = root)
-HG_PAIR(exscan,
-        (const void* sbuf, void* rbuf, int count, P_DT dtype, struct ompi_op_t* op, P_COMM, P_MOD),
-        (const void* sbuf, void* rbuf, int count, P_DT dtype, struct ompi_op_t* op, P_COMM, P_REQ, P_MOD),
-        (const void* sbuf, void* rbuf, int count, P_DT dtype, struct ompi_op_t* op, P_COMM, P_INFO, P_REQ, P_MOD),
-        FILL_RED(HIERAGG_EXSCAN))
-HG_PAIR(gather,
-        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, int root, P_COMM, P_MOD),
-        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, int root, P_COMM, P_REQ, P_MOD),
-        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, int root, P_COMM, P_INFO, P_REQ, P_MOD),
-        FILL_AG(HIERAGG_GATHER); a.root = root)
-HG_PAIR(gatherv,
-        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, const int* rcounts, const int* disps, P_DT rdtype, int root, P_COMM, P_MOD),
-        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, const int* rcounts, const int* disps, P_DT rdtype, int root, P_COMM, P_REQ, P_MOD),
-        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, const int* rcounts, const int* disps, P_DT rdtype, int root, P_COMM, P_INFO, P_REQ, P_MOD),
-        FILL_AGV(HIERAGG_GATHERV); a.root = root)
-HG_PAIR(reduce,
-        (const void* sbuf, void* rbuf, int count, P_DT dtype, struct ompi_op_t* op, int root, P_COMM, P_MOD),
-        (const void* sbuf, void* rbuf, int count, P_DT dtype, struct ompi_op_t* op, int root, P_COMM, P_REQ, P_MOD),
-        (const void* sbuf, void* rbuf, int count, P_DT dtype, struct ompi_op_t* op, int root, P_COMM, P_INFO, P_REQ, P_MOD),
-        FILL_RED(HIERAGG_REDUCE); a.root = root)
-HG_PAIR(reduce_scatter,
-        (const void* sbuf, void* rbuf, const int* rcounts, P_DT dtype, struct ompi_op_t* op, P_COMM, P_MOD),
-        (const void* sbuf, void* rbuf, const int* rcounts, P_DT dtype, struct ompi_op_t* op, P_COMM, P_REQ, P_MOD),
-        (const void* sbuf, void* rbuf, const int* rcounts, P_DT dtype, struct ompi_op_t* op, P_COMM, P_INFO, P_REQ, P_MOD),
-        init_args(&a, HIERAGG_REDUCE_SCATTER); a.sbuf = sbuf; a.rbuf = rbuf; a.rcounts = rcounts;
-        a.stype = a.rtype = dtype; set_op(&a, op); in_place(&a))
-HG_PAIR(reduce_scatter_block,
-        (const void* sbuf, void* rbuf, int rcount, P_DT dtype, struct ompi_op_t* op, P_COMM, P_MOD),
-        (const void* sbuf, void* rbuf, int rcount, P_DT dtype, struct ompi_op_t* op, P_COMM, P_REQ, P_MOD),
-        (const void* sbuf, void* rbuf, int rcount, P_DT dtype, struct ompi_op_t* op, P_COMM, P_INFO, P_REQ, P_MOD),
-        init_args(&a, HIERAGG_REDUCE_SCATTER_BLOCK); a.sbuf = sbuf; a.rbuf = rbuf; a.rcount = rcount;
-        a.scount = rcount; a.stype = a.rtype = dtype; set_op(&a, op); in_place(&a))
-HG_PAIR(scan,
-        (const void* sbuf, void* rbuf, int count, P_DT dtype, struct ompi_op_t* op, P_COMM, P_MOD),
-        (const void* sbuf, void* rbuf, int count, P_DT dtype, struct ompi_op_t* op, P_COMM, P_REQ, P_MOD),
-        (const void* sbuf, void* rbuf, int count, P_DT dtype, struct ompi_op_t* op, P_COMM, P_INFO, P_REQ, P_MOD),
-        FILL_RED(HIERAGG_SCAN))
-HG_PAIR(scatter,
-        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, int root, P_COMM, P_MOD),
-        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, int root, P_COMM, P_REQ, P_MOD),
-        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, int root, P_COMM, P_INFO, P_REQ, P_MOD),
-        FILL_AG(HIERAGG_SCATTER); a.root = root)
-HG_PAIR(scatterv,
-        (const void* sbuf, const int* scounts, const int* disps, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, int root, P_COMM, P_MOD),
-        (const void* sbuf, const int* scounts, const int* disps, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, int root, P_COMM, P_REQ, P_MOD),
-        (const void* sbuf, const int* scounts, const int* disps, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, int root, P_COMM, P_INFO, P_REQ, P_MOD),
-        init_args(&a, HIERAGG_SCATTERV); a.sbuf = sbuf; a.scounts = scounts; a.sdispls = disps;
-        a.stype = sdtype; a.rbuf = rbuf; a.rcount = rcount; a.rtype = rdtype; a.root = root; in_place(&a))
+#define ARGS_A2AW                                                                            \
+    const void* sbuf, const int* scounts, const int* sdisps, P_DT const* sdtypes, void* rbuf, \
+        const int* rcounts, const int* rdisps, P_DT const* rdtypes, P_COMM
+#define FILL_A2AW(kind)                                                                      \
+    init_args(&a, kind); a.sbuf = sbuf; a.scounts = scounts; a.sdispls = sdisps;               \
+    a.stypes = (void* const*)sdtypes; a.rbuf = rbuf; a.rcounts = rcounts; a.rdispls = rdisps;  \
+    a.rtypes = (void* const*)rdtypes; in_place(&a)
 
-HG_NEIGHBOR_PAIR(neighbor_allgather,
-        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, P_COMM, P_MOD),
-        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, P_COMM, P_REQ, P_MOD),
-        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, P_COMM, P_INFO, P_REQ, P_MOD),
-        FILL_AG(HIERAGG_NEIGHBOR_ALLGATHER))
-HG_NEIGHBOR_PAIR(neighbor_allgatherv,
-        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, const int* rcounts, const int* disps, P_DT rdtype, P_COMM, P_MOD),
-        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, const int* rcounts, const int* disps, P_DT rdtype, P_COMM, P_REQ, P_MOD),
-        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, const int* rcounts, const int* disps, P_DT rdtype, P_COMM, P_INFO, P_REQ, P_MOD),
-        FILL_AGV(HIERAGG_NEIGHBOR_ALLGATHERV))
-HG_NEIGHBOR_PAIR(neighbor_alltoall,
-        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, P_COMM, P_MOD),
-        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, P_COMM, P_REQ, P_MOD),
-        (const void* sbuf, int scount, P_DT sdtype, void* rbuf, int rcount, P_DT rdtype, P_COMM, P_INFO, P_REQ, P_MOD),
-        FILL_AG(HIERAGG_NEIGHBOR_ALLTOALL))
-HG_NEIGHBOR_PAIR(neighbor_alltoallv,
-        (const void* sbuf, const int* scounts, const int* sdisps, P_DT sdtype, void* rbuf, const int* rcounts, const int* rdisps, P_DT rdtype, P_COMM, P_MOD),
-        (const void* sbuf, const int* scounts, const int* sdisps, P_DT sdtype, void* rbuf, const int* rcounts, const int* rdisps, P_DT rdtype, P_COMM, P_REQ, P_MOD),
-        (const void* sbuf, const int* scounts, const int* sdisps, P_DT sdtype, void* rbuf, const int* rcounts, const int* rdisps, P_DT rdtype, P_COMM, P_INFO, P_REQ, P_MOD),
-        FILL_A2AV(HIERAGG_NEIGHBOR_ALLTOALLV))
-HG_NEIGHBOR_PAIR(neighbor_alltoallw,
-        (const void* sbuf, const int* scounts, const MPI_Aint* sdisps, P_DT const* sdtypes, void* rbuf, const int* rcounts, const MPI_Aint* rdisps, P_DT const* rdtypes, P_COMM, P_MOD),
-        (const void* sbuf, const int* scounts, const MPI_Aint* sdisps, P_DT const* sdtypes, void* rbuf, const int* rcounts, const MPI_Aint* rdisps, P_DT const* rdtypes, P_COMM, P_REQ, P_MOD),
-        (const void* sbuf, const int* scounts, const MPI_Aint* sdisps, P_DT const* sdtypes, void* rbuf, const int* rcounts, const MPI_Aint* rdisps, P_DT const* rdtypes, P_COMM, P_INFO, P_REQ, P_MOD),
-        init_args(&a, HIERAGG_NEIGHBOR_ALLTOALLW); a.sbuf = sbuf; a.scounts = scounts;
-        a.sdispls_bytes = (const ptrdiff_t*)sdisps; a.stypes = (void* const*)sdtypes; a.rbuf = rbuf;
-        a.rcounts = rcounts; a.rdispls_bytes = (const ptrdiff_t*)rdisps;
-        a.rtypes = (void* const*)rdtypes)
+/* The neighborhood alltoallw: displacements in bytes (MPI_Aint), no MPI_IN_PLACE. */
+#define ARGS_NA2AW                                                                                \
+    const void* sbuf, const int* scounts, const MPI_Aint* sdisps, P_DT const* sdtypes, void* rbuf, \
+        const int* rcounts, const MPI_Aint* rdisps, P_DT const* rdtypes, P_COMM
+#define FILL_NA2AW(kind)                                                                        \
+    init_args(&a, kind); a.sbuf = sbuf; a.scounts = scounts;                                      \
+    a.sdispls_bytes = (const ptrdiff_t*)sdisps; a.stypes = (void* const*)sdtypes; a.rbuf = rbuf;  \
+    a.rcounts = rcounts; a.rdispls_bytes = (const ptrdiff_t*)rdisps; a.rtypes = (void* const*)rdtypes
+
+#define ARGS_BARRIER P_COMM
+#define FILL_BARRIER(kind) init_args(&a, kind)
+
+#define ARGS_BCAST void* buff, int count, P_DT dtype, int root, P_COMM
+#define FILL_BCAST(kind)                                                                 \
+    init_args(&a, kind); a.sbuf = a.rbuf = buff; a.scount = a.rcount = count;             \
+    a.stype = a.rtype = dtype; a.root = root
+
+#define ARGS_RS const void* sbuf, void* rbuf, const int* rcounts, P_DT dtype, struct ompi_op_t* op, P_COMM
+#define FILL_RS(kind)                                                                     \
+    init_args(&a, kind); a.sbuf = sbuf; a.rbuf = rbuf; a.rcounts = rcounts;                \
+    a.stype = a.rtype = dtype; set_op(&a, op); in_place(&a)
+
+#define ARGS_RSB const void* sbuf, void* rbuf, int rcount, P_DT dtype, struct ompi_op_t* op, P_COMM
+#define FILL_RSB(kind)                                                                    \
+    init_args(&a, kind); a.sbuf = sbuf; a.rbuf = rbuf; a.rcount = rcount; a.scount = rcount; \
+    a.stype = a.rtype = dtype; set_op(&a, op); in_place(&a)
+
+#define ARGS_SCATTERV                                                                          \
+    const void* sbuf, const int* scounts, const int* disps, P_DT sdtype, void* rbuf, int rcount, \
+        P_DT rdtype, int root, P_COMM
+#define FILL_SCATTERV(kind)                                                                   \
+    init_args(&a, kind); a.sbuf = sbuf; a.scounts = scounts; a.sdispls = disps;                \
+    a.stype = sdtype; a.rbuf = rbuf; a.rcount = rcount; a.rtype = rdtype; a.root = root;       \
+    in_place(&a)
+
+/* Every collective hieragg serves: its name in the module's table, its kind, the shape of
+ * its parameters, and whether it is a neighborhood collective (its neighbor lists come from
+ * the communicator's topology). */
+#define HG_COLLECTIVES(X)                                                  \
+    X(allgather, HIERAGG_ALLGATHER, AG, false)                             \
+    X(allgatherv, HIERAGG_ALLGATHERV, AGV, false)                          \
+    X(allreduce, HIERAGG_ALLREDUCE, RED, false)                            \
+    X(alltoall, HIERAGG_ALLTOALL, AG, false)                               \
+    X(alltoallv, HIERAGG_ALLTOALLV, A2AV, false)                           \
+    X(alltoallw, HIERAGG_ALLTOALLW, A2AW, false)                           \
+    X(barrier, HIERAGG_BARRIER, BARRIER, false)                            \
+    X(bcast, HIERAGG_BCAST, BCAST, false)                                  \
+    X(exscan, HIERAGG_EXSCAN, RED, false)                                  \
+    X(gather, HIERAGG_GATHER, AG_ROOTED, false)                            \
+    X(gatherv, HIERAGG_GATHERV, AGV_ROOTED, false)                         \
+    X(reduce, HIERAGG_REDUCE, RED_ROOTED, false)                           \
+    X(reduce_scatter, HIERAGG_REDUCE_SCATTER, RS, false)                   \
+    X(reduce_scatter_block, HIERAGG_REDUCE_SCATTER_BLOCK, RSB, false)      \
+    X(scan, HIERAGG_SCAN, RED, false)                                      \
+    X(scatter, HIERAGG_SCATTER, AG_ROOTED, false)                          \
+    X(scatterv, HIERAGG_SCATTERV, SCATTERV, false)                         \
+    X(neighbor_allgather, HIERAGG_NEIGHBOR_ALLGATHER, AG, true)            \
+    X(neighbor_allgatherv, HIERAGG_NEIGHBOR_ALLGATHERV, AGV, true)         \
+    X(neighbor_alltoall, HIERAGG_NEIGHBOR_ALLTOALL, AG, true)              \
+    X(neighbor_alltoallv, HIERAGG_NEIGHBOR_ALLTOALLV, A2AV, true)          \
+    X(neighbor_alltoallw, HIERAGG_NEIGHBOR_ALLTOALLW, NA2AW, true)
+
+/* Each collective's blocking, nonblocking and persistent entries, with one body. */
+#define HG_ENTRIES(name, kind, shape, neighborhood)                                        \
+    static int hg_##name(ARGS_##shape, P_MOD) {                                            \
+        hieragg_coll_args a;                                                               \
+        FILL_##shape(kind);                                                                \
+        if (!(neighborhood)) return run_blocking(&a, module);                              \
+        return run(&a, comm, module, NULL, RUN_BLOCKING, neighborhood);                    \
+    }                                                                                      \
+    static int hg_i##name(ARGS_##shape, P_REQ, P_MOD) {                                    \
+        hieragg_coll_args a;                                                               \
+        FILL_##shape(kind);                                                                \
+        return run(&a, comm, module, request, RUN_NONBLOCKING, neighborhood);              \
+    }                                                                                      \
+    static int hg_##name##_init(ARGS_##shape, P_INFO, P_REQ, P_MOD) {                      \
+        hieragg_coll_args a;                                                               \
+        (void)info;                                                                        \
+        FILL_##shape(kind);                                                                \
+        return run(&a, comm, module, request, RUN_PERSISTENT, neighborhood);               \
+    }
+HG_COLLECTIVES(HG_ENTRIES)
+#undef HG_ENTRIES
 
 /* MPI_Reduce_local: inoutbuf = inbuf op inoutbuf, no communication. */
 static int hg_reduce_local(const void* inbuf, void* inoutbuf, int count, P_DT dtype,
@@ -486,27 +442,12 @@ static int hg_reduce_local(const void* inbuf, void* inoutbuf, int count, P_DT dt
 
 void mca_coll_hieragg_fill_functions(mca_coll_base_module_t* m) {
     m->coll_reduce_local = hg_reduce_local;
-#define SET(name) m->coll_##name = hg_##name; m->coll_i##name = hg_i##name; \
-                  m->coll_##name##_init = hg_##name##_init
-    SET(allgather); SET(allgatherv); SET(allreduce); SET(alltoall); SET(alltoallv); SET(alltoallw);
-    SET(barrier); SET(bcast); SET(exscan); SET(gather); SET(gatherv); SET(reduce);
-    SET(reduce_scatter); SET(reduce_scatter_block); SET(scan); SET(scatter); SET(scatterv);
-#undef SET
-    m->coll_neighbor_allgather_init = hg_neighbor_allgather_init;
-    m->coll_neighbor_allgatherv_init = hg_neighbor_allgatherv_init;
-    m->coll_neighbor_alltoall_init = hg_neighbor_alltoall_init;
-    m->coll_neighbor_alltoallv_init = hg_neighbor_alltoallv_init;
-    m->coll_neighbor_alltoallw_init = hg_neighbor_alltoallw_init;
-    m->coll_neighbor_allgather = hg_neighbor_allgather;
-    m->coll_ineighbor_allgather = hg_ineighbor_allgather;
-    m->coll_neighbor_allgatherv = hg_neighbor_allgatherv;
-    m->coll_ineighbor_allgatherv = hg_ineighbor_allgatherv;
-    m->coll_neighbor_alltoall = hg_neighbor_alltoall;
-    m->coll_ineighbor_alltoall = hg_ineighbor_alltoall;
-    m->coll_neighbor_alltoallv = hg_neighbor_alltoallv;
-    m->coll_ineighbor_alltoallv = hg_ineighbor_alltoallv;
-    m->coll_neighbor_alltoallw = hg_neighbor_alltoallw;
-    m->coll_ineighbor_alltoallw = hg_ineighbor_alltoallw;
+#define HG_SET(name, kind, shape, neighborhood)                                     \
+    m->coll_##name = hg_##name;                                                     \
+    m->coll_i##name = hg_i##name;                                                   \
+    m->coll_##name##_init = hg_##name##_init;
+    HG_COLLECTIVES(HG_SET)
+#undef HG_SET
 }
 
 /* ---- module lifetime ---- */

@@ -137,7 +137,20 @@ struct LinkCalibrationState {
 
 namespace {
 
-void roundDone(void* ctx, int status);
+void roundMeasured(hieragg_comm& c, LinkCalibrationState& st);
+
+// Every calibration callback: under the communicator's mutex, with its calibration state
+// (held here, so that the step may end the calibration). Nothing when the calibration is
+// gone; a failed operation finishes the setup with its status.
+template <void (*Step)(hieragg_comm&, LinkCalibrationState&)>
+void calibrationCallback(void* ctx, int status) {
+    hieragg_comm& c = *static_cast<hieragg_comm*>(ctx);
+    std::lock_guard<CommMutex> lock(c.mutex);
+    const std::shared_ptr<LinkCalibrationState> st = c.selection.calibration;
+    if (!st) return;
+    if (status != 0) return finishDecomposition(c, status);
+    Step(c, *st);
+}
 int startAgreement(hieragg_comm& c, LinkCalibrationState& st);
 
 void resetSamples(LinkCalibrationState& st) {
@@ -181,7 +194,7 @@ int startRound(hieragg_comm& c, LinkCalibrationState& st) {
     auto task = std::make_unique<Task>(sched, rt.transport(), bind);
     st.t0 = std::chrono::steady_clock::now();
     if (int rc = task->start()) return rc;
-    rt.track(std::move(task), roundDone, &c);
+    rt.track(std::move(task), calibrationCallback<roundMeasured>, &c);
     return 0;
 }
 
@@ -222,26 +235,21 @@ std::string measuredLine(int link, const hier::CostParams& costs, const hier::Me
 int startPass(hieragg_comm& c, LinkCalibrationState& st);
 
 // Every rank has every end's estimate: the same agreed value everywhere.
-void agreementDone(void* ctx, int status) {
-    hieragg_comm& c = *static_cast<hieragg_comm*>(ctx);
-    std::lock_guard<CommMutex> lock(c.mutex);
-    std::shared_ptr<LinkCalibrationState> st = c.selection.calibration;
-    if (!st) return;
-    if (status != 0) return finishDecomposition(c, status);
+void agreementArrived(hieragg_comm& c, LinkCalibrationState& st) {
     Runtime& rt = *Runtime::instance();
-    const int link = st->link;
+    const int link = st.link;
     // Pairs (r, peer) with r the lower index: both ends must agree (combinePair).
     std::vector<hier::MeasuredLink> pairs;
     std::string why, disagreed;  // the first invalid pair's reason; the first pair whose ends disagreed
     int measuredPairs = 0;
-    for (size_t r = 0; r < st->records.size(); ++r) {
-        const double p = st->records[r].peer;
-        if (!(p > static_cast<double>(r)) || p >= static_cast<double>(st->records.size())) continue;
-        const CalibrationRecord& other = st->records[static_cast<size_t>(p)];
+    for (size_t r = 0; r < st.records.size(); ++r) {
+        const double p = st.records[r].peer;
+        if (!(p > static_cast<double>(r)) || p >= static_cast<double>(st.records.size())) continue;
+        const CalibrationRecord& other = st.records[static_cast<size_t>(p)];
         if (other.peer != static_cast<double>(r)) continue;
         ++measuredPairs;
         std::string pairWhy;
-        const hier::MeasuredLink m = hier::combinePair(hier::fromRecord(st->records[r].link),
+        const hier::MeasuredLink m = hier::combinePair(hier::fromRecord(st.records[r].link),
                                                        hier::fromRecord(other.link), &pairWhy);
         const std::string ranks = "ranks " + std::to_string(r) + " and " + std::to_string(static_cast<int>(p)) + ": ";
         if (m.valid) {
@@ -252,12 +260,12 @@ void agreementDone(void* ctx, int status) {
         }
     }
     const hier::MeasuredLink agreed = hier::agreeLink(pairs);
-    if (!agreed.valid && measuredPairs > 0 && st->attempt + 1 < kAttempts) {
+    if (!agreed.valid && measuredPairs > 0 && st.attempt + 1 < kAttempts) {
         // Every rank holds the same records, so every rank measures again.
         if (c.rank == 0) rt.verbose(2, prefix(link) + " calibration rejected (" + why + "); measuring again");
-        st->rejected = why;
-        ++st->attempt;
-        if (int rc = startMeasuring(c, *st)) finishDecomposition(c, rc);
+        st.rejected = why;
+        ++st.attempt;
+        if (int rc = startMeasuring(c, st)) finishDecomposition(c, rc);
         return;
     }
     const hier::CalibrationPolicy& policy = rt.calibrationPolicy(link);
@@ -276,13 +284,13 @@ void agreementDone(void* ctx, int status) {
     if (c.rank == 0) {
         const hier::LinkCost& l = c.selection.costs.link[link];
         const double ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - st->passStart).count();
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - st.passStart).count();
         if (agreed.valid) {
             rt.verbose(1, measuredLine(link, c.selection.costs, agreed, policy, pairs.size(), measuredPairs, ms) +
                               (disagreed.empty() ? ""
                                                  : "; the ends of a pair disagreed (" + disagreed +
                                                        "): the less loaded end kept") +
-                              (st->attempt > 0 ? "; measured twice, the first rejected (" + st->rejected + ")"
+                              (st.attempt > 0 ? "; measured twice, the first rejected (" + st.rejected + ")"
                                                : ""));
         } else {
             rt.verbose(1, measuredPairs > 0
@@ -293,8 +301,8 @@ void agreementDone(void* ctx, int status) {
                                     mcaName(link, "*"));
         }
     }
-    if (++st->pass < st->passes.size()) {
-        if (int rc = startPass(c, *st)) finishDecomposition(c, rc);
+    if (++st.pass < st.passes.size()) {
+        if (int rc = startPass(c, st)) finishDecomposition(c, rc);
         return;
     }
     c.selection.calibration.reset();
@@ -303,7 +311,7 @@ void agreementDone(void* ctx, int status) {
 
 int startAgreement(hieragg_comm& c, LinkCalibrationState& st) {
     return startRecordExchange(c, st.records.data(), sizeof(CalibrationRecord), calibrationTagBase(1),
-                               agreementDone);
+                               calibrationCallback<agreementArrived>);
 }
 
 // This end's estimate from the rounds it timed.
@@ -338,33 +346,28 @@ hier::MeasuredLink estimateOwn(const hieragg_comm& c, const LinkCalibrationState
     return m;
 }
 
-void roundDone(void* ctx, int status) {
-    hieragg_comm& c = *static_cast<hieragg_comm*>(ctx);
-    std::lock_guard<CommMutex> lock(c.mutex);
-    std::shared_ptr<LinkCalibrationState> st = c.selection.calibration;
-    if (!st) return;
-    if (status != 0) return finishDecomposition(c, status);
-    const Round& r = st->plan[st->round];
-    if (r.side == st->side || r.kind == Round::Exchange) {
+void roundMeasured(hieragg_comm& c, LinkCalibrationState& st) {
+    const Round& r = st.plan[st.round];
+    if (r.side == st.side || r.kind == Round::Exchange) {
         const double us =
-            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - st->t0).count();
+            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - st.t0).count();
         if (r.kind == Round::Exchange)
-            st->exchangeRound.push_back(us);
+            st.exchangeRound.push_back(us);
         else if (r.kind == Round::Stream)
-            st->stream.push_back(us);
+            st.stream.push_back(us);
         else
-            for (hier::RoundTrips& s : st->pingPong)
+            for (hier::RoundTrips& s : st.pingPong)
                 if (s.bytes == r.bytes) s.us.push_back(us);
     }
-    if (++st->round < st->plan.size()) {
-        if (int rc = startRound(c, *st)) finishDecomposition(c, rc);
+    if (++st.round < st.plan.size()) {
+        if (int rc = startRound(c, st)) finishDecomposition(c, rc);
         return;
     }
-    CalibrationRecord& mine = st->records[c.rank];
-    mine.link = hier::toRecord(estimateOwn(c, *st));
-    mine.peer = st->peer;
-    std::vector<char>().swap(st->buf);
-    if (int rc = startAgreement(c, *st)) finishDecomposition(c, rc);
+    CalibrationRecord& mine = st.records[c.rank];
+    mine.link = hier::toRecord(estimateOwn(c, st));
+    mine.peer = st.peer;
+    std::vector<char>().swap(st.buf);
+    if (int rc = startAgreement(c, st)) finishDecomposition(c, rc);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "OwnedCallArgs.hpp"
+#include "hieragg/ForwardingTransport.hpp"
 #include "hieragg/ReproducibleSum.hpp"
 #include "hieragg/Transport.hpp"
 #include "hieragg/abi.h"
@@ -20,31 +21,14 @@
 namespace hieragg {
 
 // Every call forwards to the real transport, except reduce: it merges accumulators.
-class AccumulatorTransport final : public Transport {
+class AccumulatorTransport final : public ForwardingTransport<> {
 public:
-    AccumulatorTransport(Transport& base, void* accumulatorType) : base_(base), accType_(accumulatorType) {}
-    int isend(void* comm, bool local, const void* buf, size_t count, void* type, int peer, int tag,
-              void** req) override {
-        return base_.isend(comm, local, buf, count, type, peer, tag, req);
-    }
-    int irecv(void* comm, bool local, void* buf, size_t count, void* type, int peer, int tag,
-              void** req) override {
-        return base_.irecv(comm, local, buf, count, type, peer, tag, req);
-    }
-    int test(void* req, bool& done) override { return base_.test(req, done); }
-    void abandon(void* req) override { base_.abandon(req); }
-    bool cancelFailed(void* req) override { return base_.cancelFailed(req); }
+    AccumulatorTransport(Transport& base, void* accumulatorType)
+        : ForwardingTransport(base), accType_(accumulatorType) {}
     int reduce(void* op, const void* src, void* dst, size_t count, void* type) override;
-    int copy(const void* src, size_t scount, void* stype, void* dst, size_t rcount, void* rtype) override {
-        return base_.copy(src, scount, stype, dst, rcount, rtype);
-    }
-    hieragg_dtype_info typeInfo(void* type) override { return base_.typeInfo(type); }
-    void* packedType() override { return base_.packedType(); }
-    void progress() override { base_.progress(); }
     void* accumulatorType() const { return accType_; }
 
 private:
-    Transport& base_;
     void* accType_;
 };
 

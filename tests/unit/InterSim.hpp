@@ -9,34 +9,25 @@
 
 #include "SimFixture.hpp"
 #include "hieragg/CallBinding.hpp"
+#include "hieragg/ForwardingTransport.hpp"
 #include "hieragg/Task.hpp"
 
 namespace hieragg::testing {
 
-class InterSimTransport final : public Transport {
+// Peer indexes mapped to the simulator's ranks; everything else goes to the simulator's transport.
+class InterSimTransport final : public ForwardingTransport<> {
 public:
     InterSimTransport(sim::SimTransport& base, int localBase, int remoteBase)
-        : base_(base), localBase_(localBase), remoteBase_(remoteBase) {}
+        : ForwardingTransport(base), localBase_(localBase), remoteBase_(remoteBase) {}
     int isend(void* comm, bool local, const void* buf, size_t count, void* type, int peer, int tag,
               void** req) override {
-        return base_.isend(comm, local, buf, count, type, (local ? localBase_ : remoteBase_) + peer, tag, req);
+        return next_.isend(comm, local, buf, count, type, (local ? localBase_ : remoteBase_) + peer, tag, req);
     }
     int irecv(void* comm, bool local, void* buf, size_t count, void* type, int peer, int tag, void** req) override {
-        return base_.irecv(comm, local, buf, count, type, (local ? localBase_ : remoteBase_) + peer, tag, req);
+        return next_.irecv(comm, local, buf, count, type, (local ? localBase_ : remoteBase_) + peer, tag, req);
     }
-    int test(void* req, bool& done) override { return base_.test(req, done); }
-    void abandon(void* req) override { base_.abandon(req); }
-    int reduce(void* op, const void* src, void* dst, size_t count, void* type) override {
-        return base_.reduce(op, src, dst, count, type);
-    }
-    int copy(const void* src, size_t sc, void* st, void* dst, size_t rc, void* rt) override {
-        return base_.copy(src, sc, st, dst, rc, rt);
-    }
-    hieragg_dtype_info typeInfo(void* type) override { return base_.typeInfo(type); }
-    void* packedType() override { return base_.packedType(); }
 
 private:
-    sim::SimTransport& base_;
     int localBase_, remoteBase_;
 };
 

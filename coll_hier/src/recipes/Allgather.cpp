@@ -5,30 +5,21 @@
 // block with every remote rank, in a rotated order to spread the load.
 #include "DataMovement.hpp"
 #include "GatheredBlocks.hpp"
+#include "InterLinear.hpp"
 #include "hieragg/algorithms/RingAllgather.hpp"
 #include "hieragg/hier/Selection.hpp"
 #include "hieragg/hier/Recipes.hpp"
 
 namespace hieragg::recipes {
 
-namespace {
-Schedule interAllgather(const CollCall& c) {
-    const auto& a = c.args;
-    ScheduleBuilder b("inter-linear");
-    const ptrdiff_t rblock = static_cast<ptrdiff_t>(a.rcount) * c.rtype.extent;
-    const int m = c.remoteSize;
-    for (int s = 0; s < m; ++s) {
-        const int peer = (c.rank + s) % m;
-        b.recv(peer, {kRecvBuf, peer * rblock}, {kRecvType, a.rcount}, {}, 0);
-        b.send(peer, {kSendBuf, 0}, {kSendType, a.scount}, {}, 0);
-    }
-    return b.finish();
-}
-}  // namespace
-
 Schedule allgather(const CollCall& c) {
-    if (c.inter) return interAllgather(c);
     const auto& a = c.args;
+    if (c.inter) {
+        const ptrdiff_t rblock = static_cast<ptrdiff_t>(a.rcount) * c.rtype.extent;
+        return interExchange(
+            c, [&](int peer) { return Block{{kRecvBuf, peer * rblock}, {kRecvType, a.rcount}}; },
+            [&](int) { return Block{{kSendBuf, 0}, {kSendType, a.scount}}; });
+    }
     const GatheredBlocks blocks{c};
     dm::Levels lv(c);
     // Ring over everyone or through the leaders: the plan's choice (the exchange units, algorithms/).

@@ -6,6 +6,7 @@
 // per-rank block sizes, unpacked at the displacements (never touching gaps).
 #include "DataMovement.hpp"
 #include "GatheredBlocks.hpp"
+#include "InterLinear.hpp"
 #include "LeaderRingAllgather.hpp"
 #include "MultiLeaderAllgather.hpp"
 #include "hieragg/algorithms/RingAllgather.hpp"
@@ -15,24 +16,16 @@
 
 namespace hieragg::recipes {
 
-namespace {
-Schedule interAllgatherv(const CollCall& c) {
-    const auto& a = c.args;
-    ScheduleBuilder b("inter-linear");
-    const int m = c.remoteSize;
-    for (int s = 0; s < m; ++s) {
-        const int peer = (c.rank + s) % m;
-        b.recv(peer, {kRecvBuf, a.rdispls[peer] * c.rtype.extent},
-               {kRecvType, static_cast<size_t>(a.rcounts[peer])}, {}, 0);
-        b.send(peer, {kSendBuf, 0}, {kSendType, a.scount}, {}, 0);
-    }
-    return b.finish();
-}
-}  // namespace
-
 Schedule allgatherv(const CollCall& c) {
-    if (c.inter) return interAllgatherv(c);
     const auto& a = c.args;
+    if (c.inter)
+        return interExchange(
+            c,
+            [&](int peer) {
+                return Block{{kRecvBuf, a.rdispls[peer] * c.rtype.extent},
+                             {kRecvType, static_cast<size_t>(a.rcounts[peer])}};
+            },
+            [&](int) { return Block{{kSendBuf, 0}, {kSendType, a.scount}}; });
     const GatheredBlocks blocks{c};
     auto blockOf = [&](int r) { return blocks.of(r); };
     auto adjacent = [&](int x, int y) { return blocks.adjacent(x, y); };

@@ -18,26 +18,16 @@ namespace {
 // rank 0s swap their products, and each broadcasts the other group's product
 // inside its own group (MPI: every rank gets the reduction of the remote group).
 Schedule interAllreduce(const CollCall& c) {
-    const auto& a = c.args;
     ScheduleBuilder b("inter-reduce-exchange-bcast");
-    const PulsePlan plan = PulsePlan::of(c, a.rcount);
-    CollCall local = c;
-    local.inter = false;
-    local.args.in_place = 0;
-    b.setLocalComm(true);
-    PulsedReduce red(b, local, 0, false, 0, plan);
+    const PulsePlan plan = PulsePlan::of(c, c.args.rcount);
     const uint32_t exchangeStage = 1, bcastStage = 2;
-    FragmentPipeline frags = plan.fragments(static_cast<ptrdiff_t>(plan.perPulse) * c.rtype.extent);
-    red.addScratchRings(frags);
-    const TypeRef t{kRecvType, plan.perPulse};
+    const uint32_t ch = stageChannel(exchangeStage);
     const BufRef out{kRecvBuf, 0};
-    emitPulses(b, plan, std::move(frags), [&] {
-        auto r = red.emitPulse(0, BufRef{kSendBuf, 0}, kNoStep, t, nullptr, {}, {});
+    // Local rank 0 sends the pulse to the remote rank 0 and receives the remote product.
+    reduceToRemote(b, c, plan, 0, ch, [&](PulsedReduce& red, const TypeRef& t) {
         StepId have = kNoStep;
         if (c.rank == 0) {
             b.setLocalComm(false);
-            const uint32_t ch = stageChannel(exchangeStage);
-            b.send(0, r.at, t, r.ready, ch);
             have = b.recv(0, out, t, {}, ch);
             b.setLocalComm(true);
         }

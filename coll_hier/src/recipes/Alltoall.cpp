@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "DataMovement.hpp"
+#include "InterLinear.hpp"
 #include "hieragg/algorithms/PairwiseAlltoall.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
 #include "hieragg/hier/Selection.hpp"
@@ -18,19 +19,6 @@
 namespace hieragg::recipes {
 
 namespace {
-
-Schedule interAlltoall(const CollCall& c) {
-    const auto& a = c.args;
-    ScheduleBuilder b("inter-linear");
-    const ptrdiff_t sblock = static_cast<ptrdiff_t>(a.scount) * c.stype.extent;
-    const ptrdiff_t rblock = static_cast<ptrdiff_t>(a.rcount) * c.rtype.extent;
-    for (int s = 0; s < c.remoteSize; ++s) {
-        const int peer = (c.rank + s) % c.remoteSize;
-        b.recv(peer, {kRecvBuf, peer * rblock}, {kRecvType, a.rcount}, {}, 0);
-        b.send(peer, {kSendBuf, peer * sblock}, {kSendType, a.scount}, {}, 0);
-    }
-    return b.finish();
-}
 
 void hierAlltoall(ScheduleBuilder& b, const CollCall& c, size_t blockBytes,
                   const std::function<Block(int)>& sourceOf, const std::function<Block(int)>& targetOf,
@@ -126,11 +114,13 @@ void hierAlltoall(ScheduleBuilder& b, const CollCall& c, size_t blockBytes,
 }  // namespace
 
 Schedule alltoall(const CollCall& c) {
-    if (c.inter) return interAlltoall(c);
     const auto& a = c.args;
     const size_t blockBytes = a.rcount * c.rtype.size;
     const ptrdiff_t rblock = static_cast<ptrdiff_t>(a.rcount) * c.rtype.extent;
     const ptrdiff_t sblock = static_cast<ptrdiff_t>(a.scount) * c.stype.extent;
+    auto targetOf = [&](int r) { return Block{{kRecvBuf, r * rblock}, {kRecvType, a.rcount}}; };
+    auto sentFrom = [&](int r) { return Block{{kSendBuf, r * sblock}, {kSendType, a.scount}}; };
+    if (c.inter) return interExchange(c, targetOf, sentFrom);
     // Through the leaders or pairwise: the plan's choice (the exchange units, algorithms/).
     bool hierarchical = useHierarchy(c) && hier::planOf(c)->mode == hier::Plan::Mode::Whole;
     if (hierarchical) {
@@ -147,10 +137,8 @@ Schedule alltoall(const CollCall& c) {
         after = b.copy({kRecvBuf, 0}, {kRecvType, c.size * a.rcount}, copy, {kPackedType, c.size * blockBytes});
     }
     auto sourceOf = [&](int r) {
-        return a.in_place ? packedBlock(copy.at(static_cast<ptrdiff_t>(r * blockBytes)), blockBytes)
-                          : Block{{kSendBuf, r * sblock}, {kSendType, a.scount}};
+        return a.in_place ? packedBlock(copy.at(static_cast<ptrdiff_t>(r * blockBytes)), blockBytes) : sentFrom(r);
     };
-    auto targetOf = [&](int r) { return Block{{kRecvBuf, r * rblock}, {kRecvType, a.rcount}}; };
     if (hierarchical) {
         hierAlltoall(b, c, blockBytes, sourceOf, targetOf, after);
         return b.finish();

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "RootedBlocks.hpp"
 #include "hieragg/ScheduleBuilder.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
 
@@ -22,41 +23,28 @@ std::vector<int> peersRemoteFirst(const CollCall& c, int root) {
     remote.insert(remote.end(), local.begin(), local.end());
     return remote;
 }
+
+// Both directions: the root posts one transfer per other rank, the others one each.
+Schedule directRooted(const CollCall& c, bool toRoot) {
+    const RootedBlocks rb(c, toRoot);
+    const int root = c.args.root;
+    ScheduleBuilder b(toRoot ? "direct-gather" : "direct-scatter");
+    if (rb.blockBytes == 0) return b.finish();
+    if (!rb.isRoot) {
+        b.transfer(toRoot, root, rb.own.buf, rb.own.type, {}, 0);
+        return b.finish();
+    }
+    for (int r : peersRemoteFirst(c, root)) {
+        const Block blk = rb.rootBlockOf(r);
+        b.transfer(!toRoot, r, blk.buf, blk.type, {}, 0);
+    }
+    if (!rb.inPlace) rb.moveOwn(b, root);
+    return b.finish();
+}
 }  // namespace
 
-Schedule directGather(const CollCall& c) {
-    const auto& a = c.args;
-    ScheduleBuilder b("direct-gather");
-    const bool isRoot = c.rank == a.root;
-    const bool inPlace = isRoot && a.in_place;
-    // Every rank sends the same signature, so all agree on the block size.
-    const size_t blockBytes = inPlace ? a.rcount * c.rtype.size : a.scount * c.stype.size;
-    if (blockBytes == 0) return b.finish();
-    if (!isRoot) {
-        b.send(a.root, {kSendBuf, 0}, {kSendType, a.scount}, {}, 0);
-        return b.finish();
-    }
-    const ptrdiff_t rblock = static_cast<ptrdiff_t>(a.rcount) * c.rtype.extent;
-    for (int r : peersRemoteFirst(c, a.root)) b.recv(r, {kRecvBuf, r * rblock}, {kRecvType, a.rcount}, {}, 0);
-    if (!inPlace) b.copy({kSendBuf, 0}, {kSendType, a.scount}, {kRecvBuf, a.root * rblock}, {kRecvType, a.rcount});
-    return b.finish();
-}
+Schedule directGather(const CollCall& c) { return directRooted(c, true); }
 
-Schedule directScatter(const CollCall& c) {
-    const auto& a = c.args;
-    ScheduleBuilder b("direct-scatter");
-    const bool isRoot = c.rank == a.root;
-    const bool inPlace = isRoot && a.in_place;
-    const size_t blockBytes = isRoot ? a.scount * c.stype.size : a.rcount * c.rtype.size;
-    if (blockBytes == 0) return b.finish();
-    if (!isRoot) {
-        b.recv(a.root, {kRecvBuf, 0}, {kRecvType, a.rcount}, {}, 0);
-        return b.finish();
-    }
-    const ptrdiff_t sblock = static_cast<ptrdiff_t>(a.scount) * c.stype.extent;
-    for (int r : peersRemoteFirst(c, a.root)) b.send(r, {kSendBuf, r * sblock}, {kSendType, a.scount}, {}, 0);
-    if (!inPlace) b.copy({kSendBuf, a.root * sblock}, {kSendType, a.scount}, {kRecvBuf, 0}, {kRecvType, a.rcount});
-    return b.finish();
-}
+Schedule directScatter(const CollCall& c) { return directRooted(c, false); }
 
 }  // namespace hieragg::recipes

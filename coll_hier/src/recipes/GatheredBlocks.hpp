@@ -4,8 +4,10 @@
 // are adjacent in rbuf (one message may carry a run of them).
 #pragma once
 #include <cstddef>
+#include <optional>
 #include <vector>
 
+#include "DataMovement.hpp"
 #include "hieragg/CollCall.hpp"
 #include "hieragg/ScheduleBuilder.hpp"
 #include "hieragg/algorithms/Block.hpp"
@@ -38,5 +40,16 @@ struct GatheredBlocks {
         return b.copy(in.buf, in.type, out.buf, out.type);
     }
 };
+
+// The builders of the leader rows (algorithms/allgather/: leader_ring, multileader): over
+// the decomposition only (else nullopt: the recipe's flat ring runs); an allgather of empty
+// blocks is an empty schedule named `name`; else build(blocks).
+template <class Build>
+std::optional<Schedule> buildOverLeaders(const CollCall& c, const char* name, Build build) {
+    if (dm::Levels(c).flat) return std::nullopt;
+    if (c.args.kind == HIERAGG_ALLGATHER && c.args.rcount * c.rtype.size == 0) return ScheduleBuilder(name).finish();
+    const GatheredBlocks blocks{c};
+    return build(blocks);
+}
 
 }  // namespace hieragg::recipes

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "InterLinear.hpp"
+
 #include "hieragg/Group.hpp"
 #include "hieragg/ScheduleBuilder.hpp"
 #include "hieragg/algorithms/PairwiseAlltoall.hpp"
@@ -11,12 +13,13 @@ namespace hieragg::recipes {
 Schedule perPeerExchange(const CollCall& c, const std::function<Block(int)>& recvOf,
                          const std::function<size_t(int)>& recvBytes,
                          const std::function<Block(int)>& sendOf) {
-    const int n = c.inter ? c.remoteSize : c.size;
-    ScheduleBuilder b(c.inter ? "inter-linear" : "flat-pairwise");
+    if (c.inter) return interExchange(c, recvOf, sendOf);
+    const int n = c.size;
+    ScheduleBuilder b("flat-pairwise");
     std::vector<Block> sends, recvs;
     for (int r = 0; r < n; ++r) recvs.push_back(recvOf(r));
     StepId after = kNoStep;
-    if (c.args.in_place && !c.inter) {
+    if (c.args.in_place) {
         size_t total = 0;
         for (int r = 0; r < n; ++r) total += recvBytes(r);
         BufRef copy = b.temp(total);
@@ -32,14 +35,6 @@ Schedule perPeerExchange(const CollCall& c, const std::function<Block(int)>& rec
         after = b.join(copied);
     } else {
         for (int r = 0; r < n; ++r) sends.push_back(sendOf(r));
-    }
-    if (c.inter) {
-        for (int s = 0; s < n; ++s) {
-            const int peer = (c.rank + s) % n;
-            b.recv(peer, recvs[peer].buf, recvs[peer].type, {}, 0);
-            b.send(peer, sends[peer].buf, sends[peer].type, {}, 0);
-        }
-        return b.finish();
     }
     PairwiseAlltoall{8}.emit(b, Group::whole(c.size, c.rank), sends, recvs, after, 0);
     return b.finish();

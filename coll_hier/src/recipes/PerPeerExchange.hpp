@@ -12,7 +12,7 @@
 namespace hieragg::recipes {
 
 // recvOf(r): where peer r's block lands, recvBytes(r) its packed size; sendOf(r): the
-// block for peer r. Intra: pairwise; inter: linear. In place: rbuf is first copied
+// block for peer r. Intra: pairwise; inter: linear (InterLinear.hpp). In place: rbuf is first copied
 // into one packed temporary and every send reads from that copy.
 Schedule perPeerExchange(const CollCall& c, const std::function<Block(int)>& recvOf,
                          const std::function<size_t(int)>& recvBytes,

@@ -25,21 +25,7 @@ Schedule interReduce(const CollCall& c) {
         emitPulses(b, plan, plan.fragments(stride), [&] { b.recv(0, BufRef{kRecvBuf, 0}, t, {}, sendChannel); });
         return b.finish();
     }
-    CollCall local = c;
-    local.inter = false;
-    local.args.in_place = 0;
-    b.setLocalComm(true);
-    PulsedReduce red(b, local, 0, false, 0, plan);
-    FragmentPipeline frags = plan.fragments(stride);
-    red.addScratchRings(frags);
-    emitPulses(b, plan, std::move(frags), [&] {
-        auto r = red.emitPulse(0, BufRef{kSendBuf, 0}, kNoStep, t, nullptr, {}, {});
-        if (c.rank == 0) {
-            b.setLocalComm(false);
-            b.send(a.root, r.at, t, r.ready, sendChannel);
-            b.setLocalComm(true);
-        }
-    });
+    reduceToRemote(b, c, plan, a.root, sendChannel, [](PulsedReduce&, const TypeRef&) {});
     return b.finish();
 }
 }  // namespace

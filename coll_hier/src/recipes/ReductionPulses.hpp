@@ -95,6 +95,33 @@ private:
 };
 
 // Input of this rank for a reduction: rbuf when MPI_IN_PLACE, else sbuf.
+// The intercommunicator reductions' common half (reduce, allreduce): this group's
+// contributions reduced pulse by pulse to its local rank 0 (in local rank order, over the
+// local communicator: no MPI_IN_PLACE there), which sends each pulse's product to remote
+// rank `peer` on `channel`. Then `more(red, t)` adds the rest of the pulse (t: its type),
+// with the builder on the local communicator.
+template <class More>
+void reduceToRemote(ScheduleBuilder& b, const CollCall& c, const PulsePlan& plan, int peer, uint32_t channel,
+                    More more) {
+    CollCall local = c;
+    local.inter = false;
+    local.args.in_place = 0;
+    b.setLocalComm(true);
+    PulsedReduce red(b, local, 0, false, 0, plan);
+    FragmentPipeline frags = plan.fragments(static_cast<ptrdiff_t>(plan.perPulse) * c.rtype.extent);
+    red.addScratchRings(frags);
+    const TypeRef t{kRecvType, plan.perPulse};
+    emitPulses(b, plan, std::move(frags), [&] {
+        auto r = red.emitPulse(0, BufRef{kSendBuf, 0}, kNoStep, t, nullptr, {}, {});
+        if (c.rank == 0) {
+            b.setLocalComm(false);
+            b.send(peer, r.at, t, r.ready, channel);
+            b.setLocalComm(true);
+        }
+        more(red, t);
+    });
+}
+
 inline BufRef reductionInput(const CollCall& c) { return {c.args.in_place ? kRecvBuf : kSendBuf, 0}; }
 
 }  // namespace hieragg::recipes

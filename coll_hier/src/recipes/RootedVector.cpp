@@ -1,6 +1,7 @@
 #include "RootedVector.hpp"
 
 #include "DataMovement.hpp"
+#include "InterLinear.hpp"
 #include "hieragg/algorithms/LinearGather.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
 #include "hieragg/hier/Recipes.hpp"
@@ -40,17 +41,9 @@ RootedVector RootedVector::scatterv(const CollCall& c) {
 
 Schedule rootedVectorFlat(const CollCall& c, const RootedVector& v) {
     const auto& a = c.args;
-    ScheduleBuilder b(c.inter ? "inter-linear" : "flat-linear");
     const Block mine{{v.mineBuf, 0}, {v.mineTypeSlot, v.mineCount}};
-    if (c.inter) {
-        if (a.root == HIERAGG_ROOT) {
-            for (int r = 0; r < c.remoteSize; ++r)
-                b.transfer(!v.toRoot, r, rootBlockOf(v, r).buf, rootBlockOf(v, r).type, {}, 0);
-        } else if (a.root >= 0) {
-            b.transfer(v.toRoot, a.root, mine.buf, mine.type, {}, 0);
-        }
-        return b.finish();
-    }
+    if (c.inter) return interRooted(c, v.toRoot, [&](int r) { return rootBlockOf(v, r); }, mine);
+    ScheduleBuilder b("flat-linear");
     std::vector<Block> blocks;
     if (c.rank == a.root) {
         for (int r = 0; r < c.size; ++r) blocks.push_back(rootBlockOf(v, r));

@@ -23,7 +23,7 @@ constexpr int kErr = HIERAGG_ERR_INTERNAL;
 std::string fiError(int rc) { return fi_strerror(rc < 0 ? -rc : rc); }
 
 OfiTransport::OfiTransport(Transport& pml, std::shared_ptr<Fabric> fabric)
-    : pml_(pml), fabric_(std::move(fabric)), caps_(fabric_->caps()) {}
+    : ForwardingTransport(pml), pml_(pml), fabric_(std::move(fabric)), caps_(fabric_->caps()) {}
 
 OfiTransport::~OfiTransport() {
     closeFabricObjects();

@@ -18,6 +18,7 @@
 #include "LeaderOpOverPml.hpp"
 #include "OfiFabric.hpp"
 #include "OfiTriggeredChain.hpp"
+#include "hieragg/ForwardingTransport.hpp"
 #include "hieragg/OffloadBackend.hpp"
 #include "hieragg/Transport.hpp"
 
@@ -36,7 +37,7 @@ struct RecoveryConfig : OffloadRecovery {
     LeaderGroup group;  // tagBase: the re-run operations' tag block
 };
 
-class OfiTransport final : public OffloadEndpoint {
+class OfiTransport final : public ForwardingTransport<OffloadEndpoint> {
 public:
     OfiTransport(Transport& pml, std::shared_ptr<Fabric> fabric);
     ~OfiTransport() override;
@@ -57,25 +58,8 @@ public:
     // Whether this leader runs the group's operations over the PML now (a failure was agreed).
     bool fellBack() override;
 
-    int isend(void* comm, bool local, const void* buf, size_t count, void* type, int peer, int tag,
-              void** req) override {
-        return pml_.isend(comm, local, buf, count, type, peer, tag, req);
-    }
-    int irecv(void* comm, bool local, void* buf, size_t count, void* type, int peer, int tag,
-              void** req) override {
-        return pml_.irecv(comm, local, buf, count, type, peer, tag, req);
-    }
-    int test(void* req, bool& done) override { return pml_.test(req, done); }
-    void abandon(void* req) override { pml_.abandon(req); }
-    bool cancelFailed(void* req) override { return pml_.cancelFailed(req); }
-    int reduce(void* op, const void* src, void* dst, size_t count, void* type) override {
-        return pml_.reduce(op, src, dst, count, type);
-    }
-    int copy(const void* src, size_t scount, void* stype, void* dst, size_t rcount, void* rtype) override {
-        return pml_.copy(src, scount, stype, dst, rcount, rtype);
-    }
-    hieragg_dtype_info typeInfo(void* type) override { return pml_.typeInfo(type); }
-    void* packedType() override { return pml_.packedType(); }
+    // Point-to-point, copies and reductions go to the PML (ForwardingTransport); progress
+    // also drives the fabric.
     void progress() override;
 
     int icollective(const FabricCollective& what, void** req) override;

@@ -50,12 +50,10 @@ constexpr const char* kSummary =
 
 // Over the decomposition only (else the recipe's flat ring runs).
 static std::optional<Schedule> build(const CollCall& c, const Plan&) {
-    if (recipes::dm::Levels(c).flat) return std::nullopt;
-    if (c.args.kind == HIERAGG_ALLGATHER && c.args.rcount * c.rtype.size == 0)
-        return ScheduleBuilder("leader-ring-allgather").finish();
-    const recipes::GatheredBlocks blocks{c};
-    return recipes::leaderRingAllgather(
-        c, [&](int r) { return blocks.of(r); }, blocks.mine(), [&](int x, int y) { return blocks.adjacent(x, y); });
+    return recipes::buildOverLeaders(c, "leader-ring-allgather", [&](const recipes::GatheredBlocks& blocks) {
+        return recipes::leaderRingAllgather(
+            c, [&](int r) { return blocks.of(r); }, blocks.mine(), [&](int x, int y) { return blocks.adjacent(x, y); });
+    });
 }
 
 extern const AlgorithmInfo allgather_leader_ring = {HIERAGG_ALLGATHER, "leader_ring", kServesWhole, kNeeds, 0,

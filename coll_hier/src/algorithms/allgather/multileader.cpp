@@ -48,11 +48,9 @@ constexpr const char* kSummary =
 
 // Over the decomposition only (else the recipe's flat ring runs).
 static std::optional<Schedule> build(const CollCall& c, const Plan&) {
-    if (recipes::dm::Levels(c).flat) return std::nullopt;
-    if (c.args.kind == HIERAGG_ALLGATHER && c.args.rcount * c.rtype.size == 0)
-        return ScheduleBuilder("multileader-allgather").finish();
-    const recipes::GatheredBlocks blocks{c};
-    return recipes::multiLeaderAllgather(c, [&](int r) { return blocks.of(r); }, blocks.mine());
+    return recipes::buildOverLeaders(c, "multileader-allgather", [&](const recipes::GatheredBlocks& blocks) {
+        return recipes::multiLeaderAllgather(c, [&](int r) { return blocks.of(r); }, blocks.mine());
+    });
 }
 
 extern const AlgorithmInfo allgather_multileader = {HIERAGG_ALLGATHER, "multileader", kServesWhole, kNeeds,
