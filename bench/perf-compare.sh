@@ -353,9 +353,11 @@ report=(--raw "$raw" --out "$out" --mode "$mode" --command "$cmdline" --runs "$r
 [ "$onenode" = 1 ] && report+=(--stacks hieragg,tuned)
 if [ "$virtual" = 1 ]; then report+=(--virtual)
 else report+=(--link-bps "$(. "$emu/emu-common.sh"; emu_rate_bps "${RATE:-1gbit}")"); fi
+# The profile this run publishes as: the one --profiles named, else the one its options give.
+profile_name=${publish_as:-$([ "$onenode" = 1 ] && echo one-node || echo slow)}
 # Where --publish writes: the profile's own marked section of docs/performance.md and its plot.
 if [ "$publish" = 1 ]; then
-  case "${publish_as:-$([ "$onenode" = 1 ] && echo one-node || echo slow)}" in
+  case "$profile_name" in
     slow) report+=(--publish "$root/docs/performance.md" --publish-image "$root/docs/images/performance.png" --marker perf-table) ;;
     fast) report+=(--publish "$root/docs/performance.md" --publish-image "$root/docs/images/performance-fast.png" --marker perf-table-fast) ;;
     one-node) report+=(--publish "$root/docs/performance.md" --publish-image "$root/docs/images/performance-onenode.png" --marker perf-onenode) ;;
@@ -367,5 +369,5 @@ py=/usr/bin/python3; [ -x "$py" ] || py=python3
 # --regret --publish: the regret table goes into the profile's own regret section.
 regret_args=(--raw "$raw" --out "$out" --command "$cmdline")
 [ "$publish" = 1 ] && regret_args+=(--publish "$root/docs/performance.md"
-                                    --marker "regret-${publish_as:-$([ "$onenode" = 1 ] && echo one-node || echo slow)}")
+                                    --marker "regret-$profile_name")
 if [ "$regret" = 1 ]; then "$py" "$root/bench/regret_report.py" "${regret_args[@]}"; fi

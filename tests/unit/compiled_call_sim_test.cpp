@@ -292,18 +292,27 @@ TEST(CompiledCallSim, DeclinesWhatItDoesNotRunExactly) {
     EXPECT_GE(checked, 2) << "the cases no longer reach what the compiler declines";
 }
 
-TEST(CallCacheTest, ServesAScheduleOnlyWithTheScheduleAndLayoutsItWasCompiledFor) {
-    const int p = 4;
+// Two schedules of one rank (rank 1 of a flat 4-rank allreduce, of 1 and of 3 ints), for
+// the tests of what a CallCache serves for which schedule and layouts.
+class TwoAllreduceSchedules : public ::testing::Test {
+protected:
+    static constexpr int p = 4;
     hier::Hierarchy h = hier::Hierarchy::flat(p);
-    sim::SimNetwork net(p);
-    RankBuffers buf;
-    buf.in.assign(4, 1);
-    buf.out.assign(4, 0);
+    sim::SimNetwork net{p};
+    RankBuffers buf = [] {
+        RankBuffers b;
+        b.in.assign(4, 1);
+        b.out.assign(4, 0);
+        return b;
+    }();
     CollCall one = callFor(HIERAGG_ALLREDUCE, 1, p, &h, 1, 0, buf, net);
     CollCall three = callFor(HIERAGG_ALLREDUCE, 1, p, &h, 3, 0, buf, net);
-    auto a = std::make_shared<const Schedule>(recipes::buildSchedule(one));
-    auto b = std::make_shared<const Schedule>(recipes::buildSchedule(three));
+    std::shared_ptr<const Schedule> a = std::make_shared<const Schedule>(recipes::buildSchedule(one));
+    std::shared_ptr<const Schedule> b = std::make_shared<const Schedule>(recipes::buildSchedule(three));
     CallCache cache;
+};
+
+TEST_F(TwoAllreduceSchedules, ServesAScheduleOnlyWithTheScheduleAndLayoutsItWasCompiledFor) {
     CompiledCall* fa = cache.compiledFor(a, one.stype, one.rtype);
     ASSERT_NE(fa, nullptr);
     EXPECT_EQ(fa->schedule(), a.get());
@@ -547,18 +556,7 @@ TEST(CallCacheTest, AFlatCallWhoseSendFailsEndsWithTheErrorAndSendsTheCommunicat
 // arguments holds only while they stay. Every keepRaw/dropRaw (what scheduleFor does when a
 // call changes its count, type, op, root or buffers' presence) makes it look again, so a
 // repeat never runs a compiled call of another schedule or layout.
-TEST(CallCacheTest, TheAnswerForTheLastRawArgumentsNeverOutlivesThem) {
-    const int p = 4;
-    hier::Hierarchy h = hier::Hierarchy::flat(p);
-    sim::SimNetwork net(p);
-    RankBuffers buf;
-    buf.in.assign(4, 1);
-    buf.out.assign(4, 0);
-    CollCall one = callFor(HIERAGG_ALLREDUCE, 1, p, &h, 1, 0, buf, net);
-    CollCall three = callFor(HIERAGG_ALLREDUCE, 1, p, &h, 3, 0, buf, net);
-    auto a = std::make_shared<const Schedule>(recipes::buildSchedule(one));
-    auto b = std::make_shared<const Schedule>(recipes::buildSchedule(three));
-    CallCache cache;
+TEST_F(TwoAllreduceSchedules, TheAnswerForTheLastRawArgumentsNeverOutlivesThem) {
     EXPECT_EQ(cache.compiledForLast(), nullptr) << "no raw arguments kept yet";
     auto keep = [&](const CollCall& c, const std::shared_ptr<const Schedule>& s, const hieragg_dtype_info& rtype) {
         cache.last.schedule = s;
