@@ -152,8 +152,8 @@ double estimateExchangeRound(const std::vector<double>& roundUs, double alphaUs)
     return std::isfinite(best) ? std::max(best, alphaUs) : 0.0;
 }
 
-MeasuredLink combinePair(const MeasuredLink& a, const MeasuredLink& b, std::string* why) {
-    if (!a.valid || !b.valid) return rejected(why, "one end measured nothing valid");
+MeasuredLink combinePair(const MeasuredLink& a, const MeasuredLink& b, std::string* disagreed) {
+    if (!a.valid || !b.valid) return MeasuredLink{};
     const double sa = spread(a.alpha_us, b.alpha_us), sb = spread(a.beta_ns_per_byte, b.beta_ns_per_byte);
     if (sa > kPairAgreementFactor - 1 || sb > kPairAgreementFactor - 1) {
         // Load changed under one end's rounds. It only ever adds time, and alpha comes from the
@@ -162,8 +162,8 @@ MeasuredLink combinePair(const MeasuredLink& a, const MeasuredLink& b, std::stri
         // spread is the noise, so predictions that close keep the earlier row.
         MeasuredLink m = a.alpha_us <= b.alpha_us ? a : b;
         m.noise = std::max({sa, sb, a.noise, b.noise});
-        if (why)
-            *why = sa > kPairAgreementFactor - 1
+        if (disagreed)
+            *disagreed = sa > kPairAgreementFactor - 1
                        ? "the two ends disagree: alpha " + num(a.alpha_us) + " vs " + num(b.alpha_us) + " us"
                        : "the two ends disagree: beta " + num(a.beta_ns_per_byte) + " vs " +
                              num(b.beta_ns_per_byte) + " ns/B";

@@ -248,15 +248,15 @@ void agreementArrived(hieragg_comm& c, LinkCalibrationState& st) {
         const CalibrationRecord& other = st.records[static_cast<size_t>(p)];
         if (other.peer != static_cast<double>(r)) continue;
         ++measuredPairs;
-        std::string pairWhy;
+        std::string ends;
         const hier::MeasuredLink m = hier::combinePair(hier::fromRecord(st.records[r].link),
-                                                       hier::fromRecord(other.link), &pairWhy);
+                                                       hier::fromRecord(other.link), &ends);
         const std::string ranks = "ranks " + std::to_string(r) + " and " + std::to_string(static_cast<int>(p)) + ": ";
         if (m.valid) {
             pairs.push_back(m);
-            if (!pairWhy.empty() && disagreed.empty()) disagreed = ranks + pairWhy;
+            if (!ends.empty() && disagreed.empty()) disagreed = ranks + ends;
         } else if (why.empty()) {
-            why = ranks + pairWhy;
+            why = ranks + "one end measured nothing valid";
         }
     }
     const hier::MeasuredLink agreed = hier::agreeLink(pairs);

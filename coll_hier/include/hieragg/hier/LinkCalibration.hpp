@@ -109,10 +109,11 @@ double estimateExchangeRound(const std::vector<double>& roundUs, double alphaUs)
 
 // The two ends of one pair, each its own estimate: invalid unless both are. When their alpha
 // and beta agree within kPairAgreementFactor each parameter is the mean of the two; when
-// they do not (why says which differs, and by how much) the end with the smaller alpha is
-// kept whole: load only adds time, so that end was the less disturbed. Noise is the larger
-// relative spread (|a - b| / min(a, b)) of alpha and beta, or an end's own if larger.
-MeasuredLink combinePair(const MeasuredLink& a, const MeasuredLink& b, std::string* why = nullptr);
+// they do not the end with the smaller alpha is kept whole (load only adds time, so that end
+// was the less disturbed) and `disagreed` says which parameter differs, and by how much (it
+// is left alone otherwise). Noise is the larger relative spread (|a - b| / min(a, b)) of
+// alpha and beta, or an end's own if larger.
+MeasuredLink combinePair(const MeasuredLink& a, const MeasuredLink& b, std::string* disagreed = nullptr);
 
 // The value every rank uses: the median (mean of the two middle values for an even
 // count) of the valid measurements, each parameter separately, the exchange round, burst
