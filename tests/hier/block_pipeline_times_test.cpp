@@ -4,6 +4,7 @@
 // allreduce loads, several fragment sizes. Equal as doubles: the chooser compares them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <numeric>
 #include <string>
@@ -108,4 +109,43 @@ TEST(BlockPipelineTimes, EqualTheBuiltTreeOverASweep) {
         }
     }
     EXPECT_EQ(compared, static_cast<int>(shapes.size()) * 4 * 3 * 4);
+}
+
+// The pipeline model in closed form on two nodes of two ranks (leaders in a chain, a chain
+// below each): the root serves its leader child (network) first, then its node child. Each
+// fragment is a message of its own, so per child the stage charges the longer of its
+// start-up (alpha + theta) and its bytes (theta + c (beta + gamma)): small fragments are
+// bound by the start-up, large ones by the bytes. The fill charges each edge's alpha once.
+TEST(BlockPipelineTimes, StageChargesEachFragmentTheLongerOfStartUpAndBytes) {
+    const CostParams p = unevenLinks();
+    const LinkCost& node = p.link[kLinkNode];
+    const LinkCost& net = p.link[kLinkNetwork];
+    const std::vector<int> counts = {2, 2}, links = {kLinkNode, kLinkNetwork};
+    const Hierarchy h = blockHierarchy(counts);
+    const MemberTree t = pipelineTree(h, 0, TreeShape::chain(), TreeShape::chain());
+    for (const double c : {256.0, 1048576.0}) {
+        model::Load ld{model::Shape::Reduce};
+        ld.bytes = 4 * c;  // four fragments: fill + 3 stages (the window of 8 does not bind)
+        ld.pulseBytes = c;
+        ld.elemBytes = 8;
+        const double pNode = node.theta_us + c * (node.beta_us_per_byte + node.gamma_us_per_byte);
+        const double pNet = net.theta_us + c * (net.beta_us_per_byte + net.gamma_us_per_byte);
+        const double stage = std::max(node.alpha_us + node.theta_us, pNode) + std::max(net.alpha_us + net.theta_us, pNet);
+        // Leader 2 first (alpha + its packet), then rank 1 after both packets; rank 3 below 2.
+        const double fill = std::max(node.alpha_us + pNet + pNode, net.alpha_us + pNet + node.alpha_us + pNode);
+        const std::string what = "fragment " + std::to_string(c);
+        if (c == 256.0) {
+            EXPECT_GT(net.alpha_us + net.theta_us, pNet) << what;  // the start-up binds
+        } else {
+            EXPECT_LT(net.alpha_us + net.theta_us, pNet) << what;  // the bytes bind
+        }
+        for (const model::PipelineTimes& got :
+             {model::pipelineTimes(t, h, links, p, ld, c),
+              model::blockPipelineTimes(counts, TreeShape::chain(), TreeShape::chain(), links, p, ld, c)}) {
+            EXPECT_DOUBLE_EQ(got.stage, stage) << what;
+            EXPECT_DOUBLE_EQ(got.fill, fill) << what;
+            EXPECT_DOUBLE_EQ(got.slowAlpha, net.alpha_us) << what;
+            EXPECT_DOUBLE_EQ(model::pipelineFromTimesUs(got, ld, c, nullptr), fill + 3 * stage) << what;
+        }
+    }
 }

@@ -7,6 +7,10 @@
 
 namespace hieragg::hier::model {
 
+double fragmentUs(const LinkCost& l, const Load& ld, double c) {
+    return std::max(l.alpha_us + l.theta_us, packetUs(l, ld, c));
+}
+
 PipelineTimes pipelineTimes(const MemberTree& t, const Hierarchy& h, const std::vector<int>& links,
                             const CostParams& p, const Load& ld, double c) {
     PipelineTimes out;
@@ -22,7 +26,7 @@ PipelineTimes pipelineTimes(const MemberTree& t, const Hierarchy& h, const std::
             while (level < h.levels() && h.groupOf(level, v) != h.groupOf(level, k)) ++level;
             const LinkCost& l = p.link[links[level]];
             served += packetUs(l, ld, c);
-            busy += packetUs(l, ld, c);
+            busy += fragmentUs(l, ld, c);
             out.slowAlpha = std::max(out.slowAlpha, l.alpha_us);
             at[k] = at[v] + l.alpha_us + served;
             out.fill = std::max(out.fill, at[k]);
@@ -39,10 +43,11 @@ PipelineTimes blockPipelineTimes(const std::vector<int>& counts, TreeShape leade
     // The latest vertex of one class: when it arrives, and what it has served of its own
     // children so far (its children above the level at hand; a vertex serves its last child,
     // the outermost level's, first). Start: the root, nothing served.
+    // `busy`: its fragmentUs over the same children (pipelineTimes' stage).
     struct Latest {
-        double at, served;
+        double at, served, busy;
     };
-    std::vector<Latest> classes{{0.0, 0.0}};
+    std::vector<Latest> classes{{0.0, 0.0, 0.0}};
     const size_t top = counts.size() - 1;
     std::vector<double> at;
     std::vector<int> order;
@@ -50,7 +55,7 @@ PipelineTimes blockPipelineTimes(const std::vector<int>& counts, TreeShape leade
         const int m = counts[f];
         if (m <= 1) continue;  // no edge at this level: nothing served, nobody new
         const LinkCost& l = p.link[links[f]];
-        const double packet = packetUs(l, ld, c);
+        const double packet = packetUs(l, ld, c), fragment = fragmentUs(l, ld, c);
         out.slowAlpha = std::max(out.slowAlpha, l.alpha_us);
         const MemberTree t = (f == top ? leaders : inner).build(m, 0);
         std::vector<Latest> next;
@@ -63,27 +68,30 @@ PipelineTimes blockPipelineTimes(const std::vector<int>& counts, TreeShape leade
             for (size_t i = 0; i < order.size(); ++i) {
                 const int v = order[i];
                 const auto& kids = t.children[v];
-                double served = v == t.root ? from.served : 0.0;
+                double served = v == t.root ? from.served : 0.0, busy = v == t.root ? from.busy : 0.0;
                 for (size_t j = kids.size(); j-- > 0;) {
                     const int k = kids[j];
                     served += packet;  // pipelineTimes' sums, term for term
+                    busy += fragment;
                     at[k] = at[v] + l.alpha_us + served;
                     out.fill = std::max(out.fill, at[k]);
                     order.push_back(k);
                 }
-                next.push_back({at[v], served});
+                next.push_back({at[v], served, busy});
             }
         }
-        // One class per amount served: its latest vertex (ties of `served` are equal doubles).
+        // One class per amount served (and busy): its latest vertex (ties are equal doubles).
         std::sort(next.begin(), next.end(), [](const Latest& x, const Latest& y) {
-            return x.served != y.served ? x.served < y.served : x.at > y.at;
+            if (x.served != y.served) return x.served < y.served;
+            return x.busy != y.busy ? x.busy < y.busy : x.at > y.at;
         });
         classes.clear();
         for (const Latest& x : next)
-            if (classes.empty() || classes.back().served != x.served) classes.push_back(x);
+            if (classes.empty() || classes.back().served != x.served || classes.back().busy != x.busy)
+                classes.push_back(x);
     }
-    // A vertex's busy time is what it served over all its children: its class's at the end.
-    for (const Latest& x : classes) out.stage = std::max(out.stage, x.served);
+    // A vertex's busy time is over all its children: its class's at the end.
+    for (const Latest& x : classes) out.stage = std::max(out.stage, x.busy);
     return out;
 }
 

@@ -9,11 +9,18 @@
 
 namespace hieragg::hier::model {
 
+// One fragment of c bytes to one child over link l, as the stream sees it: every fragment
+// is a message of its own, whose start-up (t_s = alpha + theta, SPEC 3.5's per chunk) runs
+// while the previous fragment's bytes cross, so the longer of the two: max(alpha + theta,
+// theta + c beta (+ c gamma reducing) + rendezvous). Small fragments are bound by the
+// start-up, large ones by their bytes.
+double fragmentUs(const LinkCost& l, const Load& ld, double c);
+
 // What the model reads off a pipeline tree for fragments of c bytes: the first fragment's
 // latest arrival (per-edge alpha + the children served before it, a parent serving its
 // last child first, as TreeBcast does), the busiest vertex's per-fragment work (its
-// children served one after the other, each theta + c beta (+ c gamma reducing) on that
-// edge's link) and the slowest edge's alpha.
+// children served one after the other, each fragmentUs on that edge's link) and the slowest
+// edge's alpha. The fill charges alpha once per edge: the first fragment's latency.
 struct PipelineTimes {
     double fill = 0, stage = 0, slowAlpha = 0;
 };
