@@ -206,8 +206,7 @@ TreePlan treePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
     return out;
 }
 
-// The Alone rows' estimates, flat rows first (ties keep the earlier), with the stream rule of
-// Estimate::stream applied.
+// The Alone rows' estimates, flat rows first (ties keep the earlier).
 std::vector<Estimate> aloneEstimates(const CollCall& c, const AlgorithmInfo* forced, const CostQuery& q) {
     std::vector<Estimate> out;
     for (const bool flat : {true, false})
@@ -217,17 +216,6 @@ std::vector<Estimate> aloneEstimates(const CollCall& c, const AlgorithmInfo* for
             Estimate e = a->cost(*a, q);
             if (e.choice.algo) out.push_back(e);
         }
-    double loneMin = kInf;
-    for (const Estimate& e : out)
-        if (e.streamPriced) loneMin = std::min(loneMin, e.choice.predUs);
-    for (Estimate& e : out) {
-        if (!e.streamPriced) continue;
-        const double lone = e.choice.predUs;
-        const bool overlaps = e.stream >= 0 && (e.alwaysStreams || lone <= 2 * loneMin);
-        e.choice.predUs = overlaps ? std::min(lone, e.stream) : lone;
-        e.choice.why += overlaps ? "; back-to-back calls overlap (lone call " + fmt("%.2f", lone) + " us)"
-                                 : "; each call waits for the last";
-    }
     return out;
 }
 

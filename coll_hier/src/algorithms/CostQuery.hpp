@@ -35,13 +35,6 @@ struct Estimate {
     // The row is preferred wherever it serves (coll_hieragg_offload=ofi): it wins its stage
     // and the plan keeps it against every other composition.
     bool preferred = false;
-    // Rows priced as one call of a back-to-back stream (scan, exscan): choice.predUs is a lone
-    // call's time, `stream` a call's time when consecutive calls overlap (< 0: they do not);
-    // the chooser takes the stream's where the lone call is at most twice the quickest row's
-    // (or always, alwaysStreams).
-    bool streamPriced = false;
-    double stream = -1;
-    bool alwaysStreams = false;
 };
 
 // A row's estimate of one stage of q.members ranks (Stage rows), nothing priced yet.
@@ -65,13 +58,6 @@ inline StageChoice callChoice(const AlgorithmInfo& row, const CollCall& c, const
 inline Estimate callEstimate(const AlgorithmInfo& row, const CostQuery& q) {
     Estimate e;
     e.choice = callChoice(row, q.call, q.links);
-    return e;
-}
-
-// The same, priced as one call of a back-to-back stream (prefix rows, Estimate::stream).
-inline Estimate streamEstimate(const AlgorithmInfo& row, const CostQuery& q) {
-    Estimate e = callEstimate(row, q);
-    e.streamPriced = true;
     return e;
 }
 

@@ -1,12 +1,9 @@
-// The prefix model (scan, exscan): rows priced as one call of a back-to-back stream (IMB's
-// loop, any loop of scans). A row whose every message goes to a higher rank (recursive
-// doubling, leader_chain, and on one node the rank chain) lets consecutive calls overlap,
-// so a call costs its busiest rank's occupancy (theta + S beta per message it sends or
-// receives, S gamma per reduction) plus one crossing; a row with a message back to a lower
-// rank (the leader prefix's bcast from the last rank into its group) makes each call wait
-// for the previous call's, so it costs its whole latency. A forward-only row is priced that
-// way only while a lone call of it takes at most twice the lowest lone-call latency (the
-// chooser's rule for Estimate::stream); else by its latency.
+// The prefix model (scan, exscan): every row priced by one call's latency, the time the
+// project benchmark measures (perf-compare.sh --sync: each call after a barrier) and the
+// prediction its regret report compares. Each message is priced on the link it crosses:
+// inside an outermost group of the decomposition its inner link, between groups the
+// network; a flat call (not decomposed) has one group, every message on links.back().
+// Messages that leave one group in the same round share its link (exchangeBurstUs).
 #pragma once
 #include <vector>
 
@@ -16,22 +13,49 @@
 
 namespace hieragg::hier::model {
 
-// One message of S bytes with its start-up, combined on arrival when `reduces`.
+// One message of S bytes handed from one rank to the next, combined on arrival when
+// `reduces`: what a ping-pong measures one way (alpha: start-up and the receiver's matching
+// of its one message), the bytes, the rendezvous past the eager limit. No theta: that is a
+// further message at the same receiver (a burst), and each hop of a chain or a tree round
+// brings a rank one message.
 inline double prefixRoundUs(const LinkCost& l, double S, bool reduces) {
-    return l.alpha_us + l.theta_us + S * (l.beta_us_per_byte + (reduces ? l.gamma_us_per_byte : 0.0));
+    return l.alpha_us + S * (l.beta_us_per_byte + (reduces ? l.gamma_us_per_byte : 0.0)) + rendezvousUs(l, S);
 }
-// A recursive-doubling step: every rank sends to r + d while it receives from r - d.
+// A recursive-doubling step: every rank sends to r + d while it receives from r - d (the
+// measured exchange round), the bytes, the combine, the rendezvous past the eager limit.
 inline double prefixExchangeUs(const LinkCost& l, double S) {
-    return exchangeRoundUs(l) + S * (l.beta_us_per_byte + l.gamma_us_per_byte);
+    return exchangeRoundUs(l) + S * (l.beta_us_per_byte + l.gamma_us_per_byte) + rendezvousUs(l, S);
 }
 
-// The outermost groups of a decomposed prefix: G of them, the largest of M ranks, and the
-// link inside them.
+// The outermost groups of a decomposed prefix: G of them, the largest of M ranks, the link
+// inside them and the link between them.
 struct PrefixGroups {
     int G = 1, M = 1;
     double lm = 0, lG = 0;  // ceil(log2 M), ceil(log2 G)
     const LinkCost* in = nullptr;
+    const LinkCost* net = nullptr;
 };
 PrefixGroups prefixGroupsOf(const CollCall& c, const CostParams& p, const std::vector<int>& links);
+
+// Where the ranks of a flat prefix row are: each rank's outermost group (all 0 when the
+// call is not decomposed) and the two links.
+struct PrefixPlacement {
+    std::vector<int> group;  // per rank
+    const LinkCost* in = nullptr;
+    const LinkCost* net = nullptr;
+    const LinkCost& between(int a, int b) const { return group[a] == group[b] ? *in : *net; }
+};
+PrefixPlacement prefixPlacementOf(const CollCall& c, const CostParams& p, const std::vector<int>& links);
+
+// The rank chain (rank i combines and sends to i + 1), `pulses` pulses of `unit` bytes: the
+// first pulse crosses every hop on its own link in turn, each further one a hop behind it,
+// paced by the slowest hop. The hops that cross between groups: *crossings.
+double chainLatencyUs(const PrefixPlacement& x, int n, double unit, double pulses, int* crossings);
+
+// Recursive doubling over n ranks, S bytes: in step d every rank r sends to r + d. A step
+// in which no message leaves its group is an exchange round on the inner link; else an
+// exchange round on the network, where the k messages that leave the busiest group share
+// its link (exchangeBurstUs, k S beta), their rendezvous handshakes side by side (one). The steps that cross between groups: *crossing.
+double doublingLatencyUs(const PrefixPlacement& x, int n, double S, int* crossing);
 
 }  // namespace hieragg::hier::model

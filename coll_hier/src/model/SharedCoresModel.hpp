@@ -22,13 +22,13 @@ bool crowdedOneNode(const CollCall& c, const CostParams& p);
 double sharedCoresBcastUs(double latency, double work, const Load& ld);
 
 // A flat reduce on one node with more ranks than cores, priced as one call of a
-// back-to-back stream (IMB's loop), as scanPlan prices forward-only rows: every message of
+// back-to-back stream (IMB's loop): every message of
 // a reduction tree goes toward the root, so consecutive calls overlap and a call costs its
 // busiest rank's receptions (d children per pulse) plus one start-up, bounded by all ranks'
 // receptions over the cores; when the bound decides, the shape whose busiest rank handles
 // fewest messages wins (1e-3 of its share breaks the tie): a chain spreads the combining
 // over every rank. Only where the cores bound the shape (short vectors keep the lone-call
-// model), and as for scan, only while its lone call (`lone`) takes at most twice the
+// model), and only while its lone call (`lone`) takes at most twice the
 // quickest shape's (`loneMin`): a chain's n - 1 hand-offs in sequence stay priced as such.
 // Measured (np 4 and 8 on 2 cores, 64 KiB, interleaved with tuned's binomial): chain
 // 0.96-1.79x, k-ary 1.04-5.1x, k-nomial (k = 3) 1.4-12x.

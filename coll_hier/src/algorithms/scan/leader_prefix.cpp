@@ -1,6 +1,5 @@
 // Scan, exscan `leader_prefix`: a scan inside each outermost group, an exscan of the G group
-// totals between the groups' last ranks, a binomial bcast of that prefix in each group. The
-// bcast back into the group makes each call wait for the last: priced by its latency.
+// totals between the groups' last ranks, a binomial bcast of that prefix in each group.
 #include <string>
 
 #include "algorithms/Row.hpp"
@@ -12,10 +11,12 @@ namespace hieragg::hier::units {
 static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     const PrefixGroups x = prefixGroupsOf(q.call, q.params, q.links);
     const double S = q.bytes;
-    const LinkCost &in = *x.in, &net = q.params.link[q.links.back()];
-    const double us = x.lm * prefixRoundUs(in, S, true) + x.lG * prefixRoundUs(net, S, true) +
+    const LinkCost &in = *x.in, &net = *x.net;
+    // The in-group scan and the leaders' exscan are recursive doubling (exchange rounds; one
+    // leader per group, so one message leaves a group per round), the bcast one-way rounds.
+    const double us = x.lm * prefixExchangeUs(in, S) + x.lG * prefixExchangeUs(net, S) +
                       x.lm * prefixRoundUs(in, S, false) + S * in.gamma_us_per_byte;
-    return priced(streamEstimate(a, q), us, std::to_string(x.G) + " groups of up to " + std::to_string(x.M));
+    return priced(callEstimate(a, q), us, std::to_string(x.G) + " groups of up to " + std::to_string(x.M));
 }
 static std::optional<Schedule> build(const CollCall& c, const Plan&) {
     return recipes::leaderPrefix(c, c.args.kind == HIERAGG_EXSCAN);
