@@ -13,7 +13,7 @@ bool crowdedOneNode(const CollCall& c, const CostParams& p) {
 }
 
 double sharedCoresBcastUs(double latency, double work, double busiest, const Load& ld) {
-    return std::max(busiest, work / ld.sharedCores) + 1e-3 * latency;
+    return std::max(busiest, work / ld.sharedCores) + kLatencyTieBreak * latency;
 }
 
 double bcastBusiestRankUs(const MemberTree& t, const Load& ld, const LinkCost& l) {

@@ -22,11 +22,14 @@ bool crowdedOneNode(const CollCall& c, const CostParams& p);
 // sender's memory itself (shared-memory single copy), so a parent serves a child in theta
 // and the copies run side by side, but only `cores` at a time. Where the bound decides for
 // several shapes, the shortest critical path of a lone call (`latency`: fewest hand-offs
-// in sequence; at 64 KiB the star, as tuned's linear bcast) wins: 1e-3 of it breaks the
-// tie. The lone-call latency is not the price: with the measured hand-off alpha of a node
+// in sequence; at 64 KiB the star, as tuned's linear bcast) wins: kLatencyTieBreak of it
+// breaks the tie, small enough never to outweigh a difference of the price (a measured
+// hand-off alpha reaches 185 us against a theta of 0.1 us: 1e-3 of a binomial's two
+// hand-offs made the star look cheaper at np 4). The lone-call latency is not the price: with the measured hand-off alpha of a node
 // with more ranks than cores (tens of us) it would make every bcast a star, whose root
 // handles n - 1 messages per call; measured back to back on 8 ranks of 2 cores, 8 B, three
 // interleaved runs: star 18-207 us per call, 5-nomial 5.5-14 us, tuned's binary tree 2.9-9.3 us.
+constexpr double kLatencyTieBreak = 1e-9;
 double sharedCoresBcastUs(double latency, double work, double busiest, const Load& ld);
 
 // What the busiest rank of a bcast tree handles per call: theta per child it serves, and
