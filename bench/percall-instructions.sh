@@ -21,10 +21,21 @@
 # two schedules post different numbers of messages at the measured rank (tuned's barrier is linear
 # at np 4: its last rank posts 2 messages per call, hieragg's 4), the per-call ratio compares different work.
 #
+# Plans: hieragg's plan comes from its cost model over the node link measured at the job's set-up,
+# which varies with the machine's load, so two jobs of one cell can run different rows (np 8
+# barrier: 14 messages at rank 0 in one run, 15 in another). Every hieragg job therefore logs its
+# plan (coll_hieragg_verbose 2, printed at the first call, outside the counted calls) and the
+# "plan" column gives it; when the N1 and N2 jobs ran different plans the cell is marked
+# "plan changed" and its difference is not a per-call count. --force COLL=ROW,... forces rows
+# (coll_hieragg_<coll>_algorithm) and HIERAGG_MCA="coll_hieragg_cost_node_alpha A
+# coll_hieragg_cost_node_beta B coll_hieragg_cost_node_theta T" fixes the node link (both alpha and
+# beta set: nothing measured), so the plan, and the table, repeat.
+#
 # usage: bash bench/percall-instructions.sh [--nps 4,8] [--colls bcast,reduce,allreduce,barrier]
 #                                           [--bytes 8] [--calls 100,300] [--stacks hieragg,tuned]
-#                                           [--before BUILD] [--out DIR] [--publish]
+#                                           [--force COLL=ROW,...] [--before BUILD] [--out DIR] [--publish]
 # --before BUILD: also measure the component of another build (column "before").
+# --force bcast=knomial,barrier=dissemination: run those rows (hieragg and before stacks).
 # --publish: write the table into docs/performance.md between the percall markers.
 # Environment: BUILD_DIR (build), HIERAGG_MCA="name value ...": more MCA settings for hieragg.
 # Prints a markdown table (also OUT/percall.md) of instructions per call and hieragg / tuned.
@@ -33,7 +44,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-build}
 build=$(cd "$root" && cd "$BUILD_DIR" && pwd)
 nps=4,8 colls=bcast,reduce,allreduce,barrier bytes=8 calls=100,300 stacks=hieragg,tuned out=$root/out/percall
-before="" publish=0
+before="" publish=0 force=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --nps) nps=$2; shift 2 ;;
@@ -43,8 +54,9 @@ while [ $# -gt 0 ]; do
     --stacks) stacks=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --before) before=$(cd "$2" && pwd); shift 2 ;;
+    --force) force=$2; shift 2 ;;
     --publish) publish=1; shift ;;
-    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
     *) echo "percall-instructions: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -61,9 +73,17 @@ if [ -n "$before" ]; then
   case ",$stacks," in *,before,*) ;; *) stacks=before,$stacks ;; esac
 fi
 
+force_mca=""
+for f in ${force//,/ }; do
+  case "$f" in
+    *=*) force_mca+="--mca coll_hieragg_${f%%=*}_algorithm ${f#*=} " ;;
+    *) echo "percall-instructions: --force takes COLL=ROW, not '$f'" >&2; exit 2 ;;
+  esac
+done
+
 stack_args() {
   case "$1" in
-    hieragg) echo "--mca mca_base_component_path $build/src/ompi:$pkglib --mca coll hieragg ${HIERAGG_MCA:+$(set -- $HIERAGG_MCA; while [ $# -ge 2 ]; do printf -- '--mca %s %s ' "$1" "$2"; shift 2; done)}" ;;
+    hieragg) echo "--mca mca_base_component_path $build/src/ompi:$pkglib --mca coll hieragg --mca coll_hieragg_verbose 2 $force_mca${HIERAGG_MCA:+$(set -- $HIERAGG_MCA; while [ $# -ge 2 ]; do printf -- '--mca %s %s ' "$1" "$2"; shift 2; done)}" ;;
     before) echo "--mca mca_base_component_path $before/src/ompi:$pkglib --mca coll hieragg $(stack_args hieragg | sed 's/^.*--mca coll hieragg//')" ;;
     tuned) echo "" ;;
     *) echo "percall-instructions: unknown stack $1" >&2; exit 2 ;;
@@ -88,8 +108,13 @@ profile() {
   echo "$cg"
 }
 
+# plan_of LOG COLL: the plan hieragg printed for COLL in that job ("-" for tuned).
+plan_of() {
+  sed -n "s/^.*hieragg: $2 on [0-9]* ranks: \([^ ]*\) .*/\1/p" "$1" | head -1 | grep . || echo -
+}
+
 table=$out/percall.md
-made="Made by \`bash bench/percall-instructions.sh --nps $nps --colls $colls --calls $calls\` on $(date -u '+%Y-%m-%d %H:%M') UTC"
+made="Made by \`${HIERAGG_MCA:+HIERAGG_MCA=\"$HIERAGG_MCA\" }bash bench/percall-instructions.sh --nps $nps --colls $colls --calls $calls${force:+ --force $force}\` on $(date -u '+%Y-%m-%d %H:%M') UTC"
 {
   echo "$made: instructions per ${bytes}-byte call inside \`PMPI_<Coll>\` without waiting (callgrind; the"
   echo "measured rank alone under valgrind, the others native; idle progress polls removed; (Ir($n2) − Ir($n1)) / $((n2 - n1));"
@@ -98,17 +123,23 @@ made="Made by \`bash bench/percall-instructions.sh --nps $nps --colls $colls --c
   echo
   printf '| collective | np | rank |'; for s in ${stacks//,/ }; do printf ' %s |' "$s"; done
   printf ' hieragg ÷ tuned |'; for s in ${stacks//,/ }; do printf ' msgs %s |' "$s"; done
-  printf ' ÷ per message |'; for s in ${stacks//,/ }; do printf ' polls %s |' "$s"; done; echo
-  printf '|---|---|---|'; for _ in ${stacks//,/ }; do printf -- '---|---|---|'; done; echo '---|---|'
+  printf ' ÷ per message |'; for s in ${stacks//,/ }; do printf ' polls %s |' "$s"; done
+  printf ' plan hieragg |'; echo
+  printf '|---|---|---|'; for _ in ${stacks//,/ }; do printf -- '---|---|---|'; done; echo '---|---|---|'
 } >"$table"
 for np in ${nps//,/ }; do
   for coll in ${colls//,/ }; do
     for rank in 0 $((np - 1)); do
       role=leaf; [ "$rank" = 0 ] && role=root; { [ "$coll" = barrier ] || [ "$coll" = allreduce ]; } && role=rank
       declare -A per=() polls=() msgs=()
+      plan=-
       for s in ${stacks//,/ }; do
         a=$(profile "$s" "$np" "$coll" "$rank" "$n1") b=$(profile "$s" "$np" "$coll" "$rank" "$n2")
         read -r _ per[$s] polls[$s] msgs[$s] < <(python3 "$root/bench/callgrind_percall.py" "$a" "$b" "$n1" "$n2")
+        if [ "$s" = hieragg ]; then
+          p1=$(plan_of "$out/run.$s.np$np.$coll.r$rank.$n1.log" "$coll") p2=$(plan_of "$out/run.$s.np$np.$coll.r$rank.$n2.log" "$coll")
+          plan=$p2; [ "$p1" = "$p2" ] || plan="plan changed: $p1 (N=$n1), $p2 (N=$n2)"
+        fi
       done
       ratio="" permsg=""
       if [ -n "${per[hieragg]:-}" ] && [ -n "${per[tuned]:-}" ] && [ "${per[tuned]}" -gt 0 ]; then
@@ -121,7 +152,8 @@ for np in ${nps//,/ }; do
         printf ' %s |' "$ratio"
         for s in ${stacks//,/ }; do printf ' %s |' "${msgs[$s]}"; done
         printf ' %s |' "$permsg"
-        for s in ${stacks//,/ }; do printf ' %s |' "${polls[$s]}"; done; echo; } >>"$table"
+        for s in ${stacks//,/ }; do printf ' %s |' "${polls[$s]}"; done
+        printf ' %s |' "${plan//|/\\|}"; echo; } >>"$table"
       unset per polls msgs
     done
   done

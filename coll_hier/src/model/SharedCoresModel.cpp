@@ -12,8 +12,17 @@ bool crowdedOneNode(const CollCall& c, const CostParams& p) {
     return !isDecomposed(c) && p.nodeCores > 0 && c.size > p.nodeCores;
 }
 
-double sharedCoresBcastUs(double latency, double work, const Load& ld) {
-    return std::max(latency, work / ld.sharedCores) + 1e-3 * latency;
+double sharedCoresBcastUs(double latency, double work, double busiest, const Load& ld) {
+    return std::max(busiest, work / ld.sharedCores) + kLatencyTieBreak * latency;
+}
+
+double bcastBusiestRankUs(const MemberTree& t, const Load& ld, const LinkCost& l) {
+    double busiest = 0;
+    for (size_t v = 0; v < t.children.size(); ++v) {
+        const double own = static_cast<int>(v) == t.root ? 0.0 : l.theta_us + ld.bytes * l.beta_us_per_byte;
+        busiest = std::max(busiest, own + static_cast<double>(t.children[v].size()) * l.theta_us);
+    }
+    return busiest;
 }
 
 double sharedCoresReduceUs(const Load& ld, const LinkCost& l, int n, double d, double b, double lone,
@@ -60,12 +69,15 @@ StageChoice sharedCoresTree(const AlgorithmInfo& a, const Load& ld, const LinkCo
     double best = kInf;
     int bestK = 2;
     for (int k = 2; k <= top; ++k) {
-        const double t = sharedCoresBcastUs(exactTreeUs(shapeOf(k).build(n, 0), ld, arrive, l.theta_us), work, ld);
+        const MemberTree tree = shapeOf(k).build(n, 0);
+        const double t = sharedCoresBcastUs(exactTreeUs(tree, ld, arrive, l.theta_us), work,
+                                            bcastBusiestRankUs(tree, ld, l), ld);
         if (t < best) best = t, bestK = k;
     }
     s.shape = shapeOf(bestK);
     s.predUs = best;
-    s.why = "receivers copy, " + std::to_string(ld.sharedCores) + " cores: best k of 2.." + std::to_string(top);
+    s.why = "back-to-back calls, receivers copy, " + std::to_string(ld.sharedCores) + " cores: best k of 2.." +
+            std::to_string(top);
     return s;
 }
 

@@ -35,9 +35,12 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
         s.why = "c*=" + fmt("%.0f", c) + " B from m=" + fmt("%.0f", ld.bytes) + " t_s=" + fmt("%.3g", ts) +
                 " bw=" + fmt("%.4g", bw) + " B/us";
         if (ld.sharedCores > 0) {
-            // Every rank but the root handles each segment and copies the whole message.
-            const double work = (n - 1) * (std::ceil(m / c) * l.theta_us + ld.bytes * l.beta_us_per_byte);
-            s.predUs = sharedCoresBcastUs(s.predUs, work, ld);
+            // Every rank but the root handles each segment and copies the whole message; a
+            // middle rank (the busiest) also passes each segment on.
+            const double segments = std::ceil(m / c);
+            const double work = (n - 1) * (segments * l.theta_us + ld.bytes * l.beta_us_per_byte);
+            const double busiest = segments * l.theta_us * (n > 2 ? 2 : 1) + ld.bytes * l.beta_us_per_byte;
+            s.predUs = sharedCoresBcastUs(s.predUs, work, busiest, ld);
             s.why += ", " + std::to_string(ld.sharedCores) + " cores";
         }
     } else {
