@@ -13,7 +13,8 @@ mkdir -p "$out"
 declare -A seen
 while :; do
   while read -r pid etime prog family calls seed _; do
-    [ "$etime" -ge "$age" ] && [ -z "${seen[$pid]:-}" ] || continue
+    # (ps reads a huge age for a process just starting or exiting: not a hang)
+    [ "$etime" -ge "$age" ] && [ "$etime" -lt 86400 ] && [ -z "${seen[$pid]:-}" ] || continue
     seen[$pid]=1
     rank=$(tr '\0' '\n' 2>/dev/null <"/proc/$pid/environ" | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')
     f=$out/$family-$calls-$seed-rank$rank-$pid.txt
