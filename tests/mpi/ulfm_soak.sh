@@ -5,9 +5,9 @@
 # is the entry's own command (run_process_failure.sh), so a failure reruns with its seed.
 #
 # usage: ulfm_soak.sh BUILD_DIR RUNS REGEX [JOBS] [LOG_DIR]
-# Run inside the Open MPI 5 chroot, e.g. bash scripts/openmpi5.sh -- bash tests/mpi/ulfm_soak.sh
-# /build$PWD 10 'mpi.ulfm.setup' 2. A hang's stacks: attach gdb to every rank before the runner's
-# timeout (90 s) ends it.
+# Run inside the Open MPI 5 chroot, e.g. bash scripts/openmpi5.sh -- bash $PWD/tests/mpi/ulfm_soak.sh
+# /build$PWD 10 'mpi.ulfm.setup' 2. A hang's stacks: run ulfm_stacks.sh on the host beside it
+# (gdb on every rank before the runner's 90 s timeout ends the hang).
 set -u
 build=$1 runs=$2 regex=$3 jobs=${4:-1} logs=${5:-$build/ulfm-soak}
 mkdir -p "$logs"

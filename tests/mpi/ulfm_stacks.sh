@@ -1,7 +1,7 @@
 #!/bin/bash
 # Companion of ulfm_soak.sh, run on the host beside it (the chroot has no gdb): every rank of
 # hieragg_process_failure or hieragg_stale_message that has lived longer than AGE seconds
-# (a run takes 2-10 s; the runner kills a hang at 90 s) gets the backtraces of all its
+# (a run takes 2-10 s, up to ~55 s at load 30; the runner kills a hang at 90 s) gets the backtraces of all its
 # threads written once to OUT_DIR/<family>-<calls>-<seed>-rank<world rank>-<pid>.txt, read
 # with the chroot as gdb's sysroot. Runs until killed.
 #
