@@ -13,7 +13,9 @@
  *   MPIX_ERR_PROC_FAILED, and nothing ever fails its receive. module enable marks it
  *   as the failure event would have (ompi_comm_set_rank_failed). The event marks the
  *   process dead before it walks the communicators, and the communicator is in that
- *   list before its modules are enabled, so one of the two always sees the other.
+ *   list before its modules are enabled, so one of the two always sees the other. The
+ *   dead members are found from Open MPI's list of failed processes, not only from each
+ *   member's state, which reads "alive" for a member never contacted (mark_failed_members).
  *
  * - Freed before a peer's message arrives. A survivor frees a failed communicator while
  *   a live peer's message of the failed call is still on its way (the peer had not
@@ -37,10 +39,35 @@
 #include "ompi/group/group.h"
 #include "opal/util/output.h"
 
-/* Marks the collectives of COMM failed for each dead member of GROUP; returns how many. */
-static int mark_dead_members(struct ompi_communicator_t* comm, ompi_group_t* group, bool remote) {
-    const int n = ompi_group_size(group);
+/* Marks the collectives of COMM failed for each member of GROUP that this process knows
+ * to have failed; returns how many.
+ *
+ * The failed processes are looked up in GROUP (ompi_group_proc_lookup_rank also matches a
+ * member the group still holds as a sentinel: a process on another node that this one never
+ * exchanged a message with, Open MPI's lazy proc allocation, mpi_add_procs_cutoff 0). Asking
+ * ompi_comm_is_proc_active for each member would not do alone: for a sentinel it answers
+ * "alive" even when that process died (it assumes a dead process's entry was filled in,
+ * which release builds of Open MPI 5.0.7 do not do, open-mpi/ompi#13501), so a survivor that
+ * never talked to the victim would leave the new communicator unmarked and wait forever in
+ * its first collective. The per-member pass stays for the moment between the failure event
+ * marking a process dead and adding it to the list of failed processes. */
+static int mark_failed_members(struct ompi_communicator_t* comm, ompi_group_t* group, bool remote) {
+    OPAL_THREAD_LOCK(&ompi_group_afp_mutex);
+    ompi_group_t* failed = ompi_group_all_failed_procs;
+    if (NULL != failed) OBJ_RETAIN(failed);
+    OPAL_THREAD_UNLOCK(&ompi_group_afp_mutex);
     int dead = 0;
+    const int nfailed = NULL == failed ? 0 : ompi_group_size(failed);
+    for (int i = 0; i < nfailed; ++i) {
+        ompi_proc_t* proc = ompi_group_get_proc_ptr(failed, i, true);
+        const int p = NULL == proc ? -1 : ompi_group_proc_lookup_rank(group, proc);
+        if (p < 0) continue; /* not a member (or an empty group: MPI_PROC_NULL) */
+        ompi_comm_set_rank_failed(comm, p, remote);
+        ++dead;
+    }
+    if (NULL != failed) OBJ_RELEASE(failed);
+    if (dead) return dead;
+    const int n = ompi_group_size(group);
     for (int p = 0; p < n; ++p) {
         if (ompi_comm_is_proc_active(comm, p, remote)) continue;
         ompi_comm_set_rank_failed(comm, p, remote);
@@ -50,8 +77,8 @@ static int mark_dead_members(struct ompi_communicator_t* comm, ompi_group_t* gro
 }
 
 static int mark_dead(struct ompi_communicator_t* comm) {
-    int dead = mark_dead_members(comm, comm->c_local_group, false);
-    if (OMPI_COMM_IS_INTER(comm)) dead += mark_dead_members(comm, comm->c_remote_group, true);
+    int dead = mark_failed_members(comm, comm->c_local_group, false);
+    if (OMPI_COMM_IS_INTER(comm)) dead += mark_failed_members(comm, comm->c_remote_group, true);
     return dead;
 }
 

@@ -73,6 +73,9 @@ if kill -0 "$job" 2>/dev/null; then
   sleep 2; pkill -KILL -P "$job" 2>/dev/null; kill -KILL "$job" 2>/dev/null
 fi
 wait "$job" 2>/dev/null
+# mpirun may forward the whole output only as the job ends (under load): read the plan
+# again from the complete output.
+[ -z "$dead" ] && dead=$(sed -n 's/.* \([0-9][0-9]*\) of [0-9][0-9]* ranks die$/\1/p' "$out" | head -1)
 grep -av 'Unable to find reachable pairing' "$out"
 took=$((SECONDS - start))
 status=0
