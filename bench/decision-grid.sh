@@ -9,7 +9,8 @@
 #   diff before.txt after.txt
 #
 # Layouts: one node, nodes of consecutive ranks (node), round robin and virtual nodes, a
-# two-level split; two networks (the defaults and a measured 50 us / 1 Gbit/s link).
+# two-level split; three networks (the defaults, a measured 50 us / 1 Gbit/s link, and that
+# link with its rate both ways measured).
 # Every registry row of every collective is also forced once per layout (refusals included).
 # Last, one node of 2 cores with the node link measured and not (its own block).
 set -euo pipefail
@@ -22,7 +23,10 @@ colls="allgather allgatherv allreduce alltoall alltoallv alltoallw barrier bcast
 layouts=("8 8 node" "8 4 node" "8 4 roundrobin:2" "12 3 node" "16 4 virtual:4" "64 16 node"
          "64 8 numa,node" "256 32 node" "1024 64 node")
 sizes="0 8 1024 65536 1048576 16777216"
-networks=("" "--measured-network-alpha 50 --measured-network-beta 8")
+# Third: the same link measured both ways at once at half its one-way rate (the emulated
+# links' probe: 60 vs 115 MB/s), so the rows that load a link both ways show their change.
+networks=("" "--measured-network-alpha 50 --measured-network-beta 8"
+          "--measured-network-alpha 50 --measured-network-beta 8 --measured-network-duplex 16")
 
 run() {
     echo "== $*"

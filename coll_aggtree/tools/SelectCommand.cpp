@@ -48,6 +48,7 @@ int runSelect(const SelectOptions& o) {
         m.exchange_us = mo->exchangeUs > 0 ? std::max(mo->exchangeUs, mo->alphaUs) : 0.0;
         if (mo->eagerBytes > 0) m.eager_bytes = mo->eagerBytes, m.rendezvous_us = mo->rendezvousUs;
         m.burst_us = std::max(0.0, mo->burstUs);
+        m.duplex_beta_ns_per_byte = std::max(0.0, mo->duplexNs);
         m.noise = std::max(0.0, mo->noise);
         hier::applyMeasuredLink(params, link, m, {});
     }

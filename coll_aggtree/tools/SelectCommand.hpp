@@ -23,7 +23,7 @@ struct SelectOptions {
     // eager [B], burst [us] per further message, noise (fraction; the chooser's band): 0 not
     // measured.
     struct MeasuredLinkOptions {
-        double alphaUs = 0, betaNs = 0, exchangeUs = 0, rendezvousUs = 0, eagerBytes = 0, burstUs = 0, noise = 0;
+        double alphaUs = 0, betaNs = 0, exchangeUs = 0, rendezvousUs = 0, eagerBytes = 0, burstUs = 0, noise = 0, duplexNs = 0;
     };
     MeasuredLinkOptions network, node;
     // Cores of the node (0: unknown): more ranks per node than cores raise the node link's

@@ -356,6 +356,9 @@ int main(int argc, char** argv) {
         sel->add_option(opt + "burst", mo->burstUs,
                         "burst [us] per further message as measured" +
                             std::string(name == "node" ? " (inside a node also theta)" : ""));
+        sel->add_option(opt + "duplex", mo->duplexNs,
+                        "per byte each way [ns/B] with both directions busy at once, as measured (the "
+                        "verbose line's 'duplex beta=')");
         sel->add_option(opt + "noise", mo->noise,
                         "the measurement's noise (0.12 for 12%): predictions within it keep the earlier row");
     }

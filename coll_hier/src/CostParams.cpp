@@ -76,6 +76,7 @@ bool setCostParam(CostParams& p, const std::string& name, double value) {
         else if (what == "theta") c.theta_us = value;
         else if (what == "gamma") c.gamma_us_per_byte = value / 1000.0;
         else if (what == "exchange") c.exchange_us = value;
+        else if (what == "duplex") c.duplex_beta_us_per_byte = value / 1000.0;
         else return false;
         return true;
     }

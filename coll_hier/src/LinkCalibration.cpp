@@ -55,7 +55,7 @@ MeasuredLink rejected(std::string* why, const std::string& what) {
 
 LinkRecord toRecord(const MeasuredLink& m) {
     return {m.valid ? 1.0 : m.rejected ? -1.0 : 0.0, m.alpha_us,      m.beta_ns_per_byte, m.exchange_us, m.eager_beta_ns_per_byte,
-            m.rendezvous_us,     m.eager_bytes,   m.burst_us,         m.noise};
+            m.rendezvous_us,     m.eager_bytes,   m.burst_us,         m.noise,       m.duplex_beta_ns_per_byte};
 }
 
 MeasuredLink fromRecord(const LinkRecord& r) {
@@ -70,6 +70,7 @@ MeasuredLink fromRecord(const LinkRecord& r) {
     m.eager_bytes = r.eager_bytes;
     m.burst_us = r.burst_us;
     m.noise = r.noise;
+    m.duplex_beta_ns_per_byte = r.duplex_beta_ns_per_byte;
     return m;
 }
 
@@ -152,6 +153,13 @@ double estimateExchangeRound(const std::vector<double>& roundUs, double alphaUs)
     return std::isfinite(best) ? std::max(best, alphaUs) : 0.0;
 }
 
+double estimateDuplexBeta(const std::vector<double>& roundUs, double bytes, double exchangeUs, double rendezvousUs,
+                          double betaNsPerByte) {
+    const double round = estimateExchangeRound(roundUs, 0.0);
+    if (round <= 0 || bytes <= 0) return 0.0;
+    return std::max(betaNsPerByte, (round - exchangeUs - rendezvousUs) * 1000.0 / bytes);
+}
+
 MeasuredLink combinePair(const MeasuredLink& a, const MeasuredLink& b, std::string* disagreed) {
     if (!a.valid || !b.valid) return MeasuredLink{};
     const double sa = spread(a.alpha_us, b.alpha_us), sb = spread(a.beta_ns_per_byte, b.beta_ns_per_byte);
@@ -178,12 +186,15 @@ MeasuredLink combinePair(const MeasuredLink& a, const MeasuredLink& b, std::stri
     m.rendezvous_us = (a.rendezvous_us + b.rendezvous_us) / 2;
     m.eager_bytes = std::max(a.eager_bytes, b.eager_bytes);
     m.burst_us = (a.burst_us + b.burst_us) / 2;
+    m.duplex_beta_ns_per_byte = a.duplex_beta_ns_per_byte > 0 && b.duplex_beta_ns_per_byte > 0
+                                    ? (a.duplex_beta_ns_per_byte + b.duplex_beta_ns_per_byte) / 2
+                                    : std::max(a.duplex_beta_ns_per_byte, b.duplex_beta_ns_per_byte);
     m.noise = std::max({sa, sb, a.noise, b.noise});
     return m;
 }
 
 MeasuredLink agreeLink(const std::vector<MeasuredLink>& measurements) {
-    std::vector<double> alpha, beta, eagerBeta, exchange, rendezvous, eagerBytes, burst;
+    std::vector<double> alpha, beta, eagerBeta, exchange, rendezvous, eagerBytes, burst, duplex;
     double noise = 0;
     bool rejected = false;
     for (const MeasuredLink& m : measurements)
@@ -196,6 +207,7 @@ MeasuredLink agreeLink(const std::vector<MeasuredLink>& measurements) {
             if (m.exchange_us > 0) exchange.push_back(m.exchange_us);
             if (m.eager_bytes > 0) rendezvous.push_back(m.rendezvous_us), eagerBytes.push_back(m.eager_bytes);
             if (m.burst_us > 0) burst.push_back(m.burst_us);
+            if (m.duplex_beta_ns_per_byte > 0) duplex.push_back(m.duplex_beta_ns_per_byte);
             noise = std::max(noise, m.noise);
         }
     MeasuredLink out;
@@ -209,6 +221,7 @@ MeasuredLink agreeLink(const std::vector<MeasuredLink>& measurements) {
     out.rendezvous_us = rendezvous.empty() ? 0.0 : median(rendezvous);
     out.eager_bytes = eagerBytes.empty() ? 0.0 : median(eagerBytes);
     out.burst_us = burst.empty() ? 0.0 : median(burst);
+    out.duplex_beta_ns_per_byte = duplex.empty() ? 0.0 : median(duplex);
     const auto [alo, ahi] = std::minmax_element(alpha.begin(), alpha.end());
     const auto [blo, bhi] = std::minmax_element(beta.begin(), beta.end());
     out.noise = std::max({noise, spread(*alo, *ahi), spread(*blo, *bhi)});
@@ -240,6 +253,11 @@ void applyMeasuredLink(CostParams& p, int link, const MeasuredLink& m, const Cal
     if (!policy.exchangeExplicit && m.exchange_us > 0 && m.alpha_us > 0) {
         const double round = std::max(m.exchange_us, m.alpha_us);  // medians of pairs: keep >= alpha
         l.exchange_us = policy.alphaExplicit ? round / m.alpha_us * l.alpha_us : round;
+    }
+    if (m.duplex_beta_ns_per_byte > 0 && m.beta_ns_per_byte > 0) {
+        const double duplex = std::max(m.duplex_beta_ns_per_byte, m.beta_ns_per_byte) / 1000.0;
+        l.duplex_beta_us_per_byte =
+            policy.betaExplicit ? duplex / (m.beta_ns_per_byte / 1000.0) * l.beta_us_per_byte : duplex;
     }
     if (!policy.thetaExplicit) {
         if (m.burst_us > 0) {

@@ -32,16 +32,21 @@ constexpr int kStreamMessages = 8;
 // arrived: what one dissemination / butterfly round costs when every leader sends and
 // receives across the network together (every pair measures at once).
 constexpr int kExchangeRounds = 8;
+// Between nodes, then rounds in which both ends send the largest size at once: the rate each
+// way while both directions carry data, as every step of a ring or an exchange across the
+// network loads them (LinkCost::duplex_beta_us_per_byte). Four rounds: three neighbouring
+// means (hier::estimateDuplexBeta); on the 50 us / 1 Gbit/s link about 4 x 2.5 ms.
+constexpr int kDuplexRounds = 4;
 // A rejected measurement (no pair valid) is taken again once, then the defaults stay.
 constexpr int kAttempts = 2;
 
 struct Round {
-    enum Kind { PingPong, Stream, Exchange } kind;
+    enum Kind { PingPong, Stream, Exchange, Duplex } kind;
     size_t bytes;
     int side;  // which end times it: 0 the lower index of the pair, 1 the upper
 };
 
-std::vector<Round> roundPlan(const std::vector<size_t>& sizes, size_t eagerBytes) {
+std::vector<Round> roundPlan(const std::vector<size_t>& sizes, size_t eagerBytes, bool duplex) {
     std::vector<Round> out;
     for (int rep = 0; rep < kSmallReps; ++rep) {
         for (size_t b : sizes)
@@ -50,6 +55,9 @@ std::vector<Round> roundPlan(const std::vector<size_t>& sizes, size_t eagerBytes
         for (int side : {0, 1}) out.push_back({Round::Stream, kSmallBytes, side});
     }
     for (int i = 0; i < kExchangeRounds; ++i) out.push_back({Round::Exchange, kSmallBytes, 0});
+    if (duplex && !sizes.empty())
+        for (int i = 0; i < kDuplexRounds; ++i)
+            out.push_back({Round::Duplex, *std::max_element(sizes.begin(), sizes.end()), 0});
     return out;
 }
 
@@ -95,6 +103,8 @@ int usDigits(int link) { return link == hier::kLinkNode ? 2 : 1; }
 // What the measurement added beyond alpha, beta and the exchange round, for the verbose line.
 std::string measuredExtras(int link, const hier::LinkCost& net, const hier::MeasuredLink& m, double closeFraction) {
     std::string s = "; eager beta=" + fixed(m.eager_beta_ns_per_byte, 2) + " ns/B";
+    if (m.duplex_beta_ns_per_byte > 0)
+        s += ", duplex beta=" + fixed(hier::duplexBetaUs(net) * 1000, 2) + " ns/B (both directions at once)";
     if (m.eager_bytes > 0)
         s += ", rendezvous=" + fixed(net.rendezvous_us, usDigits(link)) + " us at >= " + fixed(m.eager_bytes, 0) +
              " B (" + eagerSource(link) + ")";
@@ -128,7 +138,7 @@ struct LinkCalibrationState {
     size_t maxBytes = 0;
     std::vector<char> buf;  // maxBytes sent/received, then 8 bytes of reply
     std::vector<hier::RoundTrips> pingPong;  // per size, the rounds this end timed
-    std::vector<double> stream, exchangeRound;
+    std::vector<double> stream, exchangeRound, duplexRound;
     std::chrono::steady_clock::time_point t0;
     std::vector<CalibrationRecord> records;
     std::string rejected;  // why the last attempt's pairs were rejected
@@ -159,6 +169,7 @@ void resetSamples(LinkCalibrationState& st) {
     for (size_t b : st.sizes) st.pingPong.push_back({b, {}});
     st.stream.clear();
     st.exchangeRound.clear();
+    st.duplexRound.clear();
     for (CalibrationRecord& r : st.records) {
         std::memset(&r, 0, sizeof r);
         r.peer = -1;
@@ -168,12 +179,17 @@ void resetSamples(LinkCalibrationState& st) {
 int startRound(hieragg_comm& c, LinkCalibrationState& st) {
     Runtime& rt = *Runtime::instance();
     const Round& r = st.plan[st.round];
-    ScheduleBuilder b(r.kind == Round::Exchange ? "calibration-exchange" : "calibration-pingpong");
+    ScheduleBuilder b(r.kind == Round::Exchange ? "calibration-exchange"
+                      : r.kind == Round::Duplex ? "calibration-duplex"
+                                                : "calibration-pingpong");
     const BufRef data{kRecvBuf, 0}, reply{kRecvBuf, static_cast<ptrdiff_t>(st.maxBytes)};
     const bool initiator = r.side == st.side;
     if (r.kind == Round::Exchange) {  // both send and receive at once
         b.send(st.peer, data, {kPackedType, kSmallBytes});
         b.recv(st.peer, reply, {kPackedType, kSmallBytes});
+    } else if (r.kind == Round::Duplex) {  // both send and receive r.bytes at once, apart
+        b.send(st.peer, data, {kPackedType, r.bytes});
+        b.recv(st.peer, {kRecvBuf, static_cast<ptrdiff_t>(st.maxBytes + kSmallBytes)}, {kPackedType, r.bytes});
     } else if (initiator) {
         const int count = r.kind == Round::Stream ? kStreamMessages : 1;
         for (int i = 0; i < count; ++i) b.send(st.peer, data, {kPackedType, r.bytes});
@@ -203,7 +219,7 @@ int startRound(hieragg_comm& c, LinkCalibrationState& st) {
 int startMeasuring(hieragg_comm& c, LinkCalibrationState& st) {
     resetSamples(st);
     if (st.peer < 0) return startAgreement(c, st);
-    st.buf.assign(st.maxBytes + kSmallBytes, 0);
+    st.buf.assign(2 * st.maxBytes + kSmallBytes, 0);  // sent, reply, a duplex round's receipt
     return startRound(c, st);
 }
 
@@ -324,6 +340,10 @@ hier::MeasuredLink estimateOwn(const hieragg_comm& c, const LinkCalibrationState
     if (m.valid) {
         m.exchange_us = hier::estimateExchangeRound(st.exchangeRound, m.alpha_us);
         m.burst_us = hier::estimateBurst(st.stream, single, kStreamMessages, m.alpha_us);
+        const double bytes = static_cast<double>(st.maxBytes);
+        m.duplex_beta_ns_per_byte = hier::estimateDuplexBeta(
+            st.duplexRound, bytes, m.exchange_us > 0 ? m.exchange_us : m.alpha_us,
+            m.eager_bytes > 0 && bytes >= m.eager_bytes ? m.rendezvous_us : 0.0, m.beta_ns_per_byte);
     }
     Runtime& rt = *Runtime::instance();
     if (rt.config().verbose >= 3) {  // the raw samples, to judge the estimate
@@ -337,6 +357,10 @@ hier::MeasuredLink estimateOwn(const hieragg_comm& c, const LinkCalibrationState
         for (double t : st.stream) text += " " + fixed(t, 1);
         text += "; exchange rounds of 8 B each way:";
         for (double t : st.exchangeRound) text += " " + fixed(t, 1);
+        if (!st.duplexRound.empty()) {
+            text += "; duplex rounds of " + std::to_string(st.maxBytes) + " B each way:";
+            for (double t : st.duplexRound) text += " " + fixed(t, 1);
+        }
         text += m.valid ? "; alpha " + fixed(m.alpha_us, 1) + " us, beta " + fixed(m.beta_ns_per_byte, 2) +
                               " ns/B, eager beta " + fixed(m.eager_beta_ns_per_byte, 2) + " ns/B, rendezvous " +
                               fixed(m.rendezvous_us, 1) + " us, burst " + fixed(m.burst_us, 1) + " us"
@@ -348,11 +372,13 @@ hier::MeasuredLink estimateOwn(const hieragg_comm& c, const LinkCalibrationState
 
 void roundMeasured(hieragg_comm& c, LinkCalibrationState& st) {
     const Round& r = st.plan[st.round];
-    if (r.side == st.side || r.kind == Round::Exchange) {
+    if (r.side == st.side || r.kind == Round::Exchange || r.kind == Round::Duplex) {
         const double us =
             std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - st.t0).count();
         if (r.kind == Round::Exchange)
             st.exchangeRound.push_back(us);
+        else if (r.kind == Round::Duplex)
+            st.duplexRound.push_back(us);
         else if (r.kind == Round::Stream)
             st.stream.push_back(us);
         else
@@ -384,7 +410,7 @@ int startPass(hieragg_comm& c, LinkCalibrationState& st) {
     st.rejected.clear();
     st.sizes = hier::calibrationSizes(eagerLimit(p.link));
     st.maxBytes = *std::max_element(st.sizes.begin(), st.sizes.end());
-    st.plan = roundPlan(st.sizes, eagerLimit(p.link));
+    st.plan = roundPlan(st.sizes, eagerLimit(p.link), p.link == hier::kLinkNetwork);
     st.passStart = std::chrono::steady_clock::now();
     return startMeasuring(c, st);
 }

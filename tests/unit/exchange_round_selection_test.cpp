@@ -172,6 +172,45 @@ TEST(ExchangeRound, ExchangeRowsCostTheirRounds) {
     }
 }
 
+// The ring rows across nodes with the network's rate both ways measured (duplex 2 beta) and
+// a rendezvous of R past 64 KiB, on 4 x 2 block (one hop of each step leaves a node while one
+// arrives): every step an exchange round (the busiest node's crossing: its theta), the
+// crossing bytes at the rate both ways, each crossing message past the eager limit with R.
+TEST(ExchangeRound, RingsAcrossNodesCostTheLinkBothWays) {
+    const double alpha = 92.1, betaNs = 10.58, E = 250.0, R = 300.0, duplex = 2 * betaNs / 1000;
+    const hier::Hierarchy blk = virtualNodes(8, 2);
+    hier::CostParams p = hier::CostParams::defaults();
+    const int none[HIERAGG_LINK_CLASS_COUNT] = {0, 0, 0, 0};
+    hier::applyNodeOversubscription(p, 2, 2, none);
+    p.nodeCores = 2;
+    hier::MeasuredLink m = measured(alpha, betaNs, E);
+    m.duplex_beta_ns_per_byte = 2 * betaNs;
+    m.rendezvous_us = R, m.eager_bytes = 65536;
+    hier::applyMeasuredLink(p, hier::kLinkNetwork, m, {});
+    // Allgather ring, 64 KiB blocks: 7 steps.
+    {
+        const double S = 65536;
+        const hier::Plan plan = hier::choosePlan(call(HIERAGG_ALLGATHER, blk, 65536, "ring"), p);
+        EXPECT_NEAR(plan.predUs, 7 * (E + S * duplex + R), 1e-6) << plan.describe();
+    }
+    // Reduce_scatter_block ring of a 4 MiB vector (512 KiB blocks): 8 pulses of a 64 KiB
+    // segment per block, 8 in flight, so one window per step of 7; 7/8 of the vector crosses
+    // and is reduced.
+    {
+        const double V = 4 << 20;
+        const hier::Plan plan = hier::choosePlan(call(HIERAGG_REDUCE_SCATTER_BLOCK, blk, 512 << 10, "ring"), p);
+        EXPECT_NEAR(plan.predUs, 7 * (E + R) + 7.0 / 8 * V * (duplex + kGamma), 1e-6) << plan.describe();
+    }
+    // Ring allreduce of 8 B: 2 (n - 1) exchange steps, both halves of the ring both ways.
+    {
+        const hier::Plan plan = hier::choosePlan(call(HIERAGG_ALLREDUCE, blk, 8, "ring"), p);
+        EXPECT_NEAR(plan.predUs, 14 * E + 7.0 / 8 * 8 * (2 * duplex + kGamma), 1e-9) << plan.describe();
+    }
+    // Not measured: beta both ways, as before.
+    hier::CostParams q = emulated(alpha, betaNs, 2, E);
+    EXPECT_DOUBLE_EQ(hier::duplexBetaUs(q.link[hier::kLinkNetwork]), betaNs / 1000);
+}
+
 // Scan's recursive doubling as a lone call on 2 x 4 round robin, 64 KiB: step d = 1 sends
 // every message to the other node (4 leave each node at once: the exchange round, 3 further
 // messages of the burst, 4 S beta on the link), steps 2 and 4 stay inside the nodes (node

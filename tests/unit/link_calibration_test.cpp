@@ -249,12 +249,12 @@ TEST(LinkCalibration, PairEndsAgreeOrTheLessLoadedEndIsKept) {
 TEST(LinkCalibration, RecordCarriesEveryField) {
     hier::MeasuredLink m = link(84, 8.6);
     m.exchange_us = 170, m.eager_beta_ns_per_byte = 9.1, m.rendezvous_us = 210, m.eager_bytes = 65536;
-    m.burst_us = 7.5, m.noise = 0.12;
+    m.burst_us = 7.5, m.noise = 0.12, m.duplex_beta_ns_per_byte = 17.5;
     const hier::MeasuredLink back = hier::fromRecord(hier::toRecord(m));
     EXPECT_TRUE(back.valid);
     for (auto f : {&MeasuredLink::alpha_us, &MeasuredLink::beta_ns_per_byte, &MeasuredLink::exchange_us,
                    &MeasuredLink::eager_beta_ns_per_byte, &MeasuredLink::rendezvous_us, &MeasuredLink::eager_bytes,
-                   &MeasuredLink::burst_us, &MeasuredLink::noise})
+                   &MeasuredLink::burst_us, &MeasuredLink::noise, &MeasuredLink::duplex_beta_ns_per_byte})
         EXPECT_EQ(back.*f, m.*f);
     EXPECT_FALSE(hier::fromRecord(hier::toRecord(MeasuredLink{})).valid);
     EXPECT_FALSE(hier::fromRecord(hier::toRecord(MeasuredLink{})).rejected);
@@ -271,6 +271,53 @@ TEST(LinkCalibration, RecordCarriesEveryField) {
     EXPECT_FALSE(mixed.rejected);
     EXPECT_DOUBLE_EQ(mixed.alpha_us, 80);
     EXPECT_FALSE(hier::agreeLink({MeasuredLink{}, MeasuredLink{}}).rejected);
+}
+
+// Rounds in which both ends send 256 KiB at once on a link of exchange round E = 100 us, a
+// rendezvous of 200 us and 20 ns/B each way with both directions busy take E + 200 + 262144 x
+// 20 / 1000 = 5542.88 us: the smallest mean of neighbouring rounds, less the exchange round and
+// the rendezvous, per byte. A first round 9 ms late and a pair of rounds 1 ms late do not
+// count; a rate under the one-way beta is the one-way beta (both ways at once are never
+// faster per direction); no neighbouring pair or no bytes: not measured.
+TEST(LinkCalibration, DuplexRateFromRoundsBothWays) {
+    const double bytes = 262144, round = 100 + 200 + bytes * 20 / 1000;
+    EXPECT_NEAR(hier::estimateDuplexBeta({round + 9000, round + 40, round - 40, round + 1000, round + 1000}, bytes,
+                                         100, 200, 8.6),
+                20.0, 1e-9);
+    EXPECT_NEAR(hier::estimateDuplexBeta({round, round}, bytes, 100, 0, 8.6), 20.0 + 200 * 1000 / bytes, 1e-9);
+    EXPECT_DOUBLE_EQ(hier::estimateDuplexBeta({400, 400}, bytes, 100, 200, 8.6), 8.6);
+    EXPECT_DOUBLE_EQ(hier::estimateDuplexBeta({round}, bytes, 100, 200, 8.6), 0.0);
+    EXPECT_DOUBLE_EQ(hier::estimateDuplexBeta({round, round}, 0, 100, 200, 8.6), 0.0);
+}
+
+// The both-directions rate: the pair's mean (one end's when only it measured one), the
+// median over the pairs; applied to the link as measured (never under its beta), with beta
+// set explicitly in the measured ratio to it, and not at all when not measured.
+TEST(LinkCalibration, DuplexRateAgreedAndApplied) {
+    hier::MeasuredLink a = link(100, 8), b = link(110, 9);
+    a.duplex_beta_ns_per_byte = 16, b.duplex_beta_ns_per_byte = 20;
+    EXPECT_DOUBLE_EQ(hier::combinePair(a, b).duplex_beta_ns_per_byte, 18);
+    b.duplex_beta_ns_per_byte = 0;
+    EXPECT_DOUBLE_EQ(hier::combinePair(a, b).duplex_beta_ns_per_byte, 16);
+    hier::MeasuredLink c = link(90, 8), d = link(95, 8), e = link(99, 8);
+    c.duplex_beta_ns_per_byte = 12, d.duplex_beta_ns_per_byte = 30;
+    EXPECT_DOUBLE_EQ(hier::agreeLink({c, d, e}).duplex_beta_ns_per_byte, 21);  // e measured none
+    hier::CostParams p = hier::CostParams::defaults();
+    hier::applyMeasuredLink(p, hier::kLinkNetwork, a, {});
+    EXPECT_DOUBLE_EQ(hier::duplexBetaUs(p.link[hier::kLinkNetwork]), 0.016);
+    hier::CalibrationPolicy set;
+    set.betaExplicit = true;
+    hier::CostParams q = hier::CostParams::defaults();
+    const double explicitBeta = q.link[hier::kLinkNetwork].beta_us_per_byte;
+    hier::applyMeasuredLink(q, hier::kLinkNetwork, a, set);
+    EXPECT_DOUBLE_EQ(hier::duplexBetaUs(q.link[hier::kLinkNetwork]), explicitBeta * 16 / 8);
+    hier::CostParams r = hier::CostParams::defaults();
+    hier::applyMeasuredLink(r, hier::kLinkNetwork, link(100, 8), {});
+    EXPECT_DOUBLE_EQ(hier::duplexBetaUs(r.link[hier::kLinkNetwork]), r.link[hier::kLinkNetwork].beta_us_per_byte);
+    // Set in a parameters file (MCA units, ns/B).
+    hier::CostParams f = hier::CostParams::defaults();
+    EXPECT_TRUE(hier::setCostParam(f, "coll_hieragg_cost_network_duplex", 25));
+    EXPECT_DOUBLE_EQ(hier::duplexBetaUs(f.link[hier::kLinkNetwork]), 0.025);
 }
 
 // What a measurement sets beyond alpha/beta: the rendezvous with its limit (unless beta was

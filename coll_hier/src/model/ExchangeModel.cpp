@@ -43,7 +43,7 @@ ExchangeLayout exchangeLayoutOf(const CollCall& c, const CostParams& p, const st
 }
 
 double exchangeRoundBytesUs(const LinkCost& net, const LinkCost& in, int x, double bytes) {
-    return x > 0 ? std::max(x * bytes * net.beta_us_per_byte, bytes * in.beta_us_per_byte)
+    return x > 0 ? std::max(x * bytes * duplexBetaUs(net), bytes * in.beta_us_per_byte) + rendezvousUs(net, bytes)
                  : bytes * in.beta_us_per_byte;
 }
 

@@ -42,7 +42,9 @@ ExchangeLayout exchangeLayoutOf(const CollCall& c, const CostParams& p, const st
 
 // The bytes of one exchange round of recursive doubling or Bruck in which every rank sends
 // `bytes` to its partner: where x of the busiest node's ranks have theirs on another node,
-// the x messages queue on its link; where none does, the round stays in the node. (Before,
+// the x messages queue on its link, each way at once (the partners on the other node send
+// theirs back: duplexBetaUs), each past the eager limit with its rendezvous; where none does,
+// the round stays in the node. (Before,
 // every round was priced as crossing: Bruck on 2 x 4 round robin, whose rounds at distance
 // 2 and 4 stay home, looked six times slower than it runs.)
 double exchangeRoundBytesUs(const LinkCost& net, const LinkCost& in, int x, double bytes);

@@ -10,7 +10,8 @@
 namespace hieragg::hier::model {
 
 // Allreduce of `bytes` over n members whose messages cross link l, x of them at once on
-// the busiest link (members of a node sharing its interface). Pulses of `pulseBytes`
+// the busiest link (members of a node sharing its interface), each way at once (the
+// exchanges' rate with both directions busy, duplexBetaUs). Pulses of `pulseBytes`
 // overlap kPulseWindow at a time: their start-ups overlap, their bytes queue.
 double ringAllreduceUs(const LinkCost& l, int n, double bytes, double pulseBytes, double x);
 // The butterfly on the largest power of two p2 <= n (the others fold in and out):

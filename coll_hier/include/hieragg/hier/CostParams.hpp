@@ -28,6 +28,11 @@ struct LinkCost {
     // alpha_us + theta_us, one start-up as for a lone message. The network's is measured at
     // setup (LinkCalibration.hpp) or set by coll_hieragg_cost_network_exchange.
     double exchange_us = -1.0;
+    // Per byte each way while both directions of the link carry data at once (every step of a
+    // ring or an exchange across it: each node sends and receives) [us/byte]; < 0: beta (a
+    // link as fast both ways as one). The network's is measured at setup
+    // (LinkCalibration.hpp) or set by coll_hieragg_cost_network_duplex in a parameters file.
+    double duplex_beta_us_per_byte = -1.0;
     // A message of at least eager_bytes goes by rendezvous: one way it pays rendezvous_us
     // more (the handshake) on top of alpha + bytes beta. Both measured at setup for the
     // network (LinkCalibration.hpp); eager_bytes 0: no such term (the defaults).
@@ -45,6 +50,11 @@ inline double rendezvousUs(const LinkCost& l, double bytes) {
 }
 // The latency of one exchange round on link l (exchange_us, else alpha + theta).
 inline double exchangeRoundUs(const LinkCost& l) { return l.exchange_us >= 0 ? l.exchange_us : l.alpha_us + l.theta_us; }
+// The per-byte cost each way when both directions of link l are busy: duplex_beta_us_per_byte,
+// never below beta (both ways at once are never faster per direction than one way alone).
+inline double duplexBetaUs(const LinkCost& l) {
+    return l.duplex_beta_us_per_byte > l.beta_us_per_byte ? l.duplex_beta_us_per_byte : l.beta_us_per_byte;
+}
 // Its start-up part (the round less the receiver's theta), for formulas that count theta
 // per message apart: alpha when not measured.
 inline double exchangeStartUs(const LinkCost& l) { return exchangeRoundUs(l) - l.theta_us; }
@@ -81,8 +91,8 @@ hieragg_link_cost defaultOffloadCost();
 // The defaults in the component's units.
 hieragg_link_cost defaultLinkCost(int link);
 
-// Sets one parameter by its MCA name (coll_hieragg_cost_<link>_<alpha|beta|theta|gamma|exchange>,
-// MCA units; exchange: LinkCost::exchange_us); false if the name is not one of them.
+// Sets one parameter by its MCA name (coll_hieragg_cost_<link>_<alpha|beta|theta|gamma|exchange|duplex>,
+// MCA units; exchange: LinkCost::exchange_us; duplex: LinkCost::duplex_beta_us_per_byte in ns/B); false if the name is not one of them.
 bool setCostParam(CostParams& p, const std::string& mcaName, double value);
 // Reads MCA lines ("name = value", as in openmpi-mca-params.conf and as hieragg-calibrate
 // prints them; '#' comments; other parameters ignored). Returns the problems found.

@@ -35,6 +35,9 @@ struct MeasuredLink {
     // Each further message of a back-to-back stream of small messages (LinkCost::burst_us)
     // [us]; 0: not measured.
     double burst_us = 0;
+    // Per byte each way while both ends send a long message at once (LinkCost::
+    // duplex_beta_us_per_byte) [ns/B]; 0: not measured.
+    double duplex_beta_ns_per_byte = 0;
     // How far the measurements that were agreed on differ (the two ends of a pair, the
     // pairs): the largest relative spread of alpha and beta, 0: one measurement.
     double noise = 0;
@@ -44,7 +47,7 @@ struct MeasuredLink {
 // bytes travel), `valid` 1 (valid), -1 (rejected) or 0 (nothing measured).
 struct LinkRecord {
     double valid, alpha_us, beta_ns_per_byte, exchange_us, eager_beta_ns_per_byte, rendezvous_us, eager_bytes,
-        burst_us, noise;
+        burst_us, noise, duplex_beta_ns_per_byte;
 };
 LinkRecord toRecord(const MeasuredLink& m);
 MeasuredLink fromRecord(const LinkRecord& r);
@@ -115,9 +118,18 @@ double estimateExchangeRound(const std::vector<double>& roundUs, double alphaUs)
 // alpha and beta, or an end's own if larger.
 MeasuredLink combinePair(const MeasuredLink& a, const MeasuredLink& b, std::string* disagreed = nullptr);
 
+// The per-byte cost each way when both directions carry data at once, from rounds in which both
+// ends of every pair send `bytes` and receive the other's at once (each round when its message
+// arrived): the smallest mean of neighbouring rounds (as estimateExchangeRound), less one
+// exchange round of small messages (`exchangeUs`) and the rendezvous (`rendezvousUs`, 0 below
+// the eager limit), per byte [ns/B]; at least `betaNsPerByte` (both ways at once are never
+// faster per direction than one way). 0 without two neighbouring samples or bytes.
+double estimateDuplexBeta(const std::vector<double>& roundUs, double bytes, double exchangeUs, double rendezvousUs,
+                          double betaNsPerByte);
+
 // The value every rank uses: the median (mean of the two middle values for an even
-// count) of the valid measurements, each parameter separately, the exchange round, burst
-// and rendezvous over the valid measurements that have one (0 if none has); noise the
+// count) of the valid measurements, each parameter separately, the exchange round, burst,
+// both-directions rate and rendezvous over the valid measurements that have one (0 if none has); noise the
 // largest of the measurements' own and of the relative spread of their alphas and betas.
 // Every rank holds the same records, so every rank computes the same bits. Invalid if
 // none is valid, and then `rejected` if any was.
@@ -165,7 +177,8 @@ double closeFractionOf(const MeasuredLink& m);
 // becomes the measured back-to-back gap, or without one grows by the alpha's factor, unless
 // theta was set explicitly. The network's exchange round (LinkCost::exchange_us) becomes
 // the measured one unless set explicitly; with alpha set explicitly it keeps the measured
-// ratio to the measured alpha. A measured rendezvous (with its eager limit) is taken unless
+// ratio to the measured alpha. The both-directions rate (LinkCost::duplex_beta_us_per_byte)
+// becomes the measured one, or with beta set explicitly keeps its measured ratio to beta. A measured rendezvous (with its eager limit) is taken unless
 // beta was set explicitly, and the chooser's band of close predictions
 // (CostParams::closeFraction) becomes closeFractionOf(m).
 void applyMeasuredLink(CostParams& p, int link, const MeasuredLink& m, const CalibrationPolicy& policy);

@@ -12,7 +12,7 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     const double S = q.bytes, L = x.groups, m = x.m, n = x.n, lg = x.lg;
     const LinkCost &in = *x.in, &net = *x.net;
     const double us = (m - 1) * S * in.beta_us_per_byte + lg * (in.alpha_us + in.theta_us) +
-                      (L - 1) * (exchangeStartUs(net) + messageUs(net, m * S)) +
+                      (L - 1) * (exchangeStartUs(net) + duplexMessageUs(net, m * S)) +
                       lg * (in.alpha_us + messageUs(in, n * S));
     return priced(callEstimate(a, q), us,
                   std::to_string(x.groups) + " leaders, " + std::to_string(x.m) + " ranks per group");

@@ -29,7 +29,9 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     }
     const double L = x.groups;
     const double gather = (m - 1) * (in.alpha_us + messageUs(in, S));
-    const double ring = (L - 1) * (exchangeStartUs(net) + runs * net.theta_us + m * S * net.beta_us_per_byte);
+    // Each leader sends its step's blocks while its predecessor's arrive: the link busy both ways.
+    const double ring = (L - 1) * (exchangeStartUs(net) + runs * net.theta_us + m * S * duplexBetaUs(net) +
+                                   rendezvousUs(net, m * S / runs));
     const double fanout = L * lg * runs * messageUs(in, m * S / runs);
     // Ring steps are cut into segments (at most 64 per step beyond one per run) that are
     // forwarded and broadcast as they arrive: after the ring only the last segment's

@@ -27,9 +27,10 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
                                                          x.groups) * elem));
     // Pieces pipeline around the ring: L - 1 hops plus the pieces behind the first.
     const double pieces = std::ceil(S / std::max(piece, 1.0));
-    // The m columns' pieces of one hop leave a node together: a burst on its link.
+    // The m columns' pieces of one hop leave a node together: a burst on its link, while as
+    // many arrive (the link busy both ways: duplexBetaUs).
     const double ring = (L - 1) * exchangeStartUs(net) +
-                        (L - 2 + pieces) * (crossingUs(net, m) + m * piece * net.beta_us_per_byte);
+                        (L - 2 + pieces) * (crossingUs(net, m) + m * piece * duplexBetaUs(net) + rendezvousUs(net, piece));
     const double local = (m - 1) * L * messageUs(in, S);
     // Crowded node: the forwards add to the rings (2 x 4 round robin, 4 MiB: 245-290 ms
     // against 170-230 for Bruck and recursive doubling, whose crossing round runs alone

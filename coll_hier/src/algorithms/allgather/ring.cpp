@@ -1,5 +1,6 @@
 // Allgather(v) ring over the whole communicator: n - 1 steps, every step waits for the
-// slowest hop, the ring hops leaving the busiest node queue on its link.
+// slowest hop, the ring hops leaving the busiest node queue on its link while as many arrive
+// (the link busy both ways: duplexBetaUs), each block past the eager limit with its rendezvous.
 #include <string>
 
 #include "algorithms/Row.hpp"
@@ -13,7 +14,8 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     const double S = q.bytes;
     const LinkCost &in = *x.in, &net = *x.net;
     const double us =
-        cross ? x.steps * (exchangeStartUs(net) + crossingUs(net, cross) + cross * S * net.beta_us_per_byte)
+        cross ? x.steps * (exchangeStartUs(net) + crossingUs(net, cross) + cross * S * duplexBetaUs(net) +
+                           rendezvousUs(net, S))
               : x.steps * (in.alpha_us + messageUs(in, S));
     return priced(callEstimate(a, q), us, std::to_string(cross) + " ring hops per step leave the busiest node");
 }

@@ -31,7 +31,8 @@ static double leaderRingReduceScatterUs(const LinkCost& in, const LinkCost& net,
     const double redUnit = in.theta_us + V * (in.beta_us_per_byte + in.gamma_us_per_byte);
     const double packUs = V * in.beta_us_per_byte;
     const double inLat = packUs + lgM * (in.alpha_us + redUnit), inBusy = packUs + lgM * redUnit;
-    const double ringUnit = net.theta_us + B * (net.beta_us_per_byte + net.gamma_us_per_byte);
+    // A leader sends its block while its predecessor's arrives: the link busy both ways.
+    const double ringUnit = net.theta_us + B * (duplexBetaUs(net) + net.gamma_us_per_byte);
     const double ringLat = (G - 1) * (net.alpha_us + ringUnit);
     const double ringBusy = std::max((G - 1) * ringUnit, ringLat / static_cast<double>(recipes::kPulseWindow));
     const double scatterBusy = (M - 1) * (in.theta_us + piece * in.beta_us_per_byte);

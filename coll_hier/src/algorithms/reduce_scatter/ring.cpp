@@ -5,6 +5,7 @@
 #include <string>
 
 #include "algorithms/Row.hpp"
+#include "model/ExchangeModel.hpp"
 #include "model/SliceModel.hpp"
 #include "model/SharedCoresModel.hpp"
 #include "model/WhyText.hpp"
@@ -20,16 +21,29 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     const int n = x.n;
     const double bytes = q.bytes;
     const double windows = std::ceil(std::max(1.0, std::ceil(bytes / (x.seg * n))) / recipes::kPulseWindow);
+    // An empty vector: the recipe sends nothing (as every reduce_scatter row).
+    if (n <= 1 || bytes <= 0) return priced(e, 0.0, "empty vector");
+    if (x.hier) {
+        // Across nodes each step is the allgather ring's (allgather/ring.cpp): every rank sends
+        // its partial while it receives the next, the busiest node's `cross` hops leave it
+        // together (an exchange round and a burst) while as many arrive (its link busy both
+        // ways: duplexBetaUs), a pulse's message of one segment past the eager limit with its
+        // rendezvous; kPulseWindow pulses overlap their start-ups, their bytes queue.
+        const double msg = std::min(x.seg, bytes / n);
+        e.choice.predUs = (n - 1) * windows * (exchangeStartUs(net) + crossingUs(net, x.cross) + rendezvousUs(net, msg)) +
+                          (n - 1.0) / n * bytes * (x.cross * duplexBetaUs(net) + net.gamma_us_per_byte);
+        e.choice.why = "n-1 steps of 1/n, " + std::to_string(x.cross) +
+                       " ring hops leave the busiest node while as many arrive";
+        return e;
+    }
     // One node with more ranks than cores: a ring step ends when every rank has run once
     // (received, combined, sent), so it costs n / cores hand-offs in sequence, not one.
     // Measured (64 KiB, 2 cores, interleaved): ring 6.0-6.7x tuned on 8 ranks against
     // 0.8-1.9x for reduce + scatter; 1.4-2.7x on 4 ranks, where the trees were 2.5-3.3x.
     const double turns = crowdedOneNode(q.call, q.params) ? static_cast<double>(n) / q.params.nodeCores : 1.0;
-    // An empty vector: the recipe sends nothing (as every reduce_scatter row).
-    e.choice.predUs = n <= 1 || bytes <= 0 ? 0.0
-                             : (n - 1) * (turns * net.alpha_us + net.theta_us) * windows +
-                                   (n - 1.0) / n * bytes * (x.cross * net.beta_us_per_byte + net.gamma_us_per_byte);
-    e.choice.why = "n-1 steps of 1/n, " + std::to_string(x.cross) + " ring hops leave the busiest node";
+    e.choice.predUs = (n - 1) * (turns * net.alpha_us + net.theta_us) * windows +
+                      (n - 1.0) / n * bytes * (net.beta_us_per_byte + net.gamma_us_per_byte);
+    e.choice.why = "n-1 steps of 1/n in the node";
     if (turns > 1) e.choice.why += ", " + fmt("%.1f", turns) + " ranks per core take turns each step";
     return e;
 }
