@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "CalibrationRounds.hpp"
 #include "Runtime.hpp"
 #include "hieragg/ScheduleBuilder.hpp"
 #include "hieragg/hier/CostParams.hpp"
@@ -16,50 +17,12 @@
 namespace hieragg {
 
 namespace {
-// Each end of a pair times kReps round trips of every size of hier::calibrationSizes above
-// the eager limit and kSmallReps of those below it (LinkCalibration.hpp), the two ends in
-// turn and the sizes interleaved, so a burst of load delays samples of every size and both
-// ends rather than all of one; a back-to-back stream of kStreamMessages small messages per
-// rep, then kExchangeRounds rounds in which both send at once. On the 50 us / 1 Gbit/s
-// emulated link about 2 x (8 x (0.1 + 0.25 + 0.4 + 0.2) + 4 x (1.3 + 2.4)) ms = 45 ms. The minimum per size drops
-// whatever a busy machine adds (samples of 140 us to 9 ms were seen for that link).
-constexpr int kReps = 4;
-// The sizes below the eager limit and the stream are cheap: twice as many of them.
-constexpr int kSmallReps = 8;
-constexpr size_t kSmallBytes = 8;
-constexpr int kStreamMessages = 8;
-// Both ends send 8 B and receive 8 B at once, each round when the last one's message
-// arrived: what one dissemination / butterfly round costs when every leader sends and
-// receives across the network together (every pair measures at once).
-constexpr int kExchangeRounds = 8;
-// Between nodes, then rounds in which both ends send the largest size at once: the rate each
-// way while both directions carry data, as every step of a ring or an exchange across the
-// network loads them (LinkCost::duplex_beta_us_per_byte). Four rounds: three neighbouring
-// means (hier::estimateDuplexBeta); on the 50 us / 1 Gbit/s link about 4 x 2.5 ms.
-constexpr int kDuplexRounds = 4;
+using calibration::kSmallBytes;
+using calibration::kStreamMessages;
+using calibration::Round;
+using calibration::roundPlan;
 // A rejected measurement (no pair valid) is taken again once, then the defaults stay.
 constexpr int kAttempts = 2;
-
-struct Round {
-    enum Kind { PingPong, Stream, Exchange, Duplex } kind;
-    size_t bytes;
-    int side;  // which end times it: 0 the lower index of the pair, 1 the upper
-};
-
-std::vector<Round> roundPlan(const std::vector<size_t>& sizes, size_t eagerBytes, bool duplex) {
-    std::vector<Round> out;
-    for (int rep = 0; rep < kSmallReps; ++rep) {
-        for (size_t b : sizes)
-            if (rep < kReps || !(eagerBytes > 0 && b >= eagerBytes))
-                for (int side : {0, 1}) out.push_back({Round::PingPong, b, side});
-        for (int side : {0, 1}) out.push_back({Round::Stream, kSmallBytes, side});
-    }
-    for (int i = 0; i < kExchangeRounds; ++i) out.push_back({Round::Exchange, kSmallBytes, 0});
-    if (duplex && !sizes.empty())
-        for (int i = 0; i < kDuplexRounds; ++i)
-            out.push_back({Round::Duplex, *std::max_element(sizes.begin(), sizes.end()), 0});
-    return out;
-}
 
 // What every rank contributes to the agreement: its own estimate as one end of its pair
 // (invalid if it has no peer), and the peer's index (-1: none). Doubles only.
