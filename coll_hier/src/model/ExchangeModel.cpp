@@ -26,7 +26,7 @@ ExchangeLayout exchangeLayoutOf(const CollCall& c, const CostParams& p, const st
     x.n = c.size;
     x.m = c.size;
     x.hier = isDecomposed(c);
-    x.in = &p.link[links.front()];
+    x.in = &p.link[links[links.size() >= 2 ? links.size() - 2 : 0]];
     x.net = &p.link[links.back()];
     if (x.hier) {
         x.h = c.hierarchy;

@@ -27,8 +27,13 @@ struct ExchangeLayout {
     bool crowded = false;
     double steps = 0;  // n - 1
     double lg = 0;     // ceil(log2 m)
-    const LinkCost* in = nullptr;   // inside a node
+    const LinkCost* in = nullptr;   // inside an outermost group (a node)
     const LinkCost* net = nullptr;  // between the outermost groups
+
+    // Whether ranks a and b are in different outermost groups, and the link a message
+    // between them crosses (net, else in).
+    bool crosses(int a, int b) const { return hier && h->groupOf(h->levels() - 1, a) != h->groupOf(h->levels() - 1, b); }
+    const LinkCost& between(int a, int b) const { return crosses(a, b) ? *net : *in; }
 
     // Per outermost group: how many of its ranks send to a partner outside it, where rank r
     // sends to partnerOf(r) (a value >= n: no partner).
@@ -37,7 +42,9 @@ struct ExchangeLayout {
     int ringCross() const;
 };
 
-// `links`: the link class of every stage ({kLinkNode} when not decomposed).
+// `links`: the link class of every stage ({kLinkNode} when not decomposed); `in` is the link
+// of the stage below the outermost (links[size - 2]), the slowest a message inside one group
+// crosses.
 ExchangeLayout exchangeLayoutOf(const CollCall& c, const CostParams& p, const std::vector<int>& links);
 
 // The bytes of one exchange round of recursive doubling or Bruck in which every rank sends

@@ -5,10 +5,9 @@
 // network; a flat call (not decomposed) has one group, every message on links.back().
 // Messages that leave one group in the same round share its link (exchangeBurstUs).
 #pragma once
-#include <vector>
-
 #include "hieragg/CollCall.hpp"
 #include "hieragg/hier/CostParams.hpp"
+#include "model/ExchangeModel.hpp"
 #include "model/MessageCost.hpp"
 
 namespace hieragg::hier::model {
@@ -27,35 +26,17 @@ inline double prefixExchangeUs(const LinkCost& l, double S) {
     return exchangeRoundUs(l) + S * (l.beta_us_per_byte + l.gamma_us_per_byte) + rendezvousUs(l, S);
 }
 
-// The outermost groups of a decomposed prefix: G of them, the largest of M ranks, the link
-// inside them and the link between them.
-struct PrefixGroups {
-    int G = 1, M = 1;
-    double lm = 0, lG = 0;  // ceil(log2 M), ceil(log2 G)
-    const LinkCost* in = nullptr;
-    const LinkCost* net = nullptr;
-};
-PrefixGroups prefixGroupsOf(const CollCall& c, const CostParams& p, const std::vector<int>& links);
-
-// Where the ranks of a flat prefix row are: each rank's outermost group (all 0 when the
-// call is not decomposed) and the two links.
-struct PrefixPlacement {
-    std::vector<int> group;  // per rank
-    const LinkCost* in = nullptr;
-    const LinkCost* net = nullptr;
-    const LinkCost& between(int a, int b) const { return group[a] == group[b] ? *in : *net; }
-};
-PrefixPlacement prefixPlacementOf(const CollCall& c, const CostParams& p, const std::vector<int>& links);
-
 // The rank chain (rank i combines and sends to i + 1), `pulses` pulses of `unit` bytes: the
-// first pulse crosses every hop on its own link in turn, each further one a hop behind it,
-// paced by the slowest hop. The hops that cross between groups: *crossings.
-double chainLatencyUs(const PrefixPlacement& x, int n, double unit, double pulses, int* crossings);
+// first pulse crosses every hop on its own link in turn (ExchangeLayout::between), each
+// further one a hop behind it, paced by the slowest hop. The hops that cross between
+// groups: *crossings.
+double chainLatencyUs(const ExchangeLayout& x, double unit, double pulses, int* crossings);
 
-// Recursive doubling over n ranks, S bytes: in step d every rank r sends to r + d. A step
-// in which no message leaves its group is an exchange round on the inner link; else an
-// exchange round on the network, where the k messages that leave the busiest group share
-// its link (exchangeBurstUs, k S beta), their rendezvous handshakes side by side (one). The steps that cross between groups: *crossing.
-double doublingLatencyUs(const PrefixPlacement& x, int n, double S, int* crossing);
+// Recursive doubling over the layout's n ranks, S bytes: in step d every rank r sends to
+// r + d. A step in which no message leaves its group is an exchange round on the inner
+// link; else an exchange round on the network, where the k messages that leave the busiest
+// group (ExchangeLayout::leaving) share its link (exchangeBurstUs, k S beta), their
+// rendezvous handshakes side by side (one). The steps that cross between groups: *crossing.
+double doublingLatencyUs(const ExchangeLayout& x, double S, int* crossing);
 
 }  // namespace hieragg::hier::model

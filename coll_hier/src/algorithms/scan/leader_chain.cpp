@@ -10,17 +10,18 @@
 namespace hieragg::hier::units {
 
 static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
-    const PrefixGroups x = prefixGroupsOf(q.call, q.params, q.links);
+    const ExchangeLayout x = exchangeLayoutOf(q.call, q.params, q.links);  // decomposed (needs)
+    const double lm = x.lg;
     const LinkCost &in = *x.in, &net = *x.net;
-    const double S = q.bytes, lm = x.lm;
+    const double S = q.bytes;
     // Group 0's recursive-doubling scan (lm exchange rounds), then G - 1 passes: the prefix
     // crosses to the next group's first rank, goes down its binomial tree to the last rank
     // (lm rounds), which combines it and passes it on; the last group's tree reaches all.
     const double us = lm * prefixExchangeUs(in, S) +
-                      (x.G - 1) * (prefixRoundUs(net, S, false) + lm * prefixRoundUs(in, S, false) +
+                      (x.groups - 1) * (prefixRoundUs(net, S, false) + lm * prefixRoundUs(in, S, false) +
                                    S * in.gamma_us_per_byte);
     return priced(callEstimate(a, q), us,
-                  std::to_string(x.G) + " groups of up to " + std::to_string(x.M) + ", " + std::to_string(x.G - 1) +
+                  std::to_string(x.groups) + " groups of up to " + std::to_string(x.m) + ", " + std::to_string(x.groups - 1) +
                       " crossings in turn");
 }
 constexpr unsigned kNeeds = kNeedsIntracomm | kNeedsDecomposition | kNeedsContiguousRanks;

@@ -1,5 +1,6 @@
 // Scan, exscan `leader_prefix`: a scan inside each outermost group, an exscan of the G group
 // totals between the groups' last ranks, a binomial bcast of that prefix in each group.
+#include <cmath>
 #include <string>
 
 #include "algorithms/Row.hpp"
@@ -9,14 +10,15 @@
 namespace hieragg::hier::units {
 
 static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
-    const PrefixGroups x = prefixGroupsOf(q.call, q.params, q.links);
+    const ExchangeLayout x = exchangeLayoutOf(q.call, q.params, q.links);  // decomposed (needs)
+    const double lm = x.lg, lG = std::ceil(std::log2(x.groups));
     const double S = q.bytes;
     const LinkCost &in = *x.in, &net = *x.net;
     // The in-group scan and the leaders' exscan are recursive doubling (exchange rounds; one
     // leader per group, so one message leaves a group per round), the bcast one-way rounds.
-    const double us = x.lm * prefixExchangeUs(in, S) + x.lG * prefixExchangeUs(net, S) +
-                      x.lm * prefixRoundUs(in, S, false) + S * in.gamma_us_per_byte;
-    return priced(callEstimate(a, q), us, std::to_string(x.G) + " groups of up to " + std::to_string(x.M));
+    const double us = lm * prefixExchangeUs(in, S) + lG * prefixExchangeUs(net, S) +
+                      lm * prefixRoundUs(in, S, false) + S * in.gamma_us_per_byte;
+    return priced(callEstimate(a, q), us, std::to_string(x.groups) + " groups of up to " + std::to_string(x.m));
 }
 static std::optional<Schedule> build(const CollCall& c, const Plan&) {
     return recipes::leaderPrefix(c, c.args.kind == HIERAGG_EXSCAN);

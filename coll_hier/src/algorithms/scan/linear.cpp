@@ -19,9 +19,9 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     const double S = q.bytes;
     const double seg = static_cast<double>(std::max<size_t>(c.segmentBytes, 1));
     const double pulses = std::max(1.0, std::ceil(S / seg)), unit = std::min(S, seg);
-    const PrefixPlacement x = prefixPlacementOf(c, q.params, q.links);
+    const ExchangeLayout x = exchangeLayoutOf(c, q.params, q.links);
     int crossings = 0;
-    const double chain = chainLatencyUs(x, c.size, unit, pulses, &crossings);
+    const double chain = chainLatencyUs(x, unit, pulses, &crossings);
     // More ranks than cores on one node: every rank combines and forwards the vector once,
     // (n - 1) messages in all, on the shared cores.
     const double cores = coresBoundUs(c, q.params, (c.size - 1) * pulses, unit, *x.net);

@@ -14,9 +14,9 @@ namespace hieragg::hier::units {
 static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     const CollCall& c = q.call;
     const double S = q.bytes, lg = std::ceil(std::log2(std::max(1, c.size)));
-    const PrefixPlacement x = prefixPlacementOf(c, q.params, q.links);
+    const ExchangeLayout x = exchangeLayoutOf(c, q.params, q.links);
     int crossing = 0;
-    const double rounds = doublingLatencyUs(x, c.size, S, &crossing);
+    const double rounds = doublingLatencyUs(x, S, &crossing);
     // More ranks than cores on one node: sum over d of (n - d) receptions on the shared cores.
     double msgs = 0;
     for (int d = 1; d < c.size; d *= 2) msgs += c.size - d;
