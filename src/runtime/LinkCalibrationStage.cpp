@@ -99,7 +99,7 @@ struct LinkCalibrationState {
     std::vector<Round> plan;
     std::vector<size_t> sizes;
     size_t maxBytes = 0;
-    std::vector<char> buf;  // maxBytes sent/received, then 8 bytes of reply
+    std::vector<char> buf;  // maxBytes sent/received, 8 bytes of reply, a duplex round's receipt
     std::vector<hier::RoundTrips> pingPong;  // per size, the rounds this end timed
     std::vector<double> stream, exchangeRound, duplexRound;
     std::chrono::steady_clock::time_point t0;
@@ -182,7 +182,9 @@ int startRound(hieragg_comm& c, LinkCalibrationState& st) {
 int startMeasuring(hieragg_comm& c, LinkCalibrationState& st) {
     resetSamples(st);
     if (st.peer < 0) return startAgreement(c, st);
-    st.buf.assign(2 * st.maxBytes + kSmallBytes, 0);  // sent, reply, a duplex round's receipt
+    // Sent, reply and, where the plan has duplex rounds, their receipt apart from what is sent.
+    const bool duplex = std::any_of(st.plan.begin(), st.plan.end(), [](const Round& r) { return r.kind == Round::Duplex; });
+    st.buf.assign((duplex ? 2 : 1) * st.maxBytes + kSmallBytes, 0);
     return startRound(c, st);
 }
 
