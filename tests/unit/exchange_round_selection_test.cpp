@@ -8,6 +8,7 @@
 // of two start-ups, what the quiet-machine barrier measured (docs/performance.md).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -69,6 +70,20 @@ std::string pick(hieragg_coll_kind kind, const hier::Hierarchy& h, size_t bytes,
     for (size_t i = 0; i < plan.stages.size(); ++i)
         s += (i ? "/" : "") + std::string(plan.stages[i].algo ? plan.stages[i].algo->name : "?");
     return s;
+}
+
+// The emulated 4 x 2 block's parameters (2 ranks per node of 2 cores) with the network's
+// rate both ways measured at twice beta and a rendezvous of R past 64 KiB.
+hier::CostParams bothWaysWithRendezvous(double alphaUs, double betaNs, double exchangeUs, double R) {
+    hier::CostParams p = hier::CostParams::defaults();
+    const int none[HIERAGG_LINK_CLASS_COUNT] = {0, 0, 0, 0};
+    hier::applyNodeOversubscription(p, 2, 2, none);
+    p.nodeCores = 2;
+    hier::MeasuredLink m = measured(alphaUs, betaNs, exchangeUs);
+    m.duplex_beta_ns_per_byte = 2 * betaNs;
+    m.rendezvous_us = R, m.eager_bytes = 65536;
+    hier::applyMeasuredLink(p, hier::kLinkNetwork, m, {});
+    return p;
 }
 
 // The network link after emulated(): alpha and beta as measured, theta and gamma the defaults.
@@ -150,19 +165,30 @@ TEST(ExchangeRound, ExchangeRowsCostTheirRounds) {
         EXPECT_STREQ(plan.stages[1].algo->name, "dissemination");
         EXPECT_NEAR(plan.stages[1].predUs, 2 * E, 1e-9) << plan.describe();
     }
-    // Recursive doubling allreduce of 8 B over 8 ranks, 2 of them per node link: 3 exchange
-    // rounds, each moving and reducing the vector.
+    const hier::LinkCost& node = p.link[hier::kLinkNode];
+    const hier::LinkCost& nw = p.link[hier::kLinkNetwork];
+    const double burst = nw.burst_us >= 0 ? nw.burst_us : nw.theta_us;
+    // Recursive doubling allreduce of 8 B over 8 ranks, each moving and reducing the vector:
+    // the round at distance 1 pairs the ranks of a node (its bytes on the node link, its
+    // start a network round all the same), the rounds at 2 and 4 send both ranks of every
+    // node across (exchange rounds, the second message of the burst, 2 messages on its link).
     {
         const hier::Plan plan = hier::choosePlan(call(HIERAGG_ALLREDUCE, blk, 8, "recursive_doubling"), p);
-        EXPECT_NEAR(plan.predUs, 3 * E + 8 * (3 * 2 * beta + 3 * kGamma), 1e-9) << plan.describe();
+        EXPECT_NEAR(plan.predUs,
+                    E + 8 * node.beta_us_per_byte + 2 * (E + burst) + 8 * (2 * 2 * beta + 3 * kGamma), 1e-9)
+            << plan.describe();
     }
-    // 6 ranks (3 nodes of 2): a fold to 4 (a message in, a message out: one start-up each,
-    // not exchanges) around 2 exchange rounds; moved lg + 2 = 4 times, reduced lg + 1 = 3.
+    // 6 ranks (3 nodes of 2): a fold to 4 inside the nodes of ranks 0-1 and 2-3 (a message in,
+    // a message out: one network start-up each, not exchanges, their bytes on the node link)
+    // around 2 rounds of the core {0, 2, 4, 5}: at distance 1 ranks 0 and 2 cross (one per
+    // node) while 4 and 5 stay home, at distance 2 both of node {4, 5} cross; reduced lg + 1
+    // = 3 times.
     {
         const hier::Hierarchy six = virtualNodes(6, 2);
         const hier::Plan plan = hier::choosePlan(call(HIERAGG_ALLREDUCE, six, 8, "recursive_doubling"), p);
-        EXPECT_NEAR(plan.predUs, 2 * E + 2 * (alpha + kTheta) + 8 * (4 * 2 * beta + 3 * kGamma), 1e-9)
-            << plan.describe();
+        const double fold = 2 * (alpha + kTheta) + 2 * 8 * node.beta_us_per_byte;
+        const double rounds = 2 * E + burst + 8 * std::max(beta, node.beta_us_per_byte) + 8 * 2 * beta;
+        EXPECT_NEAR(plan.predUs, fold + rounds + 8 * 3 * kGamma, 1e-9) << plan.describe();
     }
     // Ring allreduce of 8 B: 2 (n - 1) exchange steps of 1/n; one hop of each step leaves a
     // node (rank 2i+1 to 2i+2).
@@ -179,14 +205,7 @@ TEST(ExchangeRound, ExchangeRowsCostTheirRounds) {
 TEST(ExchangeRound, RingsAcrossNodesCostTheLinkBothWays) {
     const double alpha = 92.1, betaNs = 10.58, E = 250.0, R = 300.0, duplex = 2 * betaNs / 1000;
     const hier::Hierarchy blk = virtualNodes(8, 2);
-    hier::CostParams p = hier::CostParams::defaults();
-    const int none[HIERAGG_LINK_CLASS_COUNT] = {0, 0, 0, 0};
-    hier::applyNodeOversubscription(p, 2, 2, none);
-    p.nodeCores = 2;
-    hier::MeasuredLink m = measured(alpha, betaNs, E);
-    m.duplex_beta_ns_per_byte = 2 * betaNs;
-    m.rendezvous_us = R, m.eager_bytes = 65536;
-    hier::applyMeasuredLink(p, hier::kLinkNetwork, m, {});
+    const hier::CostParams p = bothWaysWithRendezvous(alpha, betaNs, E, R);
     // Allgather ring, 64 KiB blocks: 7 steps.
     {
         const double S = 65536;
@@ -209,6 +228,48 @@ TEST(ExchangeRound, RingsAcrossNodesCostTheLinkBothWays) {
     // Not measured: beta both ways, as before.
     hier::CostParams q = emulated(alpha, betaNs, 2, E);
     EXPECT_DOUBLE_EQ(hier::duplexBetaUs(q.link[hier::kLinkNetwork]), betaNs / 1000);
+}
+
+// The butterflies across nodes on 4 x 2 block with the rate both ways measured (duplex 2
+// beta) and a rendezvous of R past 64 KiB: round by round, a round whose partners are on
+// another node is an exchange round E and the burst of the node's second message, its bytes
+// 2 at a time each way, and a pulse's message past the eager limit pays R once per window of
+// 8 pulses; a round between the two ranks of a node moves its bytes on the node link (and
+// starts as a network round, docs/selection.md). Before, every round's bytes were priced as
+// crossing, 2 ranks sharing the link in each, and none paid R.
+TEST(ExchangeRound, ButterfliesAcrossNodesCostTheirCrossingRounds) {
+    const double alpha = 92.1, betaNs = 10.58, E = 250.0, R = 300.0, duplex = 2 * betaNs / 1000;
+    const hier::Hierarchy blk = virtualNodes(8, 2);
+    const hier::CostParams p = bothWaysWithRendezvous(alpha, betaNs, E, R);
+    const hier::LinkCost& node = p.link[hier::kLinkNode];
+    const hier::LinkCost& nw = p.link[hier::kLinkNetwork];
+    const double nodeE = node.exchange_us >= 0 ? node.exchange_us : node.alpha_us + node.theta_us;
+    const double burst = nw.burst_us >= 0 ? nw.burst_us : nw.theta_us;
+    const double V = 4 << 20;
+    // Rabenseifner of 4 MiB: pulses of 8 segments (512 KiB), 8 of them, one window. Halving
+    // at distance 4, 2, 1 sends 1/2, 1/4, 1/8 of the vector, the doubling as much back: the
+    // rounds at 4 and 2 cross (messages of 256 and 128 KiB of a pulse: R), both at 1 stay home.
+    {
+        const hier::Plan plan = hier::choosePlan(call(HIERAGG_ALLREDUCE, blk, 4 << 20, "rabenseifner"), p);
+        const double crossing = 4 * (E + burst + R) + 2 * (2 * V / 2 * duplex) + 2 * (2 * V / 4 * duplex);
+        const double home = 2 * (E + V / 8 * node.beta_us_per_byte);
+        EXPECT_NEAR(plan.predUs, crossing + home + 7.0 / 8 * V * kGamma, 1e-6) << plan.describe();
+    }
+    // multileader_rabenseifner of 4 MiB with 256 KiB segments: the node rings (2 ranks, the
+    // whole vector in pulses of 2 segments: one window) and between the nodes the 2 columns'
+    // Rabenseifner on the 2 MiB slice in pulses of a segment, one window: 4 rounds, each with
+    // both columns of every node across (messages of 128 and 64 KiB of a pulse: R), their
+    // start-ups one exchange round as multileader_ring's steps.
+    {
+        CollCall c = call(HIERAGG_ALLREDUCE, blk, 4 << 20, "multileader_rabenseifner");
+        c.segmentBytes = 256 << 10;
+        const hier::Plan plan = hier::choosePlan(c, p);
+        const double slice = V / 2;
+        const double inner = 2 * nodeE + V / 2 * (2 * node.beta_us_per_byte + node.gamma_us_per_byte);
+        const double between = 4 * (E + R) + 2 * (2 * slice / 2 * duplex) + 2 * (2 * slice / 4 * duplex) +
+                               3.0 / 4 * slice * kGamma;
+        EXPECT_NEAR(plan.predUs, inner + between, 1e-6) << plan.describe();
+    }
 }
 
 // Scan's recursive doubling as a lone call on 2 x 4 round robin, 64 KiB: step d = 1 sends

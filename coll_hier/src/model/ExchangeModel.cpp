@@ -42,9 +42,12 @@ ExchangeLayout exchangeLayoutOf(const CollCall& c, const CostParams& p, const st
     return x;
 }
 
+double exchangeRoundTransferUs(const LinkCost& net, const LinkCost& in, int x, double bytes) {
+    return x > 0 ? std::max(x * bytes * duplexBetaUs(net), bytes * in.beta_us_per_byte) : bytes * in.beta_us_per_byte;
+}
+
 double exchangeRoundBytesUs(const LinkCost& net, const LinkCost& in, int x, double bytes) {
-    return x > 0 ? std::max(x * bytes * duplexBetaUs(net), bytes * in.beta_us_per_byte) + rendezvousUs(net, bytes)
-                 : bytes * in.beta_us_per_byte;
+    return exchangeRoundTransferUs(net, in, x, bytes) + (x > 0 ? rendezvousUs(net, bytes) : 0.0);
 }
 
 double doublingRoundsUs(const ExchangeLayout& x, double S, bool bruck) {

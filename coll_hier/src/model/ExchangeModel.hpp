@@ -55,6 +55,9 @@ ExchangeLayout exchangeLayoutOf(const CollCall& c, const CostParams& p, const st
 // every round was priced as crossing: Bruck on 2 x 4 round robin, whose rounds at distance
 // 2 and 4 stay home, looked six times slower than it runs.)
 double exchangeRoundBytesUs(const LinkCost& net, const LinkCost& in, int x, double bytes);
+// Its bytes alone (without the rendezvous), for rows whose messages are pulses of `bytes`:
+// they queue, while each pulse window pays its rendezvous once.
+double exchangeRoundTransferUs(const LinkCost& net, const LinkCost& in, int x, double bytes);
 
 // log2 n exchanges of 1, 2, 4 ... blocks of S bytes (recursive doubling: partner r xor d;
 // Bruck: r + d). A round costs a network start-up only where some rank's partner is on

@@ -19,23 +19,59 @@ double ringAllreduceUs(const LinkCost& l, int n, double bytes, double pulseBytes
     return 2.0 * (n - 1) * exchangeRoundUs(l) * windows +
            (n - 1.0) / n * bytes * (2 * x * duplexBetaUs(l) + l.gamma_us_per_byte);
 }
-double butterflyAllreduceUs(const LinkCost& l, int n, double bytes, double pulseBytes, double x, bool halving) {
+ButterflyCrossing butterflyCrossingOf(const ExchangeLayout& x) {
+    if (!x.hier) return [](int) { return 1; };
+    const int n = x.n, p2 = butterflyCore(n), r = n - p2;
+    const auto virtualOf = [r](int rank) { return rank < 2 * r ? (rank % 2 ? -1 : rank / 2) : rank - r; };
+    const auto rankOf = [r](int v) { return v < r ? 2 * v : v + r; };
+    return [x, n, r, virtualOf, rankOf](int d) {
+        const std::vector<int> out = x.leaving([=](int rank) {
+            if (d == 0) return rank < 2 * r && rank % 2 ? rank - 1 : n;  // the fold
+            const int v = virtualOf(rank);
+            return v < 0 ? n : rankOf(v ^ d);
+        });
+        return *std::max_element(out.begin(), out.end());
+    };
+}
+
+double butterflyAllreduceUs(const LinkCost& net, const LinkCost& in, int n, double bytes, double pulseBytes,
+                            const ButterflyCrossing& crossing, bool halving, bool burst) {
     if (n <= 1) return 0;
     const int p2 = butterflyCore(n);
     const double lg = std::log2(static_cast<double>(p2)), fold = p2 == n ? 0.0 : 1.0;
+    const double pulse = std::min(bytes, std::max(pulseBytes, 1.0));
     const double windows = std::ceil(std::max(1.0, std::ceil(bytes / std::max(pulseBytes, 1.0))) /
                                      static_cast<double>(recipes::kPulseWindow));
-    const double msgs = (halving ? 2 * lg : lg) + 2 * fold;
-    // Halving + doubling move 2 (p2 - 1)/p2 of the vector and reduce (p2 - 1)/p2 of it; plain
-    // recursive doubling moves and reduces all of it every round. The fold moves it twice.
-    const double moved = halving ? 2.0 * (p2 - 1) / p2 + 2 * fold : lg + 2 * fold;
+    double perWindow = 0, transfer = 0;
+    // One exchange round at distance d moving `share` of the vector each way. A round that
+    // stays in the node still starts as a network round (docs/selection.md: the emulated
+    // cluster measured 8 B recursive doubling slower than the trees where only one of its
+    // rounds crosses); its bytes go over the node link.
+    const auto round = [&](int d, double share) {
+        const int x = crossing(d);
+        perWindow +=
+            exchangeBurstUs(net, burst ? std::max(x, 1) : 1) + (x > 0 ? rendezvousUs(net, share * pulse) : 0.0);
+        transfer += exchangeRoundTransferUs(net, in, x, share * bytes);
+    };
+    // Halving at distance d keeps half of 2d/p2 of the vector and sends the other d/p2;
+    // the doubling at d sends as much back. Plain recursive doubling sends all of it each round.
+    for (int d = 1; d < p2; d *= 2) {
+        if (halving) {
+            round(d, static_cast<double>(d) / p2);
+            round(d, static_cast<double>(d) / p2);
+        } else {
+            round(d, 1.0);
+        }
+    }
+    // The fold's two messages of the whole vector go one way (start-ups as the rounds').
+    if (fold > 0) {
+        const int x = crossing(0);
+        perWindow += 2 * (net.alpha_us + net.theta_us + (x > 0 ? rendezvousUs(net, pulse) : 0.0));
+        transfer += 2 * bytes * (x > 0 ? x * net.beta_us_per_byte : in.beta_us_per_byte);
+    }
+    // Halving + doubling reduce (p2 - 1)/p2 of the vector, recursive doubling all of it each round.
     const double reduced = halving ? (p2 - 1.0) / p2 + fold : lg + fold;
-    // The butterfly's rounds are exchanges (both partners send and receive: the link busy both
-    // ways, duplexBetaUs); the fold's two messages go one way.
-    const double latency = (msgs - 2 * fold) * exchangeRoundUs(l) + 2 * fold * (l.alpha_us + l.theta_us);
-    const double foldMoved = 2 * fold;
-    return latency * windows + bytes * ((moved - foldMoved) * x * duplexBetaUs(l) +
-                                        foldMoved * x * l.beta_us_per_byte + reduced * l.gamma_us_per_byte);
+    return perWindow * windows + transfer + bytes * reduced * net.gamma_us_per_byte;
 }
 
 SliceLayout sliceLayoutOf(const CollCall& c, const CostParams& p, const std::vector<int>& links) {

@@ -10,6 +10,13 @@
 
 namespace hieragg::hier::units {
 
+// Between nodes every member of a column is on its own node: each round of the S columns'
+// butterflies sends S messages across every node's link at once (the fold's too); their
+// start-ups as one exchange round, as multileader_ring's steps (ringAllreduceUs).
+static ButterflyCrossing sliceColumns(int S) {
+    return [S](int) { return S; };
+}
+
 static Estimate slices(const AlgorithmInfo& a, const CostQuery& q, bool ringBetween) {
     const SliceLayout x = sliceLayoutOf(q.call, q.params, q.links);
     Estimate e = callEstimate(a, q);
@@ -17,7 +24,7 @@ static Estimate slices(const AlgorithmInfo& a, const CostQuery& q, bool ringBetw
     const double bytes = q.bytes, slice = bytes / x.S;
     const double inner = ringAllreduceUs(*x.in, x.M, static_cast<double>(x.M) / x.S * bytes, x.seg * x.M, 1);
     const double between = ringBetween ? ringAllreduceUs(*x.net, x.G, slice, x.seg, x.S)
-                                       : butterflyAllreduceUs(*x.net, x.G, slice, x.seg, x.S, true);
+                                       : butterflyAllreduceUs(*x.net, *x.in, x.G, slice, x.seg, sliceColumns(x.S), true, false);
     e.choice.predUs = inner + between;
     e.choice.why = std::to_string(x.S) + " slices: node rings " + fmt("%.1f", inner) + " us, " + std::to_string(x.G) +
                    " nodes " + fmt("%.1f", between) + " us";

@@ -1,8 +1,10 @@
 // Allreduce `rabenseifner` (SliceAllreduce.hpp): recursive-halving reduce-scatter +
-// recursive-doubling allgather, 2 log2 p steps; a node's ranks share its link.
+// recursive-doubling allgather, 2 log2 p steps; the ranks of a node whose partner of a round
+// is on another node share its link in that round.
 #include <string>
 
 #include "algorithms/Row.hpp"
+#include "model/ExchangeModel.hpp"
 #include "model/SliceModel.hpp"
 #include "hieragg/algorithms/ButterflyAllreduce.hpp"
 #include "recipes/SliceAllreduce.hpp"
@@ -11,10 +13,11 @@ namespace hieragg::hier::units {
 
 static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     const SliceLayout x = sliceLayoutOf(q.call, q.params, q.links);
+    const ButterflyCrossing crossing = butterflyCrossingOf(exchangeLayoutOf(q.call, q.params, q.links));
     Estimate e = callEstimate(a, q);
-    const int share = x.hier ? x.M : 1;
-    e.choice.predUs = butterflyAllreduceUs(*x.net, x.n, q.bytes, x.seg * butterflyCore(x.n), share, true);
-    e.choice.why = "2 log2 p steps, " + std::to_string(share) + " ranks share a link";
+    e.choice.predUs = butterflyAllreduceUs(*x.net, x.hier ? *x.in : *x.net, x.n, q.bytes, x.seg * butterflyCore(x.n),
+                                           crossing, true);
+    e.choice.why = x.hier ? "2 log2 p steps, a node's ranks whose partner is outside share its link" : "2 log2 p steps";
     return e;
 }
 

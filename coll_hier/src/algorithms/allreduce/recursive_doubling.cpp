@@ -1,6 +1,7 @@
 // Allreduce `recursive_doubling` (SliceAllreduce.hpp): log2 p exchanges of the whole vector
 // (short vectors).
 #include "algorithms/Row.hpp"
+#include "model/ExchangeModel.hpp"
 #include "model/SliceModel.hpp"
 #include "recipes/SliceAllreduce.hpp"
 
@@ -9,7 +10,8 @@ namespace hieragg::hier::units {
 static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     const SliceLayout x = sliceLayoutOf(q.call, q.params, q.links);
     Estimate e = callEstimate(a, q);
-    e.choice.predUs = butterflyAllreduceUs(*x.net, x.n, q.bytes, x.seg, x.hier ? x.M : 1, false);
+    const ButterflyCrossing crossing = butterflyCrossingOf(exchangeLayoutOf(q.call, q.params, q.links));
+    e.choice.predUs = butterflyAllreduceUs(*x.net, x.hier ? *x.in : *x.net, x.n, q.bytes, x.seg, crossing, false);
     e.choice.why = "log2 p exchanges of the whole vector";
     return e;
 }
