@@ -66,7 +66,7 @@ done
 node_links=("" "--measured-node-alpha 0.35 --measured-node-beta 0.1 --measured-node-burst 0.3")
 for P in 4 8; do
     for node in "${node_links[@]}"; do
-        for coll in bcast reduce allreduce barrier allgather scan; do
+        for coll in bcast reduce allreduce barrier allgather scan exscan; do
             for size in 8 65536; do
                 # shellcheck disable=SC2086
                 run --coll "$coll" -P "$P" --ranks-per-node "$P" --split node --node-cores 2 --size "$size" $node

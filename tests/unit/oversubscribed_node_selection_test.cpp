@@ -111,53 +111,67 @@ TEST(OversubscribedNode, ChainGivesWayToTreesWhenHandOffsCost) {
 
 namespace {
 
-// Scan on one node of `cores` cores, one call's latency: recursive doubling ceil(log2 n)
-// exchange rounds of the whole vector (E + S(beta + gamma)), but sum over d = 1, 2, 4.. of
-// (n - d) receptions in all; the rank chain n - 1 + pulses - 1 hops of a pulse, (n - 1) *
-// pulses receptions; a hop is one way of a ping-pong (alpha: the receiver's one message is
-// in it, no theta). With more ranks than cores the receptions share the cores.
+// Scan on one node of n ranks, S bytes in pulses of u = min(S, seg), P of them. Quiet node
+// (cores 0: unknown), one call's latency: recursive doubling ceil(log2 n) exchange rounds of
+// the whole vector (E + S(beta + gamma)); the rank chain n - 1 + P - 1 hops of a pulse, a
+// hop one way of a ping-pong (alpha; no theta). More ranks than cores: one call of a
+// back-to-back stream (SharedCoresModel.hpp), max(busiest rank's share, all receptions
+// over the cores) + 1e-9 of the lone latency. A reception: theta + x(beta + gamma), a send:
+// theta. The chain's middle rank receives and sends each pulse: P(2 theta + u(beta +
+// gamma)), against (n - 1) P receptions. Recursive doubling (n a power of 2): rank n/2
+// receives in all log2 n steps and sends in all but the last, (log2 n - 1) theta +
+// log2 n receptions, the busiest; sum over d of (n - d) receptions of S.
 struct ScanCosts {
     double doubling, chain;
 };
 ScanCosts scanClosedForm(const hier::LinkCost& l, int n, double S, double seg, int cores) {
-    const double recvUs = l.theta_us + S * (l.beta_us_per_byte + l.gamma_us_per_byte);
+    const double bg = l.beta_us_per_byte + l.gamma_us_per_byte;
     const double E = l.exchange_us >= 0 ? l.exchange_us : l.alpha_us + l.theta_us;
-    const double rounds = std::ceil(std::log2(n));
+    const double lg = std::log2(n);
+    const double pulses = std::max(1.0, std::ceil(S / seg)), unit = std::min(S, seg);
+    ScanCosts lone{lg * (E + S * bg), (n - 1 + pulses - 1) * (l.alpha_us + unit * bg)};
+    if (cores == 0 || n <= cores) return lone;
     double msgs = 0;
     for (int d = 1; d < n; d *= 2) msgs += n - d;
-    const double pulses = std::max(1.0, std::ceil(S / seg)), unit = std::min(S, seg);
-    const double hopWork = l.theta_us + unit * (l.beta_us_per_byte + l.gamma_us_per_byte);
-    ScanCosts c{rounds * (E + S * (l.beta_us_per_byte + l.gamma_us_per_byte)),
-                (n - 1 + pulses - 1) * (l.alpha_us + unit * (l.beta_us_per_byte + l.gamma_us_per_byte))};
-    if (cores > 0 && n > cores) {
-        c.doubling = std::max(c.doubling, msgs * recvUs / cores);
-        c.chain = std::max(c.chain, (n - 1) * pulses * hopWork / cores);
-    }
-    return c;
+    const double recvS = l.theta_us + S * bg, recvU = l.theta_us + unit * bg;
+    return {std::max((lg - 1) * l.theta_us + lg * recvS, msgs * recvS / cores) + 1e-9 * lone.doubling,
+            std::max(pulses * (l.theta_us + recvU), (n - 1) * pulses * recvU / cores) + 1e-9 * lone.chain};
 }
 
-TEST(OversubscribedNode, ScanPicksTheChainWhenCoresAreShort) {
+// With more ranks than cores the scan and exscan take the chain (tuned's scan) at every size
+// and whatever the hand-off alpha, priced back to back; priced by one call's latency
+// (before 2026-11-27) the measured alphas took recursive doubling there.
+TEST(OversubscribedNode, ScanTakesTheChainForBackToBackCalls) {
     const double seg = 65536;
-    int chainPicks = 0, doublingPicks = 0;
-    for (int n : {4, 8})
-        for (int cores : {0, 2})
-            for (double S : {8.0, 65536.0, 4194304.0}) {
-                const hier::CostParams params = sharedNode(n, cores);
-                const CollCall c = oneNodeCall(HIERAGG_SCAN, n, S);  // segments of seg
-                const hier::Plan plan = hier::choosePlan(c, params);
-                ASSERT_TRUE(plan.stages.at(0).algo);
-                const ScanCosts k = scanClosedForm(params.link[hier::kLinkNode], n, S, seg, cores);
-                const std::string expect = k.chain < k.doubling ? "linear" : "recursive_doubling";
-                EXPECT_EQ(plan.stages[0].algo->name, expect)
-                    << "n=" << n << " cores=" << cores << " S=" << S << ": doubling " << k.doubling << " us, chain "
-                    << k.chain << " us; " << plan.describe();
-                EXPECT_NEAR(plan.predUs, std::min(k.chain, k.doubling), 1e-6 * plan.predUs);
-                (expect == "linear" ? chainPicks : doublingPicks)++;
-            }
-    // Both rows are taken somewhere in this range (short vectors: doubling's log2 n rounds;
-    // 4 MiB: the chain's pipelined pulses).
-    EXPECT_GT(chainPicks, 0);
-    EXPECT_GT(doublingPicks, 0);
+    int loneDoublingPicks = 0;
+    for (hieragg_coll_kind kind : {HIERAGG_SCAN, HIERAGG_EXSCAN})
+        for (int n : {4, 8})
+            for (int cores : {0, 2})
+                for (double alpha : {0.0, 14.2, 184.9})  // 0: the setup's default for n ranks
+                    for (double S : {8.0, 65536.0, 4194304.0}) {
+                        hier::CostParams params = sharedNode(n, cores);
+                        hier::LinkCost& l = params.link[hier::kLinkNode];
+                        if (alpha > 0) l.alpha_us = alpha;
+                        const CollCall c = oneNodeCall(kind, n, S);  // segments of seg
+                        const hier::Plan plan = hier::choosePlan(c, params);
+                        ASSERT_TRUE(plan.stages.at(0).algo);
+                        const ScanCosts k = scanClosedForm(l, n, S, seg, cores);
+                        const std::string expect = k.chain < k.doubling ? "linear" : "recursive_doubling";
+                        SCOPED_TRACE("kind=" + std::to_string(kind) + " n=" + std::to_string(n) + " cores=" +
+                                     std::to_string(cores) + " alpha=" + std::to_string(l.alpha_us) + " S=" +
+                                     std::to_string(S) + ": doubling " + std::to_string(k.doubling) + " us, chain " +
+                                     std::to_string(k.chain) + " us; " + plan.describe());
+                        EXPECT_EQ(plan.stages[0].algo->name, expect);
+                        EXPECT_NEAR(plan.predUs, std::min(k.chain, k.doubling), 1e-9 * plan.predUs);
+                        if (cores == 2) {
+                            EXPECT_EQ(expect, "linear");
+                            // The lone-call objective the crowded node no longer uses.
+                            const ScanCosts lone = scanClosedForm(l, n, S, seg, 0);
+                            loneDoublingPicks += lone.doubling < lone.chain;
+                        }
+                    }
+    // The old objective takes recursive doubling on the crowded node at the measured alphas.
+    EXPECT_GT(loneDoublingPicks, 0);
 }
 
 }  // namespace
@@ -242,45 +256,47 @@ TEST(OversubscribedNode, BackToBackBcastOfFewBytesSpreadsTheSends) {
 
 namespace {
 
-// Reduce of 64 KiB (one pulse) on 4 or 8 ranks of 2 cores, priced as a back-to-back stream:
-// the busiest rank's receptions d (theta + S(beta + gamma)) + alpha, bounded by the n - 1
-// receptions over the cores, 1e-3 of the busiest share breaking the tie: the chain (d = 1)
-// where its lone call is within twice the quickest tree's (4 ranks), else the binary tree.
-TEST(OversubscribedNode, ReduceSpreadsTheCombiningForBackToBackCalls) {
-    for (int n : {4, 8}) {
-        const hier::CostParams params = sharedNode(n, 2);
-        const double S = 65536;
-        CollCall c = oneNodeCall(HIERAGG_REDUCE, n, S);
-        c.args.op_commutative = 1;
-        const hier::Plan plan = hier::choosePlan(c, params);
-        ASSERT_TRUE(plan.stages.at(0).algo);
-        const hier::LinkCost& l = params.link[hier::kLinkNode];
-        const double b = l.theta_us + S * (l.beta_us_per_byte + l.gamma_us_per_byte);
-        if (n == 4) {
-            // The chain's lone call 3(alpha + b) is within twice the binomial's 2(alpha + b).
-            EXPECT_EQ(plan.stages[0].algo->name, std::string("chain")) << plan.describe();
-            EXPECT_NEAR(plan.predUs, std::max(b + l.alpha_us, (n - 1) * b / 2) + 1e-3 * b, 1e-9 * plan.predUs);
-        } else {
-            // 8 ranks: the chain's 7(alpha + b) is over twice the binomial's 3(alpha + b), so the
-            // stream goes to the shape whose busiest rank combines least among the rest: the
-            // binary tree (k-ary, k = 2: two children each).
-            ASSERT_GT((n - 1) * (l.alpha_us + b), 2 * 3 * (l.alpha_us + b));
-            EXPECT_EQ(plan.stages[0].algo->name, std::string("kary")) << plan.describe();
-            EXPECT_EQ(plan.stages[0].shape.k, 2) << plan.describe();
-            EXPECT_NEAR(plan.predUs, std::max(2 * b + l.alpha_us, (n - 1) * b / 2) + 2e-3 * b, 1e-9 * plan.predUs);
-        }
-        // A quiet node keeps the latency model (a tree at one pulse).
-        const hier::Plan quiet = hier::choosePlan(c, hier::CostParams::defaults());
-        EXPECT_NE(quiet.stages.at(0).algo->name, std::string("chain")) << quiet.describe();
-        // 8 B: the chain's n - 1 hand-offs in sequence, (n - 1)(alpha + b), are more than twice
-        // a star's alpha + (n - 1) b, so it keeps its lone-call price and a tree wins.
-        c.args.rcount = 1;
-        const hier::Plan small = hier::choosePlan(c, params);
-        const double b8 = l.theta_us + 8 * (l.beta_us_per_byte + l.gamma_us_per_byte);
-        ASSERT_GT((n - 1) * (l.alpha_us + b8), 2 * (l.alpha_us + (n - 1) * b8));
-        EXPECT_NE(small.stages.at(0).algo->name, std::string("chain")) << small.describe();
-        EXPECT_LE(small.predUs, l.alpha_us + (n - 1) * b8 + 1e-9) << small.describe();
-    }
+// Reduce on 4 or 8 ranks of 2 cores, one pulse (8 B, 64 KiB), priced as one call of a
+// back-to-back stream at every size and hand-off alpha: a tree's busiest rank combines its
+// d children, b = theta + S(beta + gamma) each, and below the root sends its own (theta),
+// bounded by the n - 1 receptions over the cores; 1e-9 of the lone latency breaks ties.
+// From the chosen tree's shape alone: its price is min over shapes of
+// max(d b + theta, (n - 1) b / 2): the chain on 4 ranks (b + theta under 2 b), on 8 a tree
+// whose busiest rank handles at most 3 (under the bound 7b/2) -- never the star, whose
+// root combines n - 1 per call (before 2026-11-27 the 8-byte reduce kept its lone-call
+// price and took it, or a k = 3 tree on 4 ranks, with the measured alphas).
+TEST(OversubscribedNode, ReduceIsPricedAsBackToBackCalls) {
+    for (int n : {4, 8})
+        for (double alpha : {0.0, 14.2, 184.9})  // 0: the setup's default for n ranks
+            for (double S : {8.0, 65536.0}) {
+                hier::CostParams params = sharedNode(n, 2);
+                hier::LinkCost& l = params.link[hier::kLinkNode];
+                if (alpha > 0) l.alpha_us = alpha;
+                CollCall c = oneNodeCall(HIERAGG_REDUCE, n, S);
+                c.args.op_commutative = 1;
+                const hier::Plan plan = hier::choosePlan(c, params);
+                ASSERT_TRUE(plan.stages.at(0).algo);
+                SCOPED_TRACE("n=" + std::to_string(n) + " alpha=" + std::to_string(l.alpha_us) + " S=" +
+                             std::to_string(S) + ": " + plan.describe());
+                const double b = l.theta_us + S * (l.beta_us_per_byte + l.gamma_us_per_byte);
+                const double bound = (n - 1) * b / 2;
+                const MemberTree t = plan.stages[0].shape.build(n, 0);
+                double busiest = 0;
+                for (int v = 0; v < n; ++v)
+                    busiest = std::max(busiest, static_cast<double>(t.children[v].size()) * b +
+                                                    (v == t.root ? 0.0 : l.theta_us));
+                const double best = n == 4 ? std::max(b + l.theta_us, bound) : bound;  // 8: d <= 3 fits
+                EXPECT_NEAR(plan.predUs, std::max(busiest, bound), 1e-6);
+                EXPECT_NEAR(plan.predUs, best, 1e-6);
+                if (n == 4) EXPECT_EQ(plan.stages[0].algo->name, std::string("chain"));
+                EXPECT_LE(t.children[t.root].size(), n == 4 ? 1u : 3u) << "not the star";
+                EXPECT_GT((n - 1) * b, plan.predUs) << "the star is priced above it";
+            }
+    // A quiet node keeps the latency model (a tree at one pulse).
+    CollCall c = oneNodeCall(HIERAGG_REDUCE, 8, 65536);
+    c.args.op_commutative = 1;
+    const hier::Plan quiet = hier::choosePlan(c, hier::CostParams::defaults());
+    EXPECT_NE(quiet.stages.at(0).algo->name, std::string("chain")) << quiet.describe();
 }
 
 // A commutative reduce_scatter on one node of counts.size() ranks (rank 0's call),

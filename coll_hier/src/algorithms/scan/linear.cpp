@@ -7,6 +7,7 @@
 #include <string>
 
 #include "algorithms/Row.hpp"
+#include "model/MessageCost.hpp"
 #include "model/PrefixModel.hpp"
 #include "model/SharedCoresModel.hpp"
 #include "model/WhyText.hpp"
@@ -22,12 +23,17 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     const ExchangeLayout x = exchangeLayoutOf(c, q.params, q.links);
     int crossings = 0;
     const double chain = chainLatencyUs(x, unit, pulses, &crossings);
-    // More ranks than cores on one node: every rank combines and forwards the vector once,
-    // (n - 1) messages in all, on the shared cores.
-    const double cores = coresBoundUs(c, q.params, (c.size - 1) * pulses, unit, *x.net);
-    return priced(callEstimate(a, q), std::max(chain, cores),
-                  std::to_string(c.size - 1) + " hops (" + std::to_string(crossings) + " between groups), " +
-                      fmt("%.0f", pulses) + " pulses");
+    const std::string why = std::to_string(c.size - 1) + " hops (" + std::to_string(crossings) +
+                            " between groups), " + fmt("%.0f", pulses) + " pulses";
+    if (!crowdedOneNode(c, q.params)) return priced(callEstimate(a, q), chain, why);
+    // More ranks than cores on one node: back-to-back calls (SharedCoresModel.hpp). Each
+    // pulse is n - 1 receptions, each combined; a middle rank receives and sends one.
+    const LinkCost& l = *x.net;
+    const double recv = messageUs(l, unit) + unit * l.gamma_us_per_byte;
+    const double busiest = pulses * treeBusiestRankUs(TreeShape::chain().build(c.size, 0), recv, l.theta_us);
+    return priced(callEstimate(a, q),
+                  streamCallUs(chain, (c.size - 1) * pulses * recv, busiest, q.params.nodeCores),
+                  why + ", back-to-back calls, " + std::to_string(q.params.nodeCores) + " cores");
 }
 constexpr const char* kSummary =
     "prefix passed along the rank chain: each rank combines and forwards the vector once (long vectors)";

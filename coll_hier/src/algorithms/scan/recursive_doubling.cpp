@@ -6,6 +6,7 @@
 #include <string>
 
 #include "algorithms/Row.hpp"
+#include "model/MessageCost.hpp"
 #include "model/PrefixModel.hpp"
 #include "model/SharedCoresModel.hpp"
 
@@ -17,13 +18,23 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     const ExchangeLayout x = exchangeLayoutOf(c, q.params, q.links);
     int crossing = 0;
     const double rounds = doublingLatencyUs(x, S, &crossing);
-    // More ranks than cores on one node: sum over d of (n - d) receptions on the shared cores.
-    double msgs = 0;
-    for (int d = 1; d < c.size; d *= 2) msgs += c.size - d;
-    const double cores = coresBoundUs(c, q.params, msgs, S, *x.net);
-    return priced(callEstimate(a, q), std::max(rounds, cores),
-                  "ceil(log2 " + std::to_string(c.size) + ") = " + std::to_string(static_cast<int>(lg)) + " rounds, " +
-                      std::to_string(crossing) + " between groups");
+    const std::string why = "ceil(log2 " + std::to_string(c.size) + ") = " + std::to_string(static_cast<int>(lg)) +
+                            " rounds, " + std::to_string(crossing) + " between groups";
+    if (!crowdedOneNode(c, q.params)) return priced(callEstimate(a, q), rounds, why);
+    // More ranks than cores on one node: back-to-back calls (SharedCoresModel.hpp). In step
+    // d rank r sends to r + d (theta) and receives from r - d, combining the whole vector:
+    // sum over d of (n - d) receptions in all.
+    const LinkCost& l = *x.net;
+    const double recv = messageUs(l, S) + S * l.gamma_us_per_byte;
+    double work = 0, busiest = 0;
+    for (int d = 1; d < c.size; d *= 2) work += (c.size - d) * recv;
+    for (int r = 0; r < c.size; ++r) {
+        double mine = 0;
+        for (int d = 1; d < c.size; d *= 2) mine += (r + d < c.size ? l.theta_us : 0.0) + (r >= d ? recv : 0.0);
+        busiest = std::max(busiest, mine);
+    }
+    return priced(callEstimate(a, q), streamCallUs(rounds, work, busiest, q.params.nodeCores),
+                  why + ", back-to-back calls, " + std::to_string(q.params.nodeCores) + " cores");
 }
 
 extern const AlgorithmInfo scan_recursive_doubling = {HIERAGG_SCAN, "recursive_doubling", kServesFlat, 0, 0,

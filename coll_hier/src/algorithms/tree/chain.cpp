@@ -40,7 +40,7 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
             const double segments = std::ceil(m / c);
             const double work = (n - 1) * (segments * l.theta_us + ld.bytes * l.beta_us_per_byte);
             const double busiest = segments * l.theta_us * (n > 2 ? 2 : 1) + ld.bytes * l.beta_us_per_byte;
-            s.predUs = sharedCoresBcastUs(s.predUs, work, busiest, ld);
+            s.predUs = streamCallUs(s.predUs, work, busiest, ld.sharedCores);
             s.why += ", " + std::to_string(ld.sharedCores) + " cores";
         }
     } else {
@@ -48,8 +48,10 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
         s.predUs = pulsedUs((n - 1) * (alpha + b), ld, alpha, b, 1.0) * (ld.shape == Shape::Allreduce ? 2 : 1);
         s.why = fmt("%.0f", ld.pulses) + " pulses down a chain of " + std::to_string(n);
         if (ld.sharedCores > 0) {
-            s.predUs = sharedCoresReduceUs(ld, l, n, 1.0, b, s.predUs, reduceLoneMinUs(ld, l, n, b));
-            s.why += ", " + std::to_string(ld.sharedCores) + " cores, back-to-back calls where they bound it";
+            // Back to back: a middle rank combines one pulse and passes it on.
+            const double busiest = ld.pulses * treeBusiestRankUs(TreeShape::chain().build(n, 0), b, l.theta_us);
+            s.predUs = streamCallUs(s.predUs, (n - 1) * ld.pulses * b, busiest, ld.sharedCores);
+            s.why += ", " + std::to_string(ld.sharedCores) + " cores, back-to-back calls";
         }
     }
     return e;
