@@ -31,6 +31,8 @@ bool CompiledCall::compile(std::shared_ptr<const Schedule> s, const hieragg_dtyp
     all_ = 0;
     flat_ = false;
     tempBytes_ = 0;
+    sends_ = 0;
+    batchFor_ = nullptr;
     peerSlots_ = peerBound_ = 0;
     auto decline = [&](const char* reason) {
         if (why) *why = reason;
@@ -115,6 +117,11 @@ bool CompiledCall::compile(std::shared_ptr<const Schedule> s, const hieragg_dtyp
     flat_ = count_ > 0;
     for (size_t i = 0; i < count_; ++i)
         if ((actions_[i].kind != StepKind::Send && actions_[i].kind != StepKind::Recv) || actions_[i].deps) flat_ = false;
+    for (size_t i = 0; i < count_; ++i)
+        if (actions_[i].kind == StepKind::Send) {
+            sendPeers_[sends_] = actions_[i].peer;
+            sendBytes_[sends_++] = actions_[i].bytes;
+        }
     tempBytes_ = s->tempBytes();
     for (const int p : s->peers) {
         peers_[peerSlots_++] = static_cast<uint32_t>(p);
@@ -155,7 +162,7 @@ size_t CompiledCall::dropJoins(size_t n) {
     return kept;
 }
 
-int CompiledCall::postMessage(size_t i) {
+int CompiledCall::postMessage(size_t i, bool countSend) {
     const Action& a = actions_[i];
     const int tag = bind_.peerTagBase[a.peerSlot] - static_cast<int>(a.channel);
     void* req = nullptr;
@@ -163,8 +170,14 @@ int CompiledCall::postMessage(size_t i) {
     if (rc != 0) return rc;  // (a message that ended at once with an error is released too)
     req_[i] = req;
     if (!req) done_ |= uint64_t{1} << i;  // ended inside the post: nothing to test
-    if (bind_.observer && a.kind == StepKind::Send) bind_.observer->sent(a.peer, false, a.bytes);
+    if (countSend && bind_.observer && a.kind == StepKind::Send) bind_.observer->sent(a.peer, false, a.bytes);
     return 0;
+}
+
+void CompiledCall::countSendsBefore(size_t failed) {
+    if (!bind_.observer) return;
+    for (size_t i = 0; i < failed; ++i)
+        if (actions_[i].kind == StepKind::Send) bind_.observer->sent(actions_[i].peer, false, actions_[i].bytes);
 }
 
 int CompiledCall::testPosted() {
@@ -186,11 +199,20 @@ int CompiledCall::testPosted() {
 
 void CompiledCall::postAll() {
     for (size_t i = 0; i < count_; ++i) {
-        if (const int rc = postMessage(i)) {
+        if (const int rc = postMessage(i, false)) {
+            countSendsBefore(i);  // MPI_T: the sends posted, as one by one
             finish(rc);  // drains the ones posted before it (fired_)
             return;
         }
         fired_ |= uint64_t{1} << i;
+    }
+    // MPI_T: every send is posted; one report for all of them.
+    if (bind_.observer && sends_) {
+        if (batchFor_ != bind_.observer) {
+            bind_.observer->prepareSends(sendPeers_, sendBytes_, sends_, batch_);
+            batchFor_ = bind_.observer;
+        }
+        bind_.observer->sentPrepared(batch_);
     }
     if (done_ == all_)
         finish(0);  // every message ended inside its post (eager sends, arrived receives)
@@ -249,7 +271,7 @@ int CompiledCall::fire(size_t i) {
     switch (a.kind) {
     case StepKind::Send:
     case StepKind::Recv:
-        return postMessage(i);  // (advance posts its messages itself)
+        return postMessage(i, true);  // (advance posts its messages itself)
     case StepKind::Copy:
         if (a.memcpyCopy) {
             if (a.bytes) std::memmove(dst(a), src(a), a.bytes);
@@ -287,7 +309,7 @@ void CompiledCall::advance(uint64_t wake) {
             fired_ |= bit;
             // A message is posted here (tested right after this pass of firing); a local
             // step (copy, reduction) runs in fire() and is done at once.
-            if (const int rc = a.kind == StepKind::Send || a.kind == StepKind::Recv ? postMessage(i) : fire(i)) {
+            if (const int rc = a.kind == StepKind::Send || a.kind == StepKind::Recv ? postMessage(i, true) : fire(i)) {
                 finish(rc);
                 return;
             }

@@ -126,8 +126,11 @@ private:
     // Tests a posted message (releases it once it ended).
     int test(void* req, bool& done) const { return pml_ ? pml_->test(req, done) : tr_->test(req, done); }
     // Posts message action i, keeping its request for the tests (or done at once, the
-    // request released), and counts a send (MPI_T).
-    __attribute__((always_inline)) inline int postMessage(size_t i);
+    // request released), and counts a send (MPI_T) when `countSend` (a flat call counts its
+    // sends together once all are posted: postAll).
+    __attribute__((always_inline)) inline int postMessage(size_t i, bool countSend);
+    // A flat call whose post of action `failed` failed: counts the sends posted before it.
+    __attribute__((noinline, cold)) void countSendsBefore(size_t failed);
     // Fires action i; sets its done bit when it completed at once. Returns an error code.
     int fire(size_t i);
     // Removes the joins (Nop) of the first n actions, their dependents waiting for their
@@ -160,6 +163,15 @@ private:
     uint32_t peerSlots_ = 0, peerBound_ = 0;
     uint64_t dependents_[kMaxActions] = {};  // per action: the actions that depend on it
     uint64_t followers_[kMaxActions] = {};   // per action: the messages that keep its order (Action::after)
+    // The sends among the actions, in order (peer, payload): a flat call reports them to the
+    // observer together (TaskObserver::sentPrepared).
+    int sendPeers_[kMaxActions] = {};
+    size_t sendBytes_[kMaxActions] = {};
+    size_t sends_ = 0;
+    // Those sends folded by the observer they were last counted into (TaskObserver::SendBatch):
+    // the counters of the one communicator whose calls this compiled call runs.
+    TaskObserver::SendBatch batch_;
+    const TaskObserver* batchFor_ = nullptr;
     alignas(64) char arena_[kArenaBytes];
 
     // One call's state.
