@@ -17,7 +17,18 @@ bool contiguous(const hieragg_dtype_info& t) {
 }  // namespace
 
 void CompiledCall::finish(int status) {
-    if (status != 0) drain();
+    // MPI_T: the call's sends count when it ends, all of them together (the counters' totals
+    // folded once) when it succeeded, else the ones whose post succeeded (fired_), one by one.
+    if (status != 0) {
+        countFiredSends();
+        drain();
+    } else if (bind_.observer && sends_) {
+        if (batchFor_ != bind_.observer) {
+            bind_.observer->prepareSends(sendPeers_, sendBytes_, sends_, batch_);
+            batchFor_ = bind_.observer;
+        }
+        bind_.observer->sentPrepared(batch_);
+    }
     if (bind_.observer && tempBytes_) bind_.observer->tempsHeld(-static_cast<long long>(tempBytes_));
     status_ = status;
     finished_ = true;
@@ -162,7 +173,7 @@ size_t CompiledCall::dropJoins(size_t n) {
     return kept;
 }
 
-int CompiledCall::postMessage(size_t i, bool countSend) {
+int CompiledCall::postMessage(size_t i) {
     const Action& a = actions_[i];
     const int tag = bind_.peerTagBase[a.peerSlot] - static_cast<int>(a.channel);
     void* req = nullptr;
@@ -170,14 +181,15 @@ int CompiledCall::postMessage(size_t i, bool countSend) {
     if (rc != 0) return rc;  // (a message that ended at once with an error is released too)
     req_[i] = req;
     if (!req) done_ |= uint64_t{1} << i;  // ended inside the post: nothing to test
-    if (countSend && bind_.observer && a.kind == StepKind::Send) bind_.observer->sent(a.peer, false, a.bytes);
     return 0;
 }
 
-void CompiledCall::countSendsBefore(size_t failed) {
+void CompiledCall::countFiredSends() {
     if (!bind_.observer) return;
-    for (size_t i = 0; i < failed; ++i)
-        if (actions_[i].kind == StepKind::Send) bind_.observer->sent(actions_[i].peer, false, actions_[i].bytes);
+    for (uint64_t f = fired_; f; f &= f - 1) {
+        const Action& a = actions_[__builtin_ctzll(f)];
+        if (a.kind == StepKind::Send) bind_.observer->sent(a.peer, false, a.bytes);
+    }
 }
 
 int CompiledCall::testPosted() {
@@ -199,20 +211,11 @@ int CompiledCall::testPosted() {
 
 void CompiledCall::postAll() {
     for (size_t i = 0; i < count_; ++i) {
-        if (const int rc = postMessage(i, false)) {
-            countSendsBefore(i);  // MPI_T: the sends posted, as one by one
+        if (const int rc = postMessage(i)) {
             finish(rc);  // drains the ones posted before it (fired_)
             return;
         }
         fired_ |= uint64_t{1} << i;
-    }
-    // MPI_T: every send is posted; one report for all of them.
-    if (bind_.observer && sends_) {
-        if (batchFor_ != bind_.observer) {
-            bind_.observer->prepareSends(sendPeers_, sendBytes_, sends_, batch_);
-            batchFor_ = bind_.observer;
-        }
-        bind_.observer->sentPrepared(batch_);
     }
     if (done_ == all_)
         finish(0);  // every message ended inside its post (eager sends, arrived receives)
@@ -271,7 +274,7 @@ int CompiledCall::fire(size_t i) {
     switch (a.kind) {
     case StepKind::Send:
     case StepKind::Recv:
-        return postMessage(i, true);  // (advance posts its messages itself)
+        return postMessage(i);  // (advance posts its messages itself)
     case StepKind::Copy:
         if (a.memcpyCopy) {
             if (a.bytes) std::memmove(dst(a), src(a), a.bytes);
@@ -309,7 +312,8 @@ void CompiledCall::advance(uint64_t wake) {
             fired_ |= bit;
             // A message is posted here (tested right after this pass of firing); a local
             // step (copy, reduction) runs in fire() and is done at once.
-            if (const int rc = a.kind == StepKind::Send || a.kind == StepKind::Recv ? postMessage(i, true) : fire(i)) {
+            if (const int rc = a.kind == StepKind::Send || a.kind == StepKind::Recv ? postMessage(i) : fire(i)) {
+                fired_ &= ~bit;  // it did not start (MPI_T counts fired_ sends)
                 finish(rc);
                 return;
             }

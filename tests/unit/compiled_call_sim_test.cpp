@@ -553,10 +553,11 @@ TEST(CallCacheTest, AFlatCallWhoseSendFailsEndsWithTheErrorAndSendsTheCommunicat
     EXPECT_EQ(cache.compiledFor(s, c.stype, c.rtype), nullptr);
 }
 
-// MPI_T: a flat call counts its sends together once all are posted (the counters fold them
-// per level once: TaskObserver::SendBatch), and they count as a Task's one-by-one reports
+// MPI_T: a compiled call counts its sends together when it ends (the counters fold them per
+// level once: TaskObserver::SendBatch), and they count as a Task's one-by-one reports
 // would: every send once, at its peer's level, with its payload, call after call; when a
-// post fails, the sends posted before it and no other.
+// post fails, the sends posted before it and no other. A flat call (a bcast root) here, one
+// whose sends wait for receives (a barrier) in the next test.
 TEST(CompiledCallSim, AFlatCallCountsEachOfItsPostedSendsOnce) {
     const int p = 4, calls = 3;
     const size_t count = 3;
@@ -611,6 +612,52 @@ TEST(CompiledCallSim, AFlatCallCountsEachOfItsPostedSendsOnce) {
             EXPECT_EQ(got.messages[l], expect.messages[l]) << "level " << l << (failAt >= 0 ? ", a failing send" : "");
         }
         EXPECT_GT(expect.messages[0] + expect.messages[1], 0u);
+    }
+}
+
+TEST(CompiledCallSim, ACallWhoseSendsWaitCountsEachOfThemOnce) {
+    const int p = 4, calls = 3;
+    hier::Hierarchy h = hier::Hierarchy::flat(p);
+    hier::Hierarchy nodes = virtualNodes(p, 2);
+    sim::SimNetwork net(p);
+    sim::SimComm comm{14};
+    std::vector<RankBuffers> bufs = buffersFor(HIERAGG_BARRIER, p, 0, 0, 0);
+    std::vector<CollCall> cs;
+    std::vector<std::unique_ptr<CompiledCall>> cc(p);
+    std::vector<std::unique_ptr<CommCounters>> counted(p), want(p);
+    size_t notFlat = 0;
+    for (int r = 0; r < p; ++r) {
+        cs.push_back(callFor(HIERAGG_BARRIER, r, p, &h, 0, 0, bufs[r], net));
+        cc[r] = std::make_unique<CompiledCall>();
+        ASSERT_TRUE(cc[r]->compile(std::make_shared<const Schedule>(recipes::buildSchedule(cs[r])), cs[r].stype,
+                                   cs[r].rtype, nullptr));
+        notFlat += !cc[r]->flat();
+        counted[r] = std::make_unique<CommCounters>();
+        want[r] = std::make_unique<CommCounters>();
+        counted[r]->setHierarchy(&nodes, r);
+        want[r]->setHierarchy(&nodes, r);
+    }
+    ASSERT_GT(notFlat, 0u) << "no barrier rank whose sends wait";
+    for (int call = 0; call < calls; ++call) {
+        for (int r = 0; r < p; ++r) {
+            for (const Step& st : cc[r]->schedule()->steps)
+                if (st.kind == StepKind::Send) want[r]->sent(st.peer, false, 0);
+            std::vector<int> tags(cc[r]->schedule()->peers.size(), -500 - call * 4096);
+            CompiledCall::Binding b = bindingFor(cs[r], net, comm, tags.data());
+            b.observer = counted[r].get();
+            ASSERT_EQ(cc[r]->start(net.transport(r), b), 0);
+        }
+        for (int round = 0; round < 100; ++round)
+            for (int r = 0; r < p; ++r) cc[r]->poll();
+        for (int r = 0; r < p; ++r) {
+            ASSERT_TRUE(cc[r]->done()) << "rank " << r;
+            hieragg_comm_counters got{}, expect{};
+            counted[r]->read(got);
+            want[r]->read(expect);
+            for (int l = 0; l < HIERAGG_COUNTER_LEVELS; ++l)
+                EXPECT_EQ(got.messages[l], expect.messages[l]) << "rank " << r << ", level " << l << ", call " << call;
+            EXPECT_GT(expect.messages[0] + expect.messages[1], 0u);
+        }
     }
 }
 
