@@ -19,11 +19,17 @@ void CommCounters::setHierarchy(const hier::Hierarchy* h, int rank) {
     }
 }
 
-void CommCounters::sent(int peer, bool localComm, size_t bytes) {
-    // Intercommunicators are never decomposed: everything counts as level 0.
-    const int level = !localComm && peer >= 0 && static_cast<size_t>(peer) < peerLevel_.size() ? peerLevel_[peer] : 0;
-    bytes_[level].fetch_add(bytes, std::memory_order_relaxed);
-    messages_[level].fetch_add(1, std::memory_order_relaxed);
+void CommCounters::prepareSends(const int* peers, const size_t* bytes, size_t n, SendBatch& out) const {
+    static_assert(SendBatch::kSlots >= HIERAGG_COUNTER_LEVELS, "a slot per level");
+    out = SendBatch{};
+    for (size_t i = 0; i < n; ++i) {
+        const int level = levelOf(peers[i], false);
+        int at = 0;
+        while (at < out.used && out.slot[at] != level) ++at;
+        if (at == out.used) out.slot[out.used++] = level;
+        out.bytes[at] += bytes[i];
+        ++out.messages[at];
+    }
 }
 
 void CommCounters::tempsHeld(long long deltaBytes) {

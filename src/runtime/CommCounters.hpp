@@ -22,7 +22,15 @@ public:
     // the decomposition and before the first task; without one every peer counts as level 0.
     void setHierarchy(const hier::Hierarchy* h, int rank);
 
-    void sent(int peer, bool localComm, size_t bytes) override;
+    void sent(int peer, bool localComm, size_t bytes) override { count(peer, localComm, bytes); }
+    // A batch's slots are levels.
+    void prepareSends(const int* peers, const size_t* bytes, size_t n, SendBatch& out) const override;
+    void sentPrepared(const SendBatch& batch) override {
+        for (int i = 0; i < batch.used; ++i) {
+            bytes_[batch.slot[i]].fetch_add(batch.bytes[i], std::memory_order_relaxed);
+            messages_[batch.slot[i]].fetch_add(batch.messages[i], std::memory_order_relaxed);
+        }
+    }
     void tempsHeld(long long deltaBytes) override;
     void offloaded(size_t bytes) override;
     // One call served by registry row `row` (index into hier::allAlgorithms()).
@@ -32,6 +40,17 @@ public:
     uint64_t algorithmCalls(size_t row) const { return algorithmCalls_[row].load(std::memory_order_relaxed); }
 
 private:
+    // One send, at the level that separates this rank from `peer`.
+    void count(int peer, bool localComm, size_t bytes) {
+        const int level = levelOf(peer, localComm);
+        bytes_[level].fetch_add(bytes, std::memory_order_relaxed);
+        messages_[level].fetch_add(1, std::memory_order_relaxed);
+    }
+    int levelOf(int peer, bool localComm) const {
+        // Intercommunicators are never decomposed: everything counts as level 0.
+        return !localComm && peer >= 0 && static_cast<size_t>(peer) < peerLevel_.size() ? peerLevel_[peer] : 0;
+    }
+
     std::vector<uint8_t> peerLevel_;
     std::atomic<uint64_t> bytes_[HIERAGG_COUNTER_LEVELS]{}, messages_[HIERAGG_COUNTER_LEVELS]{};
     std::vector<std::atomic<uint64_t>> algorithmCalls_;

@@ -17,7 +17,18 @@ bool contiguous(const hieragg_dtype_info& t) {
 }  // namespace
 
 void CompiledCall::finish(int status) {
-    if (status != 0) drain();
+    // MPI_T: the call's sends count when it ends, all of them together (the counters' totals
+    // folded once) when it succeeded, else the ones whose post succeeded (fired_), one by one.
+    if (status != 0) {
+        countFiredSends();
+        drain();
+    } else if (bind_.observer && sends_) {
+        if (batchFor_ != bind_.observer) {
+            bind_.observer->prepareSends(sendPeers_, sendBytes_, sends_, batch_);
+            batchFor_ = bind_.observer;
+        }
+        bind_.observer->sentPrepared(batch_);
+    }
     if (bind_.observer && tempBytes_) bind_.observer->tempsHeld(-static_cast<long long>(tempBytes_));
     status_ = status;
     finished_ = true;
@@ -31,6 +42,8 @@ bool CompiledCall::compile(std::shared_ptr<const Schedule> s, const hieragg_dtyp
     all_ = 0;
     flat_ = false;
     tempBytes_ = 0;
+    sends_ = 0;
+    batchFor_ = nullptr;
     peerSlots_ = peerBound_ = 0;
     auto decline = [&](const char* reason) {
         if (why) *why = reason;
@@ -115,6 +128,11 @@ bool CompiledCall::compile(std::shared_ptr<const Schedule> s, const hieragg_dtyp
     flat_ = count_ > 0;
     for (size_t i = 0; i < count_; ++i)
         if ((actions_[i].kind != StepKind::Send && actions_[i].kind != StepKind::Recv) || actions_[i].deps) flat_ = false;
+    for (size_t i = 0; i < count_; ++i)
+        if (actions_[i].kind == StepKind::Send) {
+            sendPeers_[sends_] = actions_[i].peer;
+            sendBytes_[sends_++] = actions_[i].bytes;
+        }
     tempBytes_ = s->tempBytes();
     for (const int p : s->peers) {
         peers_[peerSlots_++] = static_cast<uint32_t>(p);
@@ -163,8 +181,15 @@ int CompiledCall::postMessage(size_t i) {
     if (rc != 0) return rc;  // (a message that ended at once with an error is released too)
     req_[i] = req;
     if (!req) done_ |= uint64_t{1} << i;  // ended inside the post: nothing to test
-    if (bind_.observer && a.kind == StepKind::Send) bind_.observer->sent(a.peer, false, a.bytes);
     return 0;
+}
+
+void CompiledCall::countFiredSends() {
+    if (!bind_.observer) return;
+    for (uint64_t f = fired_; f; f &= f - 1) {
+        const Action& a = actions_[__builtin_ctzll(f)];
+        if (a.kind == StepKind::Send) bind_.observer->sent(a.peer, false, a.bytes);
+    }
 }
 
 int CompiledCall::testPosted() {
@@ -288,6 +313,7 @@ void CompiledCall::advance(uint64_t wake) {
             // A message is posted here (tested right after this pass of firing); a local
             // step (copy, reduction) runs in fire() and is done at once.
             if (const int rc = a.kind == StepKind::Send || a.kind == StepKind::Recv ? postMessage(i) : fire(i)) {
+                fired_ &= ~bit;  // it did not start (MPI_T counts fired_ sends)
                 finish(rc);
                 return;
             }

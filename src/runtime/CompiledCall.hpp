@@ -126,8 +126,10 @@ private:
     // Tests a posted message (releases it once it ended).
     int test(void* req, bool& done) const { return pml_ ? pml_->test(req, done) : tr_->test(req, done); }
     // Posts message action i, keeping its request for the tests (or done at once, the
-    // request released), and counts a send (MPI_T).
+    // request released). Its send counts (MPI_T) when the call ends (finish).
     __attribute__((always_inline)) inline int postMessage(size_t i);
+    // A failed call: counts the sends whose post succeeded (fired_), one by one.
+    __attribute__((noinline, cold)) void countFiredSends();
     // Fires action i; sets its done bit when it completed at once. Returns an error code.
     int fire(size_t i);
     // Removes the joins (Nop) of the first n actions, their dependents waiting for their
@@ -144,8 +146,8 @@ private:
     __attribute__((always_inline)) inline void postAll();
     // A flat call: tests the posted messages once (nothing waits for them).
     void testFlat();
-    // Ends the call with `status` (a failure drains its messages first). Inline: every
-    // call ends through it.
+    // Ends the call with `status` (a failure drains its messages first) and counts its
+    // sends (MPI_T). Inline: every call ends through it.
     __attribute__((always_inline)) inline void finish(int status);
     // A failed call: waits for the messages a cancel cannot end (finish, out of the common path).
     __attribute__((noinline, cold)) void drain();
@@ -160,6 +162,15 @@ private:
     uint32_t peerSlots_ = 0, peerBound_ = 0;
     uint64_t dependents_[kMaxActions] = {};  // per action: the actions that depend on it
     uint64_t followers_[kMaxActions] = {};   // per action: the messages that keep its order (Action::after)
+    // The sends among the actions, in order (peer, payload): a call that succeeds reports
+    // them to the observer together when it ends (TaskObserver::sentPrepared).
+    int sendPeers_[kMaxActions] = {};
+    size_t sendBytes_[kMaxActions] = {};
+    size_t sends_ = 0;
+    // Those sends folded by the observer they were last counted into (TaskObserver::SendBatch):
+    // the counters of the one communicator whose calls this compiled call runs.
+    TaskObserver::SendBatch batch_;
+    const TaskObserver* batchFor_ = nullptr;
     alignas(64) char arena_[kArenaBytes];
 
     // One call's state.

@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "../../src/runtime/CallCache.hpp"
+#include "../../src/runtime/CommCounters.hpp"
 #include "../../src/runtime/CompiledCall.hpp"
 #include "../../src/runtime/TagAllocation.hpp"
 #include "ReductionFixture.hpp"
@@ -550,6 +551,114 @@ TEST(CallCacheTest, AFlatCallWhoseSendFailsEndsWithTheErrorAndSendsTheCommunicat
     EXPECT_FALSE(f->running());
     EXPECT_TRUE(cache.failed());
     EXPECT_EQ(cache.compiledFor(s, c.stype, c.rtype), nullptr);
+}
+
+// MPI_T: a compiled call counts its sends together when it ends (the counters fold them per
+// level once: TaskObserver::SendBatch), and they count as a Task's one-by-one reports
+// would: every send once, at its peer's level, with its payload, call after call; when a
+// post fails, the sends posted before it and no other. A flat call (a bcast root) here, one
+// whose sends wait for receives (a barrier) in the next test.
+TEST(CompiledCallSim, AFlatCallCountsEachOfItsPostedSendsOnce) {
+    const int p = 4, calls = 3;
+    const size_t count = 3;
+    hier::Hierarchy h = hier::Hierarchy::flat(p);
+    hier::Hierarchy nodes = virtualNodes(p, 2);  // the counters' levels: peers 2 and 3 on the other node
+    sim::SimComm comm{13};
+    std::vector<RankBuffers> bufs = buffersFor(HIERAGG_BCAST, p, count, 0, 0);
+    for (const int failAt : {-1, 1}) {
+        sim::SimNetwork net(p);
+        CollCall c = callFor(HIERAGG_BCAST, 0, p, &h, count, 0, bufs[0], net);
+        auto s = std::make_shared<const Schedule>(recipes::buildSchedule(c));
+        CompiledCall f;
+        ASSERT_TRUE(f.compile(s, c.stype, c.rtype, nullptr));
+        ASSERT_TRUE(f.flat());
+        CommCounters counted, want;
+        counted.setHierarchy(&nodes, 0);
+        want.setHierarchy(&nodes, 0);
+        std::vector<int> sendPeers;
+        for (const Step& st : s->steps)
+            if (st.kind == StepKind::Send) sendPeers.push_back(st.peer);
+        ASSERT_GE(sendPeers.size(), 2u) << "the test needs a root with two sends at least";
+        ASSERT_NE(std::find(sendPeers.begin(), sendPeers.end(), 1), sendPeers.end()) << "a peer on its node";
+        const int rounds = failAt >= 0 ? 1 : calls;
+        if (failAt >= 0) net.failSends(0, failAt, 76);
+        for (int call = 0; call < rounds; ++call) {
+            // What a Task reports: each Send step's peer and payload, one by one.
+            for (size_t i = 0; i < sendPeers.size() && (failAt < 0 || static_cast<int>(i) < failAt); ++i)
+                want.sent(sendPeers[i], false, count * sizeof(int64_t));
+            std::vector<int> tags(s->peers.size(), -300 - call * 4096);
+            CompiledCall::Binding b = bindingFor(c, net, comm, tags.data());
+            b.observer = &counted;
+            const int rc = f.start(net.transport(0), b);
+            for (int round = 0; round < 100 && rc == 0 && !f.done(); ++round) f.poll();
+            EXPECT_EQ(rc != 0 ? rc : f.status(), failAt >= 0 ? 76 : 0);
+            // the leaves take their messages, so that the next call's sends start clean
+            for (int r = 1; r < p && failAt < 0; ++r) {
+                CollCall leaf = callFor(HIERAGG_BCAST, r, p, &h, count, 0, bufs[r], net);
+                auto ls = std::make_shared<const Schedule>(recipes::buildSchedule(leaf));
+                TaskBindings tb = bindCall(leaf, net.transport(r), &comm, 0, 0);
+                tb.peerTagBase.assign(ls->peers.size(), -300 - call * 4096);
+                Task t(ls, net.transport(r), std::move(tb));
+                ASSERT_EQ(t.start(), 0);
+                for (int round = 0; round < 100 && !t.done(); ++round) t.progress();
+                ASSERT_TRUE(t.done());
+            }
+        }
+        hieragg_comm_counters got{}, expect{};
+        counted.read(got);
+        want.read(expect);
+        for (int l = 0; l < HIERAGG_COUNTER_LEVELS; ++l) {
+            EXPECT_EQ(got.bytes[l], expect.bytes[l]) << "level " << l << (failAt >= 0 ? ", a failing send" : "");
+            EXPECT_EQ(got.messages[l], expect.messages[l]) << "level " << l << (failAt >= 0 ? ", a failing send" : "");
+        }
+        EXPECT_GT(expect.messages[0] + expect.messages[1], 0u);
+    }
+}
+
+TEST(CompiledCallSim, ACallWhoseSendsWaitCountsEachOfThemOnce) {
+    const int p = 4, calls = 3;
+    hier::Hierarchy h = hier::Hierarchy::flat(p);
+    hier::Hierarchy nodes = virtualNodes(p, 2);
+    sim::SimNetwork net(p);
+    sim::SimComm comm{14};
+    std::vector<RankBuffers> bufs = buffersFor(HIERAGG_BARRIER, p, 0, 0, 0);
+    std::vector<CollCall> cs;
+    std::vector<std::unique_ptr<CompiledCall>> cc(p);
+    std::vector<std::unique_ptr<CommCounters>> counted(p), want(p);
+    size_t notFlat = 0;
+    for (int r = 0; r < p; ++r) {
+        cs.push_back(callFor(HIERAGG_BARRIER, r, p, &h, 0, 0, bufs[r], net));
+        cc[r] = std::make_unique<CompiledCall>();
+        ASSERT_TRUE(cc[r]->compile(std::make_shared<const Schedule>(recipes::buildSchedule(cs[r])), cs[r].stype,
+                                   cs[r].rtype, nullptr));
+        notFlat += !cc[r]->flat();
+        counted[r] = std::make_unique<CommCounters>();
+        want[r] = std::make_unique<CommCounters>();
+        counted[r]->setHierarchy(&nodes, r);
+        want[r]->setHierarchy(&nodes, r);
+    }
+    ASSERT_GT(notFlat, 0u) << "no barrier rank whose sends wait";
+    for (int call = 0; call < calls; ++call) {
+        for (int r = 0; r < p; ++r) {
+            for (const Step& st : cc[r]->schedule()->steps)
+                if (st.kind == StepKind::Send) want[r]->sent(st.peer, false, 0);
+            std::vector<int> tags(cc[r]->schedule()->peers.size(), -500 - call * 4096);
+            CompiledCall::Binding b = bindingFor(cs[r], net, comm, tags.data());
+            b.observer = counted[r].get();
+            ASSERT_EQ(cc[r]->start(net.transport(r), b), 0);
+        }
+        for (int round = 0; round < 100; ++round)
+            for (int r = 0; r < p; ++r) cc[r]->poll();
+        for (int r = 0; r < p; ++r) {
+            ASSERT_TRUE(cc[r]->done()) << "rank " << r;
+            hieragg_comm_counters got{}, expect{};
+            counted[r]->read(got);
+            want[r]->read(expect);
+            for (int l = 0; l < HIERAGG_COUNTER_LEVELS; ++l)
+                EXPECT_EQ(got.messages[l], expect.messages[l]) << "rank " << r << ", level " << l << ", call " << call;
+            EXPECT_GT(expect.messages[0] + expect.messages[1], 0u);
+        }
+    }
 }
 
 // The entry's shortcut (CallCache::compiledForLast): the answer found for the last raw
