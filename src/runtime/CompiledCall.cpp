@@ -283,7 +283,19 @@ int CompiledCall::runLocal(const Action& a) {
         return pml_ ? pml_->reduce(bind_.op, src(a), dst(a), a.srcCount, type(a.srcType))
                     : tr_->reduce(bind_.op, src(a), dst(a), a.srcCount, type(a.srcType));
     if (a.memcpyCopy) {
-        if (a.bytes) std::memmove(dst(a), src(a), a.bytes);
+        char* d = dst(a);
+        const char* from = src(a);
+        if (a.bytes >= 8 && a.bytes <= 16) {
+            // One or two words (an 8-byte scan's input): both loads before the stores, so
+            // overlapping buffers move as memmove moves them, without the library call.
+            uint64_t head, tail;
+            std::memcpy(&head, from, 8);
+            std::memcpy(&tail, from + a.bytes - 8, 8);
+            std::memcpy(d, &head, 8);
+            std::memcpy(d + a.bytes - 8, &tail, 8);
+        } else if (a.bytes) {
+            std::memmove(d, from, a.bytes);
+        }
         return 0;
     }
     return tr_->copy(src(a), a.srcCount, type(a.srcType), dst(a), a.dstCount, type(a.dstType));
