@@ -28,7 +28,7 @@
 // Message sizes follow IMB: bytes per rank (per pair for alltoall) for the
 // gather/scatter/allgather/alltoall families (gatherv, scatterv, alltoallv on request
 // through --colls: IMB's equal counts, blocks in rank order), the whole vector for
-// bcast/reduce/allreduce/reduce_scatter/scan.
+// bcast/reduce/allreduce/reduce_scatter/scan/exscan.
 #if __has_include(<valgrind/callgrind.h>)
 #include <valgrind/callgrind.h>  // a no-op outside valgrind
 #define HIERAGG_BENCH_ZERO_STATS CALLGRIND_ZERO_STATS
@@ -215,6 +215,16 @@ Cell makeCell(const std::string& coll, size_t bytes, int rank, int size, std::ve
         c.check = [&b, sumOver, rank] {
             long bad = 0;
             for (size_t i = 0; i < b.size(); ++i) bad += b[i] != sumOver(i, rank + 1);
+            return bad;
+        };
+    } else if (coll == "exscan") {
+        fillInput(n);
+        b.resize(n);
+        c.call = [&a, &b, ni, w] { MPI_Exscan(a.data(), b.data(), ni, MPI_INT, MPI_SUM, w); };
+        c.check = [&b, sumOver, rank] {
+            long bad = 0;
+            if (rank > 0)  // rank 0's result is undefined
+                for (size_t i = 0; i < b.size(); ++i) bad += b[i] != sumOver(i, rank);
             return bad;
         };
     } else if (coll == "allgather" || coll == "allgatherv" || coll == "gather" || coll == "gatherv") {

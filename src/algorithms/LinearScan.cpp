@@ -2,6 +2,12 @@
 
 namespace hieragg {
 
+bool LinearScan::usesScratch(int me, int n, bool inPlace, bool commutative) const {
+    if (me <= 0) return false;                   // member 0 receives nothing
+    if (exclusive) return me + 1 < n;            // [0, me] is built beside out, for the next member
+    return inPlace || !commutative;              // else the prefix arrives in out itself
+}
+
 StepId LinearScan::emit(ScheduleBuilder& b, const Group& g, const Pulse& p) const {
     const int n = g.size();
     const int me = g.me;
@@ -10,11 +16,18 @@ StepId LinearScan::emit(ScheduleBuilder& b, const Group& g, const Pulse& p) cons
     const bool right = me + 1 < n;
     Deps all;
     if (!exclusive) {
-        // out = input; then out = (prefix from the left) op out; send out right.
-        StepId outReady = inPlace ? b.join(p.scratchFree) : b.copy(p.input, p.type, p.out, p.type, p.scratchFree);
-        if (me > 0) {
-            const StepId got = b.recv(g.ranks[me - 1], p.scratch, p.type, p.scratchFree, p.channel);
-            outReady = b.reduce(p.scratch, p.out, p.type, {got, outReady});
+        StepId outReady;
+        if (me > 0 && !usesScratch(me, n, inPlace, p.commutative)) {
+            // out = prefix (received), then out = mine op out (commutative: prefix op mine).
+            const StepId got = b.recv(g.ranks[me - 1], p.out, p.type, p.scratchFree, p.channel);
+            outReady = b.reduce(p.input, p.out, p.type, {got});
+        } else {
+            // out = input; then out = (prefix from the left, in scratch) op out.
+            outReady = inPlace ? b.join(p.scratchFree) : b.copy(p.input, p.type, p.out, p.type, p.scratchFree);
+            if (me > 0) {
+                const StepId got = b.recv(g.ranks[me - 1], p.scratch, p.type, p.scratchFree, p.channel);
+                outReady = b.reduce(p.scratch, p.out, p.type, {got, outReady});
+            }
         }
         all.add(outReady);
         if (right) all.add(b.send(g.ranks[me + 1], p.out, p.type, outReady, p.channel));

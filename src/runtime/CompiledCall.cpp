@@ -40,7 +40,7 @@ bool CompiledCall::compile(std::shared_ptr<const Schedule> s, const hieragg_dtyp
     sched_.reset();
     count_ = 0;
     all_ = 0;
-    flat_ = false;
+    flat_ = straight_ = false;
     tempBytes_ = 0;
     sends_ = 0;
     batchFor_ = nullptr;
@@ -128,6 +128,17 @@ bool CompiledCall::compile(std::shared_ptr<const Schedule> s, const hieragg_dtyp
     flat_ = count_ > 0;
     for (size_t i = 0; i < count_; ++i)
         if ((actions_[i].kind != StepKind::Send && actions_[i].kind != StepKind::Recv) || actions_[i].deps) flat_ = false;
+    // Straight: every action's dependencies reach the action before it (so all earlier
+    // ones): the firing loop would fire them in order, each once the one before is done.
+    if (!flat_ && count_ > 0) {
+        uint64_t reach[kMaxActions];
+        straight_ = true;
+        for (size_t i = 0; i < count_; ++i) {
+            reach[i] = actions_[i].deps;
+            for (uint64_t d = actions_[i].deps; d; d &= d - 1) reach[i] |= reach[__builtin_ctzll(d)];
+            if (i > 0 && !(reach[i] >> (i - 1) & 1)) straight_ = false;
+        }
+    }
     for (size_t i = 0; i < count_; ++i)
         if (actions_[i].kind == StepKind::Send) {
             sendPeers_[sends_] = actions_[i].peer;
@@ -244,10 +255,14 @@ int CompiledCall::start(Transport& tr, const Binding& b) {
         finish(0);
         return 0;
     }
-    if (flat_)
+    if (flat_) {
         postAll();
-    else
+    } else if (straight_) {
+        next_ = 0;
+        runStraight();
+    } else {
         advance(all_);
+    }
     return status_;
 }
 
@@ -255,10 +270,62 @@ bool CompiledCall::poll() {
     if (!finished_) {
         if (flat_)
             testFlat();
+        else if (straight_)
+            runStraight();
         else
             advance(0);  // since the last pass only a message can have ended
     }
     return finished_;
+}
+
+int CompiledCall::runLocal(const Action& a) {
+    if (a.kind == StepKind::Reduce)
+        return pml_ ? pml_->reduce(bind_.op, src(a), dst(a), a.srcCount, type(a.srcType))
+                    : tr_->reduce(bind_.op, src(a), dst(a), a.srcCount, type(a.srcType));
+    if (a.memcpyCopy) {
+        char* d = dst(a);
+        const char* from = src(a);
+        if (a.bytes >= 8 && a.bytes <= 16) {
+            // One or two words (an 8-byte scan's input): both loads before the stores, so
+            // overlapping buffers move as memmove moves them, without the library call.
+            uint64_t head, tail;
+            std::memcpy(&head, from, 8);
+            std::memcpy(&tail, from + a.bytes - 8, 8);
+            std::memcpy(d, &head, 8);
+            std::memcpy(d + a.bytes - 8, &tail, 8);
+        } else if (a.bytes) {
+            std::memmove(d, from, a.bytes);
+        }
+        return 0;
+    }
+    return tr_->copy(src(a), a.srcCount, type(a.srcType), dst(a), a.dstCount, type(a.dstType));
+}
+
+void CompiledCall::runStraight() {
+    // At most the action before next_ is in flight (a posted message): every later action
+    // waits for it.
+    if (next_ > 0 && !(done_ >> (next_ - 1) & 1)) {
+        if (const int rc = testPosted()) return finish(rc);
+        if (!(done_ >> (next_ - 1) & 1)) return;
+    }
+    while (next_ < count_) {
+        const size_t i = next_++;
+        const Action& a = actions_[i];
+        const uint64_t bit = uint64_t{1} << i;
+        if (a.kind == StepKind::Send || a.kind == StepKind::Recv) {
+            if (const int rc = postMessage(i)) return finish(rc);  // not fired: MPI_T counts fired_ sends
+            fired_ |= bit;
+            if (!(done_ & bit)) {
+                if (const int rc = testPosted()) return finish(rc);
+                if (!(done_ & bit)) return;  // poll() goes on from here
+            }
+        } else {
+            if (const int rc = runLocal(a)) return finish(rc);
+            fired_ |= bit;
+            done_ |= bit;
+        }
+    }
+    finish(0);
 }
 
 void CompiledCall::testFlat() {
@@ -276,15 +343,8 @@ int CompiledCall::fire(size_t i) {
     case StepKind::Recv:
         return postMessage(i);  // (advance posts its messages itself)
     case StepKind::Copy:
-        if (a.memcpyCopy) {
-            if (a.bytes) std::memmove(dst(a), src(a), a.bytes);
-        } else if (const int rc = tr_->copy(src(a), a.srcCount, type(a.srcType), dst(a), a.dstCount, type(a.dstType))) {
-            return rc;
-        }
-        done_ |= bit;
-        return 0;
     case StepKind::Reduce:
-        if (const int rc = tr_->reduce(bind_.op, src(a), dst(a), a.srcCount, type(a.srcType))) return rc;
+        if (const int rc = runLocal(a)) return rc;
         done_ |= bit;
         return 0;
     case StepKind::Nop:

@@ -75,6 +75,10 @@ public:
     // Every action is a message that waits for nothing (a leaf's receive, a flat root's
     // sends): start() posts them in order and poll() only tests them (no firing loop).
     bool flat() const { return flat_; }
+    // Every action waits, directly or through others, for the one before it (a rank of a
+    // chain: receive, reduce, send): start() and poll() fire them in order, one message
+    // at most in flight, without the firing loop's masks. Never also flat().
+    bool straight() const { return straight_; }
     // False when no posted message can have ended since the last poll (their completion
     // words say so, Transport::doneWord): a waiter skips poll() then. True if unknown.
     bool mayHaveMoved() const {
@@ -146,6 +150,11 @@ private:
     __attribute__((always_inline)) inline void postAll();
     // A flat call: tests the posted messages once (nothing waits for them).
     void testFlat();
+    // A straight call (straight()): tests the message in flight, fires the next actions in
+    // order while the one before is done, ends the call after the last.
+    void runStraight();
+    // Runs local action `a` (copy, reduce); an error code.
+    __attribute__((always_inline)) inline int runLocal(const Action& a);
     // Ends the call with `status` (a failure drains its messages first) and counts its
     // sends (MPI_T). Inline: every call ends through it.
     __attribute__((always_inline)) inline void finish(int status);
@@ -157,6 +166,7 @@ private:
     size_t count_ = 0;
     uint64_t all_ = 0;
     bool flat_ = false;
+    bool straight_ = false;
     size_t tempBytes_ = 0;
     uint32_t peers_[kMaxActions] = {};  // the schedule's peers, by peer slot
     uint32_t peerSlots_ = 0, peerBound_ = 0;
@@ -184,6 +194,7 @@ private:
     int tags_[kMaxActions] = {};  // the call's per-peer tag bases (copied from the Binding)
     void* req_[kMaxActions] = {};
     uint64_t fired_ = 0, done_ = 0;
+    size_t next_ = 0;  // straight(): the next action to fire
     bool finished_ = true, running_ = false;
     int status_ = 0;
 };

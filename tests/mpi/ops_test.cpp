@@ -9,8 +9,9 @@ using namespace mpitest;
 
 namespace {
 
-// Runs allreduce, reduce (root size-1) and scan of n elements and checks each
-// against fold(values of ranks 0..q) for q = size-1 (allreduce, reduce) or rank (scan).
+// Runs allreduce, reduce (root size-1), scan (nonblocking, blocking, in place) and exscan
+// of n elements and checks each against fold(values of ranks 0..q) for q = size-1
+// (allreduce, reduce), rank (scan) or rank-1 (exscan).
 template <class T>
 void checkOp(Check& chk, MPI_Datatype dt, MPI_Op op, const char* name, T (*v)(int, int),
              T (*fold)(T, T)) {
@@ -34,6 +35,18 @@ void checkOp(Check& chk, MPI_Datatype dt, MPI_Op op, const char* name, T (*v)(in
     if (chk.ok(MPI_Iscan(s.data(), r.data(), n, dt, op, MPI_COMM_WORLD, &q), (l + " MPI_Iscan").c_str()) &&
         chk.ok(MPI_Wait(&q, MPI_STATUS_IGNORE), (l + " MPI_Iscan wait").c_str()))
         for (int i = 0; i < n; ++i) chk.truth(r[i] == expect(rank, i), l + " scan [" + std::to_string(i) + "]");
+    // Blocking scan twice (the repeat runs the compiled call), in place, and exscan.
+    for (int call = 0; call < 2; ++call) {
+        std::fill(r.begin(), r.end(), T());
+        if (chk.ok(MPI_Scan(s.data(), r.data(), n, dt, op, MPI_COMM_WORLD), (l + " MPI_Scan").c_str()))
+            for (int i = 0; i < n; ++i) chk.truth(r[i] == expect(rank, i), l + " blocking scan [" + std::to_string(i) + "]");
+    }
+    r = s;
+    if (chk.ok(MPI_Scan(MPI_IN_PLACE, r.data(), n, dt, op, MPI_COMM_WORLD), (l + " MPI_Scan in place").c_str()))
+        for (int i = 0; i < n; ++i) chk.truth(r[i] == expect(rank, i), l + " scan in place [" + std::to_string(i) + "]");
+    std::fill(r.begin(), r.end(), T());
+    if (chk.ok(MPI_Exscan(s.data(), r.data(), n, dt, op, MPI_COMM_WORLD), (l + " MPI_Exscan").c_str()) && rank > 0)
+        for (int i = 0; i < n; ++i) chk.truth(r[i] == expect(rank - 1, i), l + " exscan [" + std::to_string(i) + "]");
 }
 
 class Ops : public MpiTest {};

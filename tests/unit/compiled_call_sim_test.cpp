@@ -15,6 +15,7 @@
 #include "../../src/runtime/TagAllocation.hpp"
 #include "ReductionFixture.hpp"
 #include "hieragg/Task.hpp"
+#include "hieragg/hier/AlgorithmRegistry.hpp"
 
 using namespace hieragg;
 using namespace hieragg::testing;
@@ -59,9 +60,11 @@ bool expected(hieragg_coll_kind kind, int p, size_t count, int root, int r, int 
         }
         return true;
     case HIERAGG_SCAN:
+    case HIERAGG_EXSCAN:
+        if (kind == HIERAGG_EXSCAN && r == 0) return false;
         for (size_t i = 0; i < count; ++i) {
             int64_t s = 0;
-            for (int q = 0; q <= r; ++q) s += value(q, i, call);
+            for (int q = 0; q < (kind == HIERAGG_SCAN ? r + 1 : r); ++q) s += value(q, i, call);
             want.push_back(s);
         }
         return true;
@@ -79,10 +82,11 @@ bool expected(hieragg_coll_kind kind, int p, size_t count, int root, int r, int 
 }
 
 CollCall callFor(hieragg_coll_kind kind, int r, int p, const hier::Hierarchy* h, size_t count, int root,
-                 RankBuffers& b, sim::SimNetwork& net) {
-    CollCall c = reductionCall(kind, r, p, h, sumOp(), count, 1 << 16);
+                 RankBuffers& b, sim::SimNetwork& net, int algorithm = 0) {
+    CollCall c = reductionCall(kind, r, p, h, sumOp(), count, 1 << 16, algorithm);
     c.args.root = root;
-    if (kind != HIERAGG_REDUCE && kind != HIERAGG_ALLREDUCE && kind != HIERAGG_SCAN) c.args.op = nullptr;
+    if (kind != HIERAGG_REDUCE && kind != HIERAGG_ALLREDUCE && kind != HIERAGG_SCAN && kind != HIERAGG_EXSCAN)
+        c.args.op = nullptr;
     if (kind == HIERAGG_BARRIER) {
         c.args.stype = c.args.rtype = nullptr;
         c.args.scount = c.args.rcount = 0;
@@ -114,7 +118,12 @@ struct Case {
     size_t count;
     int root;
     const char* hierarchy;  // "flat" or "virtual:2"
+    const char* algorithm = nullptr;  // a forced registry row (null: the model's choice)
 };
+
+int algorithmOf(const Case& k) {
+    return k.algorithm ? hier::algorithmValue(*hier::algorithmByName(k.kind, k.algorithm)) : 0;
+}
 
 // Runs `calls` calls of one case with the schedule compiled once per rank; ranks where
 // `taskRank(r)` run it as a Task instead. Checks every result against its closed form.
@@ -141,7 +150,7 @@ void runCase(const Case& k, int calls, bool (*taskRank)(int), const CallTagRule*
     for (int call = 0; call < calls; ++call) {
         std::vector<RankBuffers> bufs = buffersFor(k.kind, p, k.count, k.root, call);
         std::vector<CollCall> cs;
-        for (int r = 0; r < p; ++r) cs.push_back(callFor(k.kind, r, p, &h, k.count, k.root, bufs[r], net));
+        for (int r = 0; r < p; ++r) cs.push_back(callFor(k.kind, r, p, &h, k.count, k.root, bufs[r], net, algorithmOf(k)));
         std::vector<std::vector<int>> tags(p);
         std::vector<std::unique_ptr<Task>> tasks(p);
         for (int r = 0; r < p; ++r) {
@@ -216,6 +225,7 @@ const Case kCases[] = {
     {HIERAGG_BARRIER, 8, 0, 0, "virtual:2"},   {HIERAGG_BARRIER, 5, 0, 0, "flat"},
     {HIERAGG_ALLGATHER, 4, 1, 0, "flat"},  {HIERAGG_ALLGATHER, 6, 2, 0, "virtual:2"},
     {HIERAGG_ALLTOALL, 4, 1, 0, "flat"},   {HIERAGG_SCAN, 5, 2, 0, "flat"},
+    {HIERAGG_SCAN, 5, 2, 0, "flat", "linear"}, {HIERAGG_EXSCAN, 4, 3, 0, "flat", "linear"},
 };
 
 }  // namespace
@@ -470,7 +480,7 @@ TEST(CompiledCallSim, RanksWhoseMessagesWaitForNothingRunFlatAndStillWaitForThei
         sim::SimNetwork net(p);
         std::vector<RankBuffers> bufs = buffersFor(k.kind, p, k.count, k.root, 0);
         for (int r = 0; r < p; ++r) {
-            CollCall c = callFor(k.kind, r, p, &h, k.count, k.root, bufs[r], net);
+            CollCall c = callFor(k.kind, r, p, &h, k.count, k.root, bufs[r], net, algorithmOf(k));
             auto s = std::make_shared<const Schedule>(recipes::buildSchedule(c));
             const bool want = onlyIndependentMessages(*s);
             CompiledCall f;
@@ -711,4 +721,62 @@ TEST_F(TwoAllreduceSchedules, TheAnswerForTheLastRawArgumentsNeverOutlivesThem) 
     ASSERT_NE(fresh, nullptr);
     EXPECT_EQ(fresh->schedule(), b.get());
     EXPECT_EQ(cache.compilations(), before + 1);
+}
+
+// The rank chain's ranks (receive, reduce, send; exscan's first rank: one send) run
+// straight or flat; a rank whose actions run side by side (a tree's interior) runs neither.
+// Started from the last rank down, every rank but the first waits in poll() for its
+// predecessor's message, and each gets its closed form.
+TEST(CompiledCallSim, RankChainRunsStraightAndWaitsForEachPredecessor) {
+    size_t neither = 0;
+    for (const Case& k : kCases) {
+        hier::Hierarchy h = std::string(k.hierarchy) == "flat" ? hier::Hierarchy::flat(k.p) : virtualNodes(k.p, 2);
+        sim::SimNetwork net(k.p);
+        std::vector<RankBuffers> bufs = buffersFor(k.kind, k.p, k.count, k.root, 0);
+        for (int r = 0; r < k.p; ++r) {
+            CollCall c = callFor(k.kind, r, k.p, &h, k.count, k.root, bufs[r], net, algorithmOf(k));
+            CompiledCall f;
+            ASSERT_TRUE(f.compile(std::make_shared<const Schedule>(recipes::buildSchedule(c)), c.stype, c.rtype, nullptr));
+            EXPECT_FALSE(f.flat() && f.straight());
+            neither += !f.flat() && !f.straight();
+        }
+    }
+    EXPECT_GT(neither, 0u) << "every rank of every case runs flat or straight";
+
+    for (const hieragg_coll_kind kind : {HIERAGG_SCAN, HIERAGG_EXSCAN}) {
+        const int p = 5;
+        hier::Hierarchy h = hier::Hierarchy::flat(p);
+        sim::SimNetwork net(p);
+        sim::SimComm comm{13};
+        const int linear = hier::algorithmValue(*hier::algorithmByName(kind, "linear"));
+        std::vector<RankBuffers> bufs = buffersFor(kind, p, 3, 0, 2);
+        std::vector<CollCall> cs;
+        std::vector<std::unique_ptr<CompiledCall>> cc(p);
+        std::vector<std::vector<int>> tags(p);
+        for (int r = 0; r < p; ++r) {
+            cs.push_back(callFor(kind, r, p, &h, 3, 0, bufs[r], net, linear));
+            auto s = std::make_shared<const Schedule>(recipes::buildSchedule(cs[r]));
+            tags[r].assign(s->peers.size(), -5);
+            cc[r] = std::make_unique<CompiledCall>();
+            ASSERT_TRUE(cc[r]->compile(s, cs[r].stype, cs[r].rtype, nullptr));
+            // (exscan's last rank only receives: flat)
+            if (r > 0 && !(kind == HIERAGG_EXSCAN && r == p - 1))
+                EXPECT_TRUE(cc[r]->straight()) << hieragg_coll_name(kind) << " rank " << r;
+            EXPECT_TRUE(cc[r]->straight() || cc[r]->flat()) << hieragg_coll_name(kind) << " rank " << r;
+        }
+        for (int r = p - 1; r >= 0; --r) {
+            ASSERT_EQ(cc[r]->start(net.transport(r), bindingFor(cs[r], net, comm, tags[r].data())), 0);
+            if (r > 0) EXPECT_FALSE(cc[r]->done()) << hieragg_coll_name(kind) << " rank " << r << " ended before its predecessor started";
+        }
+        for (int round = 0; round < 100; ++round)
+            for (int r = 0; r < p; ++r) cc[r]->poll();
+        for (int r = 0; r < p; ++r) {
+            ASSERT_TRUE(cc[r]->done()) << hieragg_coll_name(kind) << " rank " << r;
+            EXPECT_EQ(cc[r]->status(), 0);
+            std::vector<int64_t> want;
+            if (expected(kind, p, 3, 0, r, 2, want)) EXPECT_EQ(bufs[r].out, want) << hieragg_coll_name(kind) << " rank " << r;
+        }
+        EXPECT_EQ(net.unmatchedMessages(), 0u);
+        EXPECT_EQ(net.postedReceives(), 0u);
+    }
 }

@@ -118,7 +118,7 @@ TEST(ScanSim, ScanAndExscanInFlightTogether) {
     }
 }
 
-// The rank chain (LinearScan), forced: rank order (non-commutative), in place, pulses.
+// The rank chain (LinearScan), forced: rank order (non-commutative), commutative, in place, pulses.
 TEST(ScanSim, LinearChainForced) {
     for (bool ex : {false, true}) {
         const int v = linearValue(ex);
@@ -131,6 +131,9 @@ TEST(ScanSim, LinearChainForced) {
             checkScan(p, sumOp(), {ex, 0, 1 << 16, false, v});
             checkScan(p, sumOp(), {ex, 29, 32, false, v});   // 8 pulses of 4 elements (the last 1)
             checkScan(p, matmulOp(), {ex, 36, 32, true, v});
+            // Commutative: the inclusive chain receives into out unless in place.
+            checkScan(p, sumOp(), {ex, 8, 1 << 16, true, v});
+            checkScan(p, sumOp(), {ex, 36, 32, true, v});
         }
     }
 }

@@ -196,13 +196,15 @@ Schedule linearPrefix(const CollCall& c, bool exclusive) {
     ScheduleBuilder b(exclusive ? "flat-linear-exscan" : "flat-linear-scan");
     ScanPulses f(b, c);
     const Group g = Group::whole(c.size, c.rank);
+    const LinearScan scan{exclusive};
     LinearScan::Pulse pulse;
-    pulse.scratch = f.scratch(true);
+    pulse.commutative = c.args.op_commutative != 0;
+    pulse.scratch = f.scratch(scan.usesScratch(g.me, g.size(), c.args.in_place != 0, pulse.commutative));
     pulse.input = f.input;
     pulse.out = f.out;
     pulse.type = f.t;
     pulse.channel = stageChannel(0);
-    f.emit([&] { LinearScan{exclusive}.emit(b, g, pulse); });
+    f.emit([&] { scan.emit(b, g, pulse); });
     return b.finish();
 }
 
