@@ -5,10 +5,11 @@ namespace hieragg {
 CallCache::CallCache() = default;
 CallCache::~CallCache() = default;
 
-CompiledCall* CallCache::checkLast() {
+CompiledCall* CallCache::checkLast(size_t peerLimit) {
     lastCompiled_ = nullptr;
     if (!last.rawValid) return nullptr;
     CompiledCall* f = compiledFor(last.schedule, last.rawStype, last.rawRtype);
+    if (f && f->peerBound() > peerLimit) f = nullptr;
     lastCompiled_ = f;
     lastGeneration_ = last.rawGeneration;
     return f;

@@ -9,15 +9,16 @@
 // CompiledCall, inside the caller's wait, with no Task, no progress callback and no
 // completion callback.
 //
-// When it may run. The entry (runRepeat) asks compiledForLast() only for a blocking call
+// When it may run. The entry (runRepeat) asks compiledForLast only for a blocking call
 // whose raw arguments repeat the last call's (LastCall::raw: same kind, counts, root, type
 // and op handles, in-place and buffer nullness, on predefined types, one stage, no
 // offload, an intracommunicator), so its schedule is the communicator's last one; that is
 // the last-call shortcut of scheduleFor, whose state every other call resets. The compiled
 // call is bound to that schedule object and to the layouts of the send and receive types:
 // another schedule (a new signature, a plan rebuilt after a fabric failure) or layout
-// compiles anew, and a schedule the compiler declined stays on the Task path. That check
-// is made once per kept raw arguments (LastCall::rawGeneration), not on every repeat.
+// compiles anew, and a schedule the compiler declined stays on the Task path. That check,
+// and that the compiled call's peers are the communicator's, is made once per kept raw
+// arguments (LastCall::rawGeneration), not on every repeat.
 // Buffers, type and op handles and the communicator are bound per call, never compiled.
 #pragma once
 #include <memory>
@@ -69,13 +70,18 @@ public:
         return compileFor(sched, stype, rtype);
     }
     // compiledFor(last.schedule, last.rawStype, last.rawRtype), for the entry of a call that
-    // repeats the last raw arguments: while they stay (LastCall::rawGeneration) and nothing
-    // was compiled since, the answer found for them is given again without comparing the
-    // schedule and the layouts. Null as compiledFor, and while a compiled call is running
-    // or after one failed.
-    CompiledCall* compiledForLast() {
+    // repeats the last raw arguments, if its peers are all below `peerLimit()` (the numbers
+    // of pairs the communicator keeps: one that is not takes the general path, which fails
+    // the call). While the raw arguments stay (LastCall::rawGeneration) and nothing was
+    // compiled since, the answer found for them is given again without comparing the
+    // schedule, the layouts or the peers: `peerLimit` is asked only when the answer is
+    // looked for anew, so it must not change while the raw arguments stay (a communicator's
+    // pair numbers are sized once, for its life). Null as compiledFor, and while a compiled
+    // call is running or after one failed.
+    template <class PeerLimit>
+    CompiledCall* compiledForLast(PeerLimit&& peerLimit) {
         if (lastCompiled_ && lastGeneration_ == last.rawGeneration && !inFlight_ && !failed_) return lastCompiled_;
-        return checkLast();
+        return checkLast(peerLimit());
     }
     // Starts `f` (from compiledFor) for the waiting caller `w`: completes `w` now if the
     // call is over at once, else leaves it in flight for wait(). Returns an error code
@@ -112,8 +118,9 @@ private:
         return ((a.size ^ b.size) | static_cast<size_t>((a.lb ^ b.lb) | (a.extent ^ b.extent) |
                                                         (a.true_lb ^ b.true_lb) | (a.true_extent ^ b.true_extent))) == 0;
     }
-    // compiledForLast when its last answer does not hold: asks compiledFor and keeps the answer.
-    CompiledCall* checkLast();
+    // compiledForLast when its last answer does not hold: asks compiledFor, checks the
+    // compiled call's peers against `peerLimit` and keeps the answer.
+    CompiledCall* checkLast(size_t peerLimit);
     // compiledFor when it is not the compiled call: compiles, or says why not (null).
     CompiledCall* compileFor(const std::shared_ptr<const Schedule>& sched, const hieragg_dtype_info& stype,
                              const hieragg_dtype_info& rtype);

@@ -60,10 +60,10 @@ bool runRepeat(Runtime& rt, hieragg_comm& c, const hieragg_coll_args& args, Bloc
     // The kind and strong reduction are decided with the raw arguments (LastCall::rawCompilable).
     if (!readyAndIdle(c) || !c.cache.last.servedValid || !c.cache.last.rawCompilable || !c.cache.last.repeatsRaw(args))
         return false;
-    CompiledCall* f = c.cache.compiledForLast();
-    // Its peers are the communicator's (the schedule's builder says so; a Task's .at() checks):
-    // one that is not takes the general path, which fails the call.
-    if (!f || f->peerBound() > pairNumbers(c.tags, c.peerCount()).size()) return false;
+    // Its peers are the communicator's (the schedule's builder says so; a Task's .at() checks),
+    // checked once per kept raw arguments: pairSeq is sized once, for the communicator's life.
+    CompiledCall* f = c.cache.compiledForLast([&c] { return pairNumbers(c.tags, c.peerCount()).size(); });
+    if (!f) return false;
     *rc = runCompiled(c, args, rt.transport(), *f, true, w);
     return true;
 }

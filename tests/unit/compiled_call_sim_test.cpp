@@ -311,6 +311,10 @@ protected:
     std::shared_ptr<const Schedule> a = std::make_shared<const Schedule>(recipes::buildSchedule(one));
     std::shared_ptr<const Schedule> b = std::make_shared<const Schedule>(recipes::buildSchedule(three));
     CallCache cache;
+    // The entry's question (runRepeat) on a communicator of p ranks.
+    CompiledCall* forLast() {
+        return cache.compiledForLast([] { return size_t{p}; });
+    }
 };
 
 TEST_F(TwoAllreduceSchedules, ServesAScheduleOnlyWithTheScheduleAndLayoutsItWasCompiledFor) {
@@ -666,20 +670,20 @@ TEST(CompiledCallSim, ACallWhoseSendsWaitCountsEachOfThemOnce) {
 // call changes its count, type, op, root or buffers' presence) makes it look again, so a
 // repeat never runs a compiled call of another schedule or layout.
 TEST_F(TwoAllreduceSchedules, TheAnswerForTheLastRawArgumentsNeverOutlivesThem) {
-    EXPECT_EQ(cache.compiledForLast(), nullptr) << "no raw arguments kept yet";
+    EXPECT_EQ(forLast(), nullptr) << "no raw arguments kept yet";
     auto keep = [&](const CollCall& c, const std::shared_ptr<const Schedule>& s, const hieragg_dtype_info& rtype) {
         cache.last.schedule = s;
         cache.last.keepRaw(c.args, c.stype, rtype, 0, true);
     };
     keep(one, a, one.rtype);
-    CompiledCall* fa = cache.compiledForLast();
+    CompiledCall* fa = forLast();
     ASSERT_NE(fa, nullptr);
     EXPECT_EQ(fa->schedule(), a.get());
-    EXPECT_EQ(cache.compiledForLast(), fa);
+    EXPECT_EQ(forLast(), fa);
     EXPECT_EQ(cache.compilations(), 1u);
     // Another count: another schedule kept with its raw arguments.
     keep(three, b, three.rtype);
-    CompiledCall* fb = cache.compiledForLast();
+    CompiledCall* fb = forLast();
     ASSERT_NE(fb, nullptr);
     EXPECT_EQ(fb->schedule(), b.get());
     EXPECT_EQ(cache.compilations(), 2u);
@@ -687,28 +691,65 @@ TEST_F(TwoAllreduceSchedules, TheAnswerForTheLastRawArgumentsNeverOutlivesThem) 
     hieragg_dtype_info wide = three.rtype;
     wide.extent = wide.true_extent = 16;
     keep(three, b, wide);
-    ASSERT_NE(cache.compiledForLast(), nullptr);
+    ASSERT_NE(forLast(), nullptr);
     EXPECT_EQ(cache.compilations(), 3u) << "a new layout ran the compilation of the old one";
     keep(three, b, three.rtype);
-    ASSERT_NE(cache.compiledForLast(), nullptr);
+    ASSERT_NE(forLast(), nullptr);
     EXPECT_EQ(cache.compilations(), 4u);
     // Dropped raw arguments: nothing, until kept again.
     cache.last.dropRaw();
-    EXPECT_EQ(cache.compiledForLast(), nullptr);
+    EXPECT_EQ(forLast(), nullptr);
     keep(three, b, three.rtype);
-    EXPECT_NE(cache.compiledForLast(), nullptr);
+    EXPECT_NE(forLast(), nullptr);
     EXPECT_EQ(cache.compilations(), 4u) << "the same schedule and layout again needs no compilation";
     // A compilation for another schedule in between (compiled_ compiled anew in place):
     // the kept answer is not handed out for it.
     ASSERT_NE(cache.compiledFor(a, one.stype, one.rtype), nullptr);
-    CompiledCall* back = cache.compiledForLast();
+    CompiledCall* back = forLast();
     ASSERT_NE(back, nullptr);
     EXPECT_EQ(back->schedule(), b.get()) << "a stale compiled call was handed out";
     // After clear() (the compiled call destroyed) the answer is compiled anew, never the old pointer's.
     const size_t before = cache.compilations();
     cache.clear();
-    CompiledCall* fresh = cache.compiledForLast();
+    CompiledCall* fresh = forLast();
     ASSERT_NE(fresh, nullptr);
     EXPECT_EQ(fresh->schedule(), b.get());
     EXPECT_EQ(cache.compilations(), before + 1);
+}
+
+// The entry's check of the compiled call's peers against the communicator's pair numbers
+// is part of the answer kept for the last raw arguments: made when the answer is looked for
+// anew (once per kept raw arguments), never on a repeat, and a compiled call with a peer
+// outside them is never handed out, however often asked.
+TEST_F(TwoAllreduceSchedules, ThePeersCheckIsMadeOncePerKeptRawArgumentsAndRefusesPeersOutsideThem) {
+    cache.last.schedule = a;
+    cache.last.keepRaw(one.args, one.stype, one.rtype, 0, true);
+    int asked = 0;
+    size_t limit = p;
+    auto ask = [&] {
+        return cache.compiledForLast([&] {
+            ++asked;
+            return limit;
+        });
+    };
+    CompiledCall* f = ask();
+    ASSERT_NE(f, nullptr);
+    ASSERT_GT(f->peerBound(), 1u) << "the test needs a schedule with peers";
+    EXPECT_EQ(asked, 1);
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(ask(), f);
+    EXPECT_EQ(asked, 1) << "a repeat of the kept raw arguments checked the peers again";
+    // The raw arguments kept anew, on pair numbers that do not reach the schedule's last
+    // peer: refused on every ask (each looks again), and not compiled again for it.
+    cache.last.keepRaw(one.args, one.stype, one.rtype, 0, true);
+    limit = f->peerBound() - 1;
+    const size_t compiled = cache.compilations();
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(ask(), nullptr) << "a compiled call with a peer outside the communicator";
+    EXPECT_EQ(asked, 4);
+    EXPECT_EQ(cache.compilations(), compiled);
+    // Pair numbers that reach it again (the raw arguments kept anew): served.
+    cache.last.keepRaw(one.args, one.stype, one.rtype, 0, true);
+    limit = f->peerBound();
+    EXPECT_EQ(ask(), f);
+    EXPECT_EQ(ask(), f);
+    EXPECT_EQ(asked, 5);
 }
