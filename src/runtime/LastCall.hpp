@@ -28,12 +28,15 @@ inline bool sameRawCall(const hieragg_coll_args& a, const hieragg_coll_args& b) 
                       offsetof(hieragg_coll_args, indegree) == kInts + 4 * sizeof(int) &&
                       offsetof(hieragg_coll_args, outdegree) == kInts + 5 * sizeof(int),
                   "the six ints sit side by side");
-    uint64_t ia[3], ib[3];
-    std::memcpy(ia, reinterpret_cast<const char*>(&a) + kInts, sizeof ia);
-    std::memcpy(ib, reinterpret_cast<const char*>(&b) + kInts, sizeof ib);
+    // Each word loaded straight into a register (an array of them went through the stack).
+    auto word = [](const hieragg_coll_args& x, size_t i) {
+        uint64_t w;
+        std::memcpy(&w, reinterpret_cast<const char*>(&x) + kInts + i * sizeof w, sizeof w);
+        return w;
+    };
     auto bits = [](const void* p) { return reinterpret_cast<uintptr_t>(p); };
     const uint64_t differ =
-        (ia[0] ^ ib[0]) | (ia[1] ^ ib[1]) | (ia[2] ^ ib[2]) |
+        (word(a, 0) ^ word(b, 0)) | (word(a, 1) ^ word(b, 1)) | (word(a, 2) ^ word(b, 2)) |
         static_cast<uint64_t>(static_cast<unsigned>(a.kind) ^ static_cast<unsigned>(b.kind)) |
         static_cast<uint64_t>(static_cast<unsigned>(a.in_place ^ b.in_place)) | (a.scount ^ b.scount) |
         (a.rcount ^ b.rcount) | (bits(a.stype) ^ bits(b.stype)) | (bits(a.rtype) ^ bits(b.rtype)) |
