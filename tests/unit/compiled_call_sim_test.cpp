@@ -313,7 +313,7 @@ protected:
     CallCache cache;
     // The entry's question (runRepeat) on a communicator of p ranks.
     CompiledCall* forLast() {
-        return cache.compiledForLast([] { return size_t{p}; });
+        return cache.compiledForLast([](CompiledCall&) { return true; });
     }
 };
 
@@ -717,19 +717,20 @@ TEST_F(TwoAllreduceSchedules, TheAnswerForTheLastRawArgumentsNeverOutlivesThem) 
     EXPECT_EQ(cache.compilations(), before + 1);
 }
 
-// The entry's check of the compiled call's peers against the communicator's pair numbers
-// is part of the answer kept for the last raw arguments: made when the answer is looked for
-// anew (once per kept raw arguments), never on a repeat, and a compiled call with a peer
-// outside them is never handed out, however often asked.
-TEST_F(TwoAllreduceSchedules, ThePeersCheckIsMadeOncePerKeptRawArgumentsAndRefusesPeersOutsideThem) {
+// What the entry checks of the compiled call and binds into it (runRepeat: its peers are
+// the communicator's; the communicator's parts of the binding) is part of the answer kept
+// for the last raw arguments: `admit` is asked when the answer is looked for anew (once per
+// kept raw arguments), never on a repeat, and a compiled call it refuses is never handed
+// out, however often asked.
+TEST_F(TwoAllreduceSchedules, TheEntrysAdmissionIsAskedOncePerKeptRawArgumentsAndARefusalHolds) {
     cache.last.schedule = a;
     cache.last.keepRaw(one.args, one.stype, one.rtype, 0, true);
     int asked = 0;
     size_t limit = p;
     auto ask = [&] {
-        return cache.compiledForLast([&] {
+        return cache.compiledForLast([&](CompiledCall& f) {
             ++asked;
-            return limit;
+            return f.peerBound() <= limit;
         });
     };
     CompiledCall* f = ask();
@@ -737,19 +738,23 @@ TEST_F(TwoAllreduceSchedules, ThePeersCheckIsMadeOncePerKeptRawArgumentsAndRefus
     ASSERT_GT(f->peerBound(), 1u) << "the test needs a schedule with peers";
     EXPECT_EQ(asked, 1);
     for (int i = 0; i < 3; ++i) EXPECT_EQ(ask(), f);
-    EXPECT_EQ(asked, 1) << "a repeat of the kept raw arguments checked the peers again";
+    EXPECT_EQ(asked, 1) << "a repeat of the kept raw arguments asked again";
     // The raw arguments kept anew, on pair numbers that do not reach the schedule's last
     // peer: refused on every ask (each looks again), and not compiled again for it.
     cache.last.keepRaw(one.args, one.stype, one.rtype, 0, true);
     limit = f->peerBound() - 1;
     const size_t compiled = cache.compilations();
-    for (int i = 0; i < 3; ++i) EXPECT_EQ(ask(), nullptr) << "a compiled call with a peer outside the communicator";
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(ask(), nullptr) << "a compiled call the entry refused was handed out";
     EXPECT_EQ(asked, 4);
     EXPECT_EQ(cache.compilations(), compiled);
-    // Pair numbers that reach it again (the raw arguments kept anew): served.
+    // Admitted again (the raw arguments kept anew): served, asked once more.
     cache.last.keepRaw(one.args, one.stype, one.rtype, 0, true);
     limit = f->peerBound();
     EXPECT_EQ(ask(), f);
     EXPECT_EQ(ask(), f);
     EXPECT_EQ(asked, 5);
+    // A compilation in between (compiled_ compiled anew in place): asked again.
+    ASSERT_NE(cache.compiledFor(b, three.stype, three.rtype), nullptr);
+    ASSERT_NE(ask(), nullptr);
+    EXPECT_EQ(asked, 6) << "a call compiled anew was handed out without the entry's admission";
 }
