@@ -5,13 +5,10 @@ namespace hieragg {
 CallCache::CallCache() = default;
 CallCache::~CallCache() = default;
 
-CompiledCall* CallCache::checkLast() {
+CompiledCall* CallCache::findLast() {
     lastCompiled_ = nullptr;
     if (!last.rawValid) return nullptr;
-    CompiledCall* f = compiledFor(last.schedule, last.rawStype, last.rawRtype);
-    lastCompiled_ = f;
-    lastGeneration_ = last.rawGeneration;
-    return f;
+    return compiledFor(last.schedule, last.rawStype, last.rawRtype);
 }
 
 CompiledCall* CallCache::compileFor(const std::shared_ptr<const Schedule>& sched, const hieragg_dtype_info& stype,

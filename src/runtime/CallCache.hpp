@@ -9,16 +9,19 @@
 // CompiledCall, inside the caller's wait, with no Task, no progress callback and no
 // completion callback.
 //
-// When it may run. The entry (runRepeat) asks compiledForLast() only for a blocking call
+// When it may run. The entry (runRepeat) asks compiledForLast only for a blocking call
 // whose raw arguments repeat the last call's (LastCall::raw: same kind, counts, root, type
 // and op handles, in-place and buffer nullness, on predefined types, one stage, no
 // offload, an intracommunicator), so its schedule is the communicator's last one; that is
 // the last-call shortcut of scheduleFor, whose state every other call resets. The compiled
 // call is bound to that schedule object and to the layouts of the send and receive types:
 // another schedule (a new signature, a plan rebuilt after a fabric failure) or layout
-// compiles anew, and a schedule the compiler declined stays on the Task path. That check
-// is made once per kept raw arguments (LastCall::rawGeneration), not on every repeat.
-// Buffers, type and op handles and the communicator are bound per call, never compiled.
+// compiles anew, and a schedule the compiler declined stays on the Task path. That check,
+// and that the compiled call's peers are the communicator's, is made once per kept raw
+// arguments (LastCall::rawGeneration), not on every repeat.
+// Buffers, type and op handles are bound per call, never compiled; the communicator's parts
+// of the binding (its handle, MPI_T counters, the transport's packed type: fixed for its
+// life) are bound once per answer (runRepeat's admit).
 #pragma once
 #include <memory>
 
@@ -69,13 +72,22 @@ public:
         return compileFor(sched, stype, rtype);
     }
     // compiledFor(last.schedule, last.rawStype, last.rawRtype), for the entry of a call that
-    // repeats the last raw arguments: while they stay (LastCall::rawGeneration) and nothing
-    // was compiled since, the answer found for them is given again without comparing the
-    // schedule and the layouts. Null as compiledFor, and while a compiled call is running
-    // or after one failed.
-    CompiledCall* compiledForLast() {
+    // repeats the last raw arguments, if `admit(f)` says yes. While the raw arguments stay
+    // (LastCall::rawGeneration) and nothing was compiled since, the answer found for them is
+    // given again without comparing the schedule and the layouts, and without asking
+    // `admit`: it is asked once per answer looked for anew, so what it checks (the entry:
+    // that the call's peers are the communicator's) must not change while the raw arguments
+    // stay, and what it binds into f (the entry: the communicator's parts of the binding)
+    // stays bound. A compiled call it refuses is never handed out. Null as compiledFor, and
+    // while a compiled call is running or after one failed.
+    template <class Admit>
+    CompiledCall* compiledForLast(Admit&& admit) {
         if (lastCompiled_ && lastGeneration_ == last.rawGeneration && !inFlight_ && !failed_) return lastCompiled_;
-        return checkLast();
+        CompiledCall* f = findLast();
+        if (f && !admit(*f)) f = nullptr;
+        lastCompiled_ = f;
+        lastGeneration_ = last.rawGeneration;
+        return f;
     }
     // Starts `f` (from compiledFor) for the waiting caller `w`: completes `w` now if the
     // call is over at once, else leaves it in flight for wait(). Returns an error code
@@ -112,8 +124,9 @@ private:
         return ((a.size ^ b.size) | static_cast<size_t>((a.lb ^ b.lb) | (a.extent ^ b.extent) |
                                                         (a.true_lb ^ b.true_lb) | (a.true_extent ^ b.true_extent))) == 0;
     }
-    // compiledForLast when its last answer does not hold: asks compiledFor and keeps the answer.
-    CompiledCall* checkLast();
+    // compiledForLast when its last answer does not hold: compiledFor for the last raw
+    // arguments (null if none are kept).
+    CompiledCall* findLast();
     // compiledFor when it is not the compiled call: compiles, or says why not (null).
     CompiledCall* compileFor(const std::shared_ptr<const Schedule>& sched, const hieragg_dtype_info& stype,
                              const hieragg_dtype_info& rtype);

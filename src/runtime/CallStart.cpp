@@ -25,6 +25,16 @@ bool readyAndUnqueued(const hieragg_comm& c) { return c.decomp.ready() && c.deco
 // communicator before it returns). The compiled fast path runs only then.
 bool readyAndIdle(const hieragg_comm& c) { return readyAndUnqueued(c) && c.window.idle(); }
 
+// Binds what of a compiled call's binding is the communicator's for its life (its handle,
+// its MPI_T counters, the runtime transport's packed type), once per answer of
+// compiledForLast: runCompiled binds only the call's own buffers, types and op.
+void bindCommunicator(CompiledCall::Binding& b, const hieragg_comm& c, Transport& tr) {
+    b.packed = tr.packedType();
+    b.comm = c.comm;
+    b.observer = c.counters.get();
+    b.peerTagBase = nullptr;  // takeTags takes them (start() then points it at them)
+}
+
 // Runs the compiled last call for the blocking caller waiting on `w` (CallCache.hpp).
 int runCompiled(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, CompiledCall& f, bool countCall,
                 BlockingWait& w) {
@@ -36,11 +46,7 @@ int runCompiled(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, C
     b.rbuf = args.rbuf;
     b.stype = args.stype;
     b.rtype = args.rtype;
-    if (!b.packed) b.packed = tr.packedType();  // the runtime's transport: one for the communicator's life
     b.op = args.op;
-    b.comm = c.comm;
-    b.peerTagBase = nullptr;  // takeTags took them
-    b.observer = c.counters.get();
     return c.cache.start(f, tr, b, w);
 }
 
@@ -60,11 +66,18 @@ bool runRepeat(Runtime& rt, hieragg_comm& c, const hieragg_coll_args& args, Bloc
     // The kind and strong reduction are decided with the raw arguments (LastCall::rawCompilable).
     if (!readyAndIdle(c) || !c.cache.last.servedValid || !c.cache.last.rawCompilable || !c.cache.last.repeatsRaw(args))
         return false;
-    CompiledCall* f = c.cache.compiledForLast();
-    // Its peers are the communicator's (the schedule's builder says so; a Task's .at() checks):
-    // one that is not takes the general path, which fails the call.
-    if (!f || f->peerBound() > pairNumbers(c.tags, c.peerCount()).size()) return false;
-    *rc = runCompiled(c, args, rt.transport(), *f, true, w);
+    // Once per answer (compiledForLast): its peers are the communicator's (the schedule's
+    // builder says so; a Task's .at() checks; pairSeq is sized once, for the communicator's
+    // life), else the call takes the general path, which fails it; and the communicator's
+    // parts of its binding are bound.
+    Transport& tr = rt.transport();
+    CompiledCall* f = c.cache.compiledForLast([&c, &tr](CompiledCall& fc) {
+        if (fc.peerBound() > pairNumbers(c.tags, c.peerCount()).size()) return false;
+        bindCommunicator(fc.binding(), c, tr);
+        return true;
+    });
+    if (!f) return false;
+    *rc = runCompiled(c, args, tr, *f, true, w);
     return true;
 }
 

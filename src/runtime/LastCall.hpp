@@ -16,11 +16,17 @@
 
 namespace hieragg {
 
+// Which of a call's buffers are null (bit 0 the send buffer, bit 1 the receive buffer).
+inline unsigned nullBuffers(const hieragg_coll_args& a) {
+    return static_cast<unsigned>(a.sbuf == nullptr) | static_cast<unsigned>(a.rbuf == nullptr) << 1;
+}
+
 // Everything of the arguments the schedule and plan keys read besides the per-rank vectors
-// (buffers only by whether they are null: they are bound per call). Every repeated call
-// asks, so without branches, and the six ints that sit side by side (op_commutative,
-// float_sum, root, topology, indegree, outdegree) eight bytes at a time.
-inline bool sameRawCall(const hieragg_coll_args& a, const hieragg_coll_args& b) {
+// (buffers only by whether they are null: they are bound per call; `bNulls` is
+// nullBuffers(b), kept with b). Every repeated call asks, so without branches, and the six
+// ints that sit side by side (op_commutative, float_sum, root, topology, indegree,
+// outdegree) eight bytes at a time.
+inline bool sameRawCall(const hieragg_coll_args& a, const hieragg_coll_args& b, unsigned bNulls) {
     constexpr size_t kInts = offsetof(hieragg_coll_args, op_commutative);
     static_assert(offsetof(hieragg_coll_args, float_sum) == kInts + sizeof(int) &&
                       offsetof(hieragg_coll_args, root) == kInts + 2 * sizeof(int) &&
@@ -28,18 +34,23 @@ inline bool sameRawCall(const hieragg_coll_args& a, const hieragg_coll_args& b) 
                       offsetof(hieragg_coll_args, indegree) == kInts + 4 * sizeof(int) &&
                       offsetof(hieragg_coll_args, outdegree) == kInts + 5 * sizeof(int),
                   "the six ints sit side by side");
-    uint64_t ia[3], ib[3];
-    std::memcpy(ia, reinterpret_cast<const char*>(&a) + kInts, sizeof ia);
-    std::memcpy(ib, reinterpret_cast<const char*>(&b) + kInts, sizeof ib);
+    // Each word loaded straight into a register (an array of them went through the stack).
+    auto word = [](const hieragg_coll_args& x, size_t i) {
+        uint64_t w;
+        std::memcpy(&w, reinterpret_cast<const char*>(&x) + kInts + i * sizeof w, sizeof w);
+        return w;
+    };
     auto bits = [](const void* p) { return reinterpret_cast<uintptr_t>(p); };
     const uint64_t differ =
-        (ia[0] ^ ib[0]) | (ia[1] ^ ib[1]) | (ia[2] ^ ib[2]) |
+        (word(a, 0) ^ word(b, 0)) | (word(a, 1) ^ word(b, 1)) | (word(a, 2) ^ word(b, 2)) |
         static_cast<uint64_t>(static_cast<unsigned>(a.kind) ^ static_cast<unsigned>(b.kind)) |
         static_cast<uint64_t>(static_cast<unsigned>(a.in_place ^ b.in_place)) | (a.scount ^ b.scount) |
         (a.rcount ^ b.rcount) | (bits(a.stype) ^ bits(b.stype)) | (bits(a.rtype) ^ bits(b.rtype)) |
-        (bits(a.op) ^ bits(b.op)) | static_cast<uint64_t>((a.sbuf == nullptr) != (b.sbuf == nullptr)) |
-        static_cast<uint64_t>((a.rbuf == nullptr) != (b.rbuf == nullptr));
+        (bits(a.op) ^ bits(b.op)) | static_cast<uint64_t>(nullBuffers(a) ^ bNulls);
     return differ == 0;
+}
+inline bool sameRawCall(const hieragg_coll_args& a, const hieragg_coll_args& b) {
+    return sameRawCall(a, b, nullBuffers(b));
 }
 
 struct LastCall {
@@ -52,6 +63,7 @@ struct LastCall {
     // per-rank vectors equal to `vectors` has the last signature.
     bool rawValid = false;
     hieragg_coll_args raw{};
+    unsigned rawNulls = 0;  // nullBuffers(raw)
     hieragg_dtype_info rawStype{}, rawRtype{};
     int rawAlgorithm = 0;
     // What of the compiled fast path's entry (runRepeat) depends only on the raw arguments,
@@ -75,6 +87,7 @@ struct LastCall {
     void keepRaw(const hieragg_coll_args& args, const hieragg_dtype_info& stype, const hieragg_dtype_info& rtype,
                  int algorithm, bool compilable) {
         raw = args;
+        rawNulls = nullBuffers(args);
         rawStype = stype;
         rawRtype = rtype;
         rawAlgorithm = algorithm;
@@ -90,7 +103,7 @@ struct LastCall {
 
     // The last call again, with the same raw arguments. Its per-rank vectors, for a kind that
     // has any, are still to be compared by value (`vectors`).
-    bool repeatsRaw(const hieragg_coll_args& args) const { return rawValid && sameRawCall(args, raw); }
+    bool repeatsRaw(const hieragg_coll_args& args) const { return rawValid && sameRawCall(args, raw, rawNulls); }
 };
 
 }  // namespace hieragg

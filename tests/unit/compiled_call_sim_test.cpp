@@ -321,6 +321,10 @@ protected:
     std::shared_ptr<const Schedule> a = std::make_shared<const Schedule>(recipes::buildSchedule(one));
     std::shared_ptr<const Schedule> b = std::make_shared<const Schedule>(recipes::buildSchedule(three));
     CallCache cache;
+    // The entry's question (runRepeat) on a communicator of p ranks.
+    CompiledCall* forLast() {
+        return cache.compiledForLast([](CompiledCall&) { return true; });
+    }
 };
 
 TEST_F(TwoAllreduceSchedules, ServesAScheduleOnlyWithTheScheduleAndLayoutsItWasCompiledFor) {
@@ -676,20 +680,20 @@ TEST(CompiledCallSim, ACallWhoseSendsWaitCountsEachOfThemOnce) {
 // call changes its count, type, op, root or buffers' presence) makes it look again, so a
 // repeat never runs a compiled call of another schedule or layout.
 TEST_F(TwoAllreduceSchedules, TheAnswerForTheLastRawArgumentsNeverOutlivesThem) {
-    EXPECT_EQ(cache.compiledForLast(), nullptr) << "no raw arguments kept yet";
+    EXPECT_EQ(forLast(), nullptr) << "no raw arguments kept yet";
     auto keep = [&](const CollCall& c, const std::shared_ptr<const Schedule>& s, const hieragg_dtype_info& rtype) {
         cache.last.schedule = s;
         cache.last.keepRaw(c.args, c.stype, rtype, 0, true);
     };
     keep(one, a, one.rtype);
-    CompiledCall* fa = cache.compiledForLast();
+    CompiledCall* fa = forLast();
     ASSERT_NE(fa, nullptr);
     EXPECT_EQ(fa->schedule(), a.get());
-    EXPECT_EQ(cache.compiledForLast(), fa);
+    EXPECT_EQ(forLast(), fa);
     EXPECT_EQ(cache.compilations(), 1u);
     // Another count: another schedule kept with its raw arguments.
     keep(three, b, three.rtype);
-    CompiledCall* fb = cache.compiledForLast();
+    CompiledCall* fb = forLast();
     ASSERT_NE(fb, nullptr);
     EXPECT_EQ(fb->schedule(), b.get());
     EXPECT_EQ(cache.compilations(), 2u);
@@ -697,27 +701,27 @@ TEST_F(TwoAllreduceSchedules, TheAnswerForTheLastRawArgumentsNeverOutlivesThem) 
     hieragg_dtype_info wide = three.rtype;
     wide.extent = wide.true_extent = 16;
     keep(three, b, wide);
-    ASSERT_NE(cache.compiledForLast(), nullptr);
+    ASSERT_NE(forLast(), nullptr);
     EXPECT_EQ(cache.compilations(), 3u) << "a new layout ran the compilation of the old one";
     keep(three, b, three.rtype);
-    ASSERT_NE(cache.compiledForLast(), nullptr);
+    ASSERT_NE(forLast(), nullptr);
     EXPECT_EQ(cache.compilations(), 4u);
     // Dropped raw arguments: nothing, until kept again.
     cache.last.dropRaw();
-    EXPECT_EQ(cache.compiledForLast(), nullptr);
+    EXPECT_EQ(forLast(), nullptr);
     keep(three, b, three.rtype);
-    EXPECT_NE(cache.compiledForLast(), nullptr);
+    EXPECT_NE(forLast(), nullptr);
     EXPECT_EQ(cache.compilations(), 4u) << "the same schedule and layout again needs no compilation";
     // A compilation for another schedule in between (compiled_ compiled anew in place):
     // the kept answer is not handed out for it.
     ASSERT_NE(cache.compiledFor(a, one.stype, one.rtype), nullptr);
-    CompiledCall* back = cache.compiledForLast();
+    CompiledCall* back = forLast();
     ASSERT_NE(back, nullptr);
     EXPECT_EQ(back->schedule(), b.get()) << "a stale compiled call was handed out";
     // After clear() (the compiled call destroyed) the answer is compiled anew, never the old pointer's.
     const size_t before = cache.compilations();
     cache.clear();
-    CompiledCall* fresh = cache.compiledForLast();
+    CompiledCall* fresh = forLast();
     ASSERT_NE(fresh, nullptr);
     EXPECT_EQ(fresh->schedule(), b.get());
     EXPECT_EQ(cache.compilations(), before + 1);
@@ -779,4 +783,46 @@ TEST(CompiledCallSim, RankChainRunsStraightAndWaitsForEachPredecessor) {
         EXPECT_EQ(net.unmatchedMessages(), 0u);
         EXPECT_EQ(net.postedReceives(), 0u);
     }
+}
+
+// What the entry checks of the compiled call and binds into it (runRepeat: its peers are
+// the communicator's; the communicator's parts of the binding) is part of the answer kept
+// for the last raw arguments: `admit` is asked when the answer is looked for anew (once per
+// kept raw arguments), never on a repeat, and a compiled call it refuses is never handed
+// out, however often asked.
+TEST_F(TwoAllreduceSchedules, TheEntrysAdmissionIsAskedOncePerKeptRawArgumentsAndARefusalHolds) {
+    cache.last.schedule = a;
+    cache.last.keepRaw(one.args, one.stype, one.rtype, 0, true);
+    int asked = 0;
+    size_t limit = p;
+    auto ask = [&] {
+        return cache.compiledForLast([&](CompiledCall& f) {
+            ++asked;
+            return f.peerBound() <= limit;
+        });
+    };
+    CompiledCall* f = ask();
+    ASSERT_NE(f, nullptr);
+    ASSERT_GT(f->peerBound(), 1u) << "the test needs a schedule with peers";
+    EXPECT_EQ(asked, 1);
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(ask(), f);
+    EXPECT_EQ(asked, 1) << "a repeat of the kept raw arguments asked again";
+    // The raw arguments kept anew, on pair numbers that do not reach the schedule's last
+    // peer: refused on every ask (each looks again), and not compiled again for it.
+    cache.last.keepRaw(one.args, one.stype, one.rtype, 0, true);
+    limit = f->peerBound() - 1;
+    const size_t compiled = cache.compilations();
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(ask(), nullptr) << "a compiled call the entry refused was handed out";
+    EXPECT_EQ(asked, 4);
+    EXPECT_EQ(cache.compilations(), compiled);
+    // Admitted again (the raw arguments kept anew): served, asked once more.
+    cache.last.keepRaw(one.args, one.stype, one.rtype, 0, true);
+    limit = f->peerBound();
+    EXPECT_EQ(ask(), f);
+    EXPECT_EQ(ask(), f);
+    EXPECT_EQ(asked, 5);
+    // A compilation in between (compiled_ compiled anew in place): asked again.
+    ASSERT_NE(cache.compiledFor(b, three.stype, three.rtype), nullptr);
+    ASSERT_NE(ask(), nullptr);
+    EXPECT_EQ(asked, 6) << "a call compiled anew was handed out without the entry's admission";
 }
