@@ -40,7 +40,7 @@ bool CompiledCall::compile(std::shared_ptr<const Schedule> s, const hieragg_dtyp
     sched_.reset();
     count_ = 0;
     all_ = 0;
-    flat_ = straight_ = false;
+    flat_ = straight_ = ordered_ = false;
     tempBytes_ = 0;
     sends_ = 0;
     batchFor_ = nullptr;
@@ -130,13 +130,27 @@ bool CompiledCall::compile(std::shared_ptr<const Schedule> s, const hieragg_dtyp
         if ((actions_[i].kind != StepKind::Send && actions_[i].kind != StepKind::Recv) || actions_[i].deps) flat_ = false;
     // Straight: every action's dependencies reach the action before it (so all earlier
     // ones): the firing loop would fire them in order, each once the one before is done.
+    // Ordered: every later action waits (directly or through others) for each dependency of
+    // an earlier one, so while an action is not ready no later one is: firing in order, each
+    // once its dependencies are done, fires what the loop would, when it would.
     if (!flat_ && count_ > 0) {
-        uint64_t reach[kMaxActions];
+        uint64_t reach[kMaxActions];  // per action: every action it waits for, directly or not
         straight_ = true;
         for (size_t i = 0; i < count_; ++i) {
             reach[i] = actions_[i].deps;
             for (uint64_t d = actions_[i].deps; d; d &= d - 1) reach[i] |= reach[__builtin_ctzll(d)];
             if (i > 0 && !(reach[i] >> (i - 1) & 1)) straight_ = false;
+        }
+        if (!straight_) {
+            ordered_ = true;
+            uint64_t waitedByLater = ~uint64_t{0};  // what every action after i waits for
+            for (size_t i = count_; i-- > 0;) {
+                if (actions_[i].deps & ~waitedByLater) {
+                    ordered_ = false;
+                    break;
+                }
+                waitedByLater &= reach[i];
+            }
         }
     }
     for (size_t i = 0; i < count_; ++i)
@@ -260,6 +274,9 @@ int CompiledCall::start(Transport& tr, const Binding& b) {
     } else if (straight_) {
         next_ = 0;
         runStraight();
+    } else if (ordered_) {
+        next_ = 0;
+        runOrdered();
     } else {
         advance(all_);
     }
@@ -272,6 +289,8 @@ bool CompiledCall::poll() {
             testFlat();
         else if (straight_)
             runStraight();
+        else if (ordered_)
+            runOrdered();
         else
             advance(0);  // since the last pass only a message can have ended
     }
@@ -326,6 +345,30 @@ void CompiledCall::runStraight() {
         }
     }
     finish(0);
+}
+
+void CompiledCall::runOrdered() {
+    for (;;) {
+        // Fire from next_ on while the next action's dependencies are done: a later action
+        // waits for them too (ordered()), so none is ready before it.
+        while (next_ < count_ && !(actions_[next_].deps & ~done_)) {
+            const size_t i = next_++;
+            const Action& a = actions_[i];
+            const uint64_t bit = uint64_t{1} << i;
+            if (a.kind == StepKind::Send || a.kind == StepKind::Recv) {
+                if (const int rc = postMessage(i)) return finish(rc);  // not fired: MPI_T counts fired_ sends
+            } else {
+                if (const int rc = runLocal(a)) return finish(rc);
+                done_ |= bit;
+            }
+            fired_ |= bit;
+        }
+        if (done_ == all_) return finish(0);
+        // Test every posted message once; only a completion can make the next action ready.
+        const uint64_t before = done_;
+        if (const int rc = testPosted()) return finish(rc);
+        if (done_ == before) return;  // poll() goes on from here
+    }
 }
 
 void CompiledCall::testFlat() {

@@ -79,6 +79,13 @@ public:
     // chain: receive, reduce, send): start() and poll() fire them in order, one message
     // at most in flight, without the firing loop's masks. Never also flat().
     bool straight() const { return straight_; }
+    // No action is ever ready before an earlier one: every action's dependencies are
+    // waited for, directly or through others, by every later action (a dissemination
+    // barrier's rounds, a recursive-doubling allreduce's exchanges). start() and poll() fire
+    // them in order while the next one's dependencies are done, several messages in flight,
+    // without the firing loop's wake masks; what they fire and when is what the loop would.
+    // Never also flat() or straight() (which are special cases of it).
+    bool ordered() const { return ordered_; }
     // False when no posted message can have ended since the last poll (their completion
     // words say so, Transport::doneWord): a waiter skips poll() then. True if unknown.
     bool mayHaveMoved() const {
@@ -153,6 +160,9 @@ private:
     // A straight call (straight()): tests the message in flight, fires the next actions in
     // order while the one before is done, ends the call after the last.
     void runStraight();
+    // An ordered call (ordered()): fires the actions from next_ on while the next one's
+    // dependencies are done, tests the posted messages, again while that moved something.
+    void runOrdered();
     // Runs local action `a` (copy, reduce); an error code.
     __attribute__((always_inline)) inline int runLocal(const Action& a);
     // Ends the call with `status` (a failure drains its messages first) and counts its
@@ -167,6 +177,7 @@ private:
     uint64_t all_ = 0;
     bool flat_ = false;
     bool straight_ = false;
+    bool ordered_ = false;
     size_t tempBytes_ = 0;
     uint32_t peers_[kMaxActions] = {};  // the schedule's peers, by peer slot
     uint32_t peerSlots_ = 0, peerBound_ = 0;
@@ -194,7 +205,7 @@ private:
     int tags_[kMaxActions] = {};  // the call's per-peer tag bases (copied from the Binding)
     void* req_[kMaxActions] = {};
     uint64_t fired_ = 0, done_ = 0;
-    size_t next_ = 0;  // straight(): the next action to fire
+    size_t next_ = 0;  // straight(), ordered(): the next action to fire
     bool finished_ = true, running_ = false;
     int status_ = 0;
 };

@@ -785,6 +785,122 @@ TEST(CompiledCallSim, RankChainRunsStraightAndWaitsForEachPredecessor) {
     }
 }
 
+namespace {
+
+// The non-join steps step `i` of `s` waits for directly, its joins (Nop) seen through.
+std::vector<StepId> realDeps(const Schedule& s, StepId i) {
+    std::vector<StepId> out;
+    const Step& st = s.steps[static_cast<size_t>(i)];
+    for (uint32_t d = 0; d < st.depCount; ++d) {
+        const StepId dep = s.deps[st.depBegin + d];
+        if (s.steps[static_cast<size_t>(dep)].kind != StepKind::Nop) {
+            out.push_back(dep);
+            continue;
+        }
+        for (const StepId e : realDeps(s, dep)) out.push_back(e);
+    }
+    return out;
+}
+
+// Whether step j waits for step d, directly or through other steps.
+bool waitsFor(const Schedule& s, StepId j, StepId d) {
+    const Step& st = s.steps[static_cast<size_t>(j)];
+    for (uint32_t k = 0; k < st.depCount; ++k) {
+        const StepId dep = s.deps[st.depBegin + k];
+        if (dep == d || waitsFor(s, dep, d)) return true;
+    }
+    return false;
+}
+
+// The independent reference of CompiledCall::ordered() (with flat() and straight() off):
+// every later non-join step waits for each real dependency of an earlier one.
+bool laterStepsWaitForEarlierDeps(const Schedule& s) {
+    const StepId n = static_cast<StepId>(s.steps.size());
+    for (StepId i = 0; i < n; ++i) {
+        if (s.steps[static_cast<size_t>(i)].kind == StepKind::Nop) continue;
+        for (const StepId d : realDeps(s, i))
+            for (StepId j = i + 1; j < n; ++j)
+                if (s.steps[static_cast<size_t>(j)].kind != StepKind::Nop && !waitsFor(s, j, d)) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+// The ranks of a dissemination barrier and of a recursive-doubling allreduce exchange in
+// rounds (several messages in flight, no action ready before an earlier one): they run
+// ordered, as the reference from the schedule says; every case's ranks agree with it. Started
+// from the last rank down, a rank that waits for its peers stops in start() and finishes in
+// poll() with its closed form; with new buffers, call after call, on the one compiled call.
+TEST(CompiledCallSim, RoundExchangesRunOrderedAndGiveTheirClosedForms) {
+    size_t ordered = 0;
+    for (const Case& k : kCases) {
+        hier::Hierarchy h = std::string(k.hierarchy) == "flat" ? hier::Hierarchy::flat(k.p) : virtualNodes(k.p, 2);
+        sim::SimNetwork net(k.p);
+        std::vector<RankBuffers> bufs = buffersFor(k.kind, k.p, k.count, k.root, 0);
+        for (int r = 0; r < k.p; ++r) {
+            CollCall c = callFor(k.kind, r, k.p, &h, k.count, k.root, bufs[r], net, algorithmOf(k));
+            auto s = std::make_shared<const Schedule>(recipes::buildSchedule(c));
+            const bool want = laterStepsWaitForEarlierDeps(*s);
+            CompiledCall f;
+            ASSERT_TRUE(f.compile(s, c.stype, c.rtype, nullptr));
+            EXPECT_EQ(f.flat() || f.straight() || f.ordered(), want)
+                << hieragg_coll_name(k.kind) << " p=" << k.p << " " << k.hierarchy << ": rank " << r;
+            EXPECT_LE(int{f.flat()} + int{f.straight()} + int{f.ordered()}, 1);
+            ordered += f.ordered();
+        }
+    }
+    EXPECT_GT(ordered, 0u) << "no case has an ordered rank any more";
+
+    struct Round {
+        hieragg_coll_kind kind;
+        int p;
+        const char* algorithm;
+    };
+    for (const Round& k : {Round{HIERAGG_BARRIER, 4, "dissemination"}, Round{HIERAGG_BARRIER, 8, "dissemination"},
+                           Round{HIERAGG_ALLREDUCE, 4, "recursive_doubling"},
+                           Round{HIERAGG_ALLREDUCE, 8, "recursive_doubling"}}) {
+        const std::string what = std::string(hieragg_coll_name(k.kind)) + " p=" + std::to_string(k.p);
+        hier::Hierarchy h = hier::Hierarchy::flat(k.p);
+        sim::SimNetwork net(k.p);
+        sim::SimComm comm{17};
+        const hier::AlgorithmInfo* row = hier::algorithmByName(k.kind, k.algorithm);
+        ASSERT_NE(row, nullptr) << k.algorithm;
+        const int algorithm = hier::algorithmValue(*row);
+        std::vector<std::unique_ptr<CompiledCall>> cc(k.p);
+        for (int call = 0; call < 3; ++call) {
+            std::vector<RankBuffers> bufs = buffersFor(k.kind, k.p, 2, 0, call);
+            std::vector<CollCall> cs;
+            std::vector<std::vector<int>> tags(k.p);
+            for (int r = 0; r < k.p; ++r) {
+                cs.push_back(callFor(k.kind, r, k.p, &h, 2, 0, bufs[r], net, algorithm));
+                if (!cc[r]) {
+                    auto s = std::make_shared<const Schedule>(recipes::buildSchedule(cs[r]));
+                    cc[r] = std::make_unique<CompiledCall>();
+                    ASSERT_TRUE(cc[r]->compile(s, cs[r].stype, cs[r].rtype, nullptr)) << what;
+                    EXPECT_TRUE(cc[r]->ordered()) << what << ": rank " << r;
+                }
+                tags[r].assign(cc[r]->schedule()->peers.size(), -3 - call * 4096);
+            }
+            for (int r = k.p - 1; r >= 0; --r) {
+                ASSERT_EQ(cc[r]->start(net.transport(r), bindingFor(cs[r], net, comm, tags[r].data())), 0) << what;
+                if (r > 0) EXPECT_FALSE(cc[r]->done()) << what << ": rank " << r << " ended before rank 0 started";
+            }
+            for (int round = 0; round < 100; ++round)
+                for (int r = 0; r < k.p; ++r) cc[r]->poll();
+            for (int r = 0; r < k.p; ++r) {
+                ASSERT_TRUE(cc[r]->done()) << what << " call " << call << ": rank " << r;
+                EXPECT_EQ(cc[r]->status(), 0) << what;
+                std::vector<int64_t> want;
+                if (expected(k.kind, k.p, 2, 0, r, call, want))
+                    EXPECT_EQ(bufs[r].out, want) << what << " call " << call << ": rank " << r;
+            }
+            EXPECT_EQ(net.unmatchedMessages(), 0u) << what;
+            EXPECT_EQ(net.postedReceives(), 0u) << what;
+        }
+    }
+}
+
 // What the entry checks of the compiled call and binds into it (runRepeat: its peers are
 // the communicator's; the communicator's parts of the binding) is part of the answer kept
 // for the last raw arguments: `admit` is asked when the answer is looked for anew (once per
