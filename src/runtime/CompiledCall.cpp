@@ -91,6 +91,14 @@ bool CompiledCall::compile(std::shared_ptr<const Schedule> s, const hieragg_dtyp
         };
         if (!place(st.src, a.srcSlot, a.srcFixed, a.srcOffset) || !place(st.dst, a.dstSlot, a.dstFixed, a.dstOffset))
             return decline("a buffer slot the schedule does not hold");
+        if (st.kind == StepKind::Send || st.kind == StepKind::Recv) {
+            const bool send = st.kind == StepKind::Send;
+            const BufRef& m = send ? st.src : st.dst;
+            a.msgBase = m.slot < kFirstTemp ? m.slot : kArenaBase;
+            a.msgOffset = m.slot < kFirstTemp ? m.offset : tempOrigin[m.slot - kFirstTemp] + m.offset;
+            a.msgCount = send ? st.srcType.count : st.dstType.count;
+            a.msgType = send ? st.srcType.type : st.dstType.type;
+        }
         a.srcCount = st.srcType.count;
         a.dstCount = st.dstType.count;
         a.srcType = st.srcType.type;
@@ -163,6 +171,7 @@ bool CompiledCall::compile(std::shared_ptr<const Schedule> s, const hieragg_dtyp
         peers_[peerSlots_++] = static_cast<uint32_t>(p);
         if (static_cast<uint32_t>(p) >= peerBound_) peerBound_ = static_cast<uint32_t>(p) + 1;
     }
+    bases_[kArenaBase] = arena_;
     sched_ = std::move(s);
     return true;
 }
@@ -260,6 +269,11 @@ int CompiledCall::start(Transport& tr, const Binding& b) {
         for (size_t i = 0; i < peerSlots_; ++i) tags_[i] = b.peerTagBase[i];
     if (&b != &bind_) bind_ = b;
     bind_.peerTagBase = tags_;
+    bases_[kSendBuf] = const_cast<char*>(static_cast<const char*>(bind_.sbuf));
+    bases_[kRecvBuf] = static_cast<char*>(bind_.rbuf);
+    types_[kSendType] = bind_.stype;
+    types_[kRecvType] = bind_.rtype;
+    types_[kPackedType] = bind_.packed;
     fired_ = done_ = 0;
     status_ = 0;
     finished_ = false;

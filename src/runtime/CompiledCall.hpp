@@ -102,6 +102,8 @@ public:
     bool running() const { return running_; }
 
 private:
+    static constexpr uint32_t kArenaBase = kFirstTemp;  // bases_' slot of the arena (after the two buffers)
+
     struct Action {
         StepKind kind = StepKind::Nop;
         bool memcpyCopy = false;  // Copy between contiguous layouts: one memcpy of `bytes`
@@ -114,6 +116,11 @@ private:
         size_t srcCount = 0, dstCount = 0;
         uint32_t srcType = 0, dstType = 0;  // kSendType / kRecvType / kPackedType
         size_t bytes = 0;                   // Send: payload (MPI_T); Copy by memcpy: bytes copied
+        // A message's buffer, resolved once: bases_[msgBase] + msgOffset (the send's source,
+        // the receive's destination; a temporary's offset is from the arena), its count and type slot.
+        uint32_t msgBase = 0, msgType = 0;
+        ptrdiff_t msgOffset = 0;
+        size_t msgCount = 0;
         uint64_t deps = 0;                  // actions that must be done first
         uint64_t after = 0;                 // earlier actions on the same pair, kind and channel: fired first
     };
@@ -130,9 +137,11 @@ private:
     // null when the message ended at once (released, Transport::isendReleased).
     template <class T>
     __attribute__((always_inline)) int post(T& t, const Action& a, int tag, void** req) const {
+        char* buf = bases_[a.msgBase] + a.msgOffset;
+        void* type = types_[a.msgType];
         return a.kind == StepKind::Send
-                   ? t.isendReleased(bind_.comm, false, src(a), a.srcCount, type(a.srcType), a.peer, tag, req)
-                   : t.irecvReleased(bind_.comm, false, dst(a), a.dstCount, type(a.dstType), a.peer, tag, req);
+                   ? t.isendReleased(bind_.comm, false, buf, a.msgCount, type, a.peer, tag, req)
+                   : t.irecvReleased(bind_.comm, false, buf, a.msgCount, type, a.peer, tag, req);
     }
     // Tests a posted message (releases it once it ended).
     int test(void* req, bool& done) const { return pml_ ? pml_->test(req, done) : tr_->test(req, done); }
@@ -202,6 +211,10 @@ private:
     size_t doneOffset_ = 0;           // tr_'s doneWord (0: none, test every posted message)
     const void* doneValue_ = nullptr;
     Binding bind_;
+    // The call's buffers and types by message slot (Action::msgBase, msgType): the send and
+    // receive buffers and the arena; the send, receive and packed types (set by start()).
+    char* bases_[3] = {};
+    void* types_[3] = {};
     int tags_[kMaxActions] = {};  // the call's per-peer tag bases (copied from the Binding)
     void* req_[kMaxActions] = {};
     uint64_t fired_ = 0, done_ = 0;
