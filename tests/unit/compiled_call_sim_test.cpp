@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <numeric>
 
@@ -899,6 +900,53 @@ TEST(CompiledCallSim, RoundExchangesRunOrderedAndGiveTheirClosedForms) {
             EXPECT_EQ(net.postedReceives(), 0u) << what;
         }
     }
+}
+
+// Changed arguments on an ordered call: every rank of a 4-rank recursive-doubling allreduce
+// keeps a CallCache; a call of another count is another schedule, compiled anew (the ordered
+// call of the first count is never served for it), and both counts give their closed forms
+// when they alternate.
+TEST(CompiledCallSim, AnOrderedCallIsNeverServedForAnotherCount) {
+    const int p = 4;
+    hier::Hierarchy h = hier::Hierarchy::flat(p);
+    sim::SimNetwork net(p);
+    sim::SimComm comm{19};
+    const int algorithm = hier::algorithmValue(*hier::algorithmByName(HIERAGG_ALLREDUCE, "recursive_doubling"));
+    std::vector<CallCache> caches(p);
+    std::vector<std::map<size_t, std::shared_ptr<const Schedule>>> scheds(p);
+    int call = 0;
+    for (const size_t count : {size_t{2}, size_t{3}, size_t{2}, size_t{3}}) {
+        std::vector<RankBuffers> bufs = buffersFor(HIERAGG_ALLREDUCE, p, count, 0, call);
+        std::vector<CollCall> cs;
+        std::vector<CompiledCall*> cc(p);
+        std::vector<std::vector<int>> tags(p);
+        for (int r = 0; r < p; ++r) {
+            cs.push_back(callFor(HIERAGG_ALLREDUCE, r, p, &h, count, 0, bufs[r], net, algorithm));
+            std::shared_ptr<const Schedule>& s = scheds[r][count];
+            if (!s) s = std::make_shared<const Schedule>(recipes::buildSchedule(cs[r]));
+            cc[r] = caches[r].compiledFor(s, cs[r].stype, cs[r].rtype);
+            ASSERT_NE(cc[r], nullptr) << "count " << count;
+            EXPECT_EQ(cc[r]->schedule(), s.get()) << "count " << count << ": rank " << r;
+            EXPECT_TRUE(cc[r]->ordered()) << "count " << count << ": rank " << r;
+            tags[r].assign(s->peers.size(), -7 - call * 4096);
+        }
+        for (int r = p - 1; r >= 0; --r)
+            ASSERT_EQ(cc[r]->start(net.transport(r), bindingFor(cs[r], net, comm, tags[r].data())), 0);
+        for (int round = 0; round < 100; ++round)
+            for (int r = 0; r < p; ++r) cc[r]->poll();
+        for (int r = 0; r < p; ++r) {
+            ASSERT_TRUE(cc[r]->done()) << "count " << count << ": rank " << r;
+            EXPECT_EQ(cc[r]->status(), 0);
+            std::vector<int64_t> want;
+            ASSERT_TRUE(expected(HIERAGG_ALLREDUCE, p, count, 0, r, call, want));
+            EXPECT_EQ(bufs[r].out, want) << "count " << count << " call " << call << ": rank " << r;
+        }
+        EXPECT_EQ(net.unmatchedMessages(), 0u);
+        EXPECT_EQ(net.postedReceives(), 0u);
+        ++call;
+    }
+    // Each count compiled on its first call and each time the other count came between.
+    for (int r = 0; r < p; ++r) EXPECT_EQ(caches[r].compilations(), 4u) << "rank " << r;
 }
 
 // What the entry checks of the compiled call and binds into it (runRepeat: its peers are
