@@ -281,8 +281,9 @@ run_stack() {
       timeout -k 10 "$job_timeout" "$emu/emu-mpirun" "${args[@]}" "${prog[@]}" {lockfd}>&- >"$tmp" 2>&1 || rc=$?
     fi
     grep -E '^(LAYOUT|PINGPONG|PINGLOCAL|PINGDUPLEX|BEGIN|CELL) ' "$tmp" >>"$log" || true
-    # --log-plans: the measured network and each cell's plan, as verbose 2 prints them (perf_report.py reads them)
-    [ "$logplans" = 1 ] && { grep -E '^\[[^]]*\] hieragg: (network: |[a-z_]+ on [0-9]+ ranks: )' "$tmp" >>"$log" || true; }
+    # --log-plans: the measured network and each cell's plan, as verbose 2 prints them (perf_report.py reads them),
+    # and the measured node link (read by no report: it lets hieragg-plan select recompute a logged pred)
+    [ "$logplans" = 1 ] && { grep -E '^\[[^]]*\] hieragg: (network: |node: |[a-z_]+ on [0-9]+ ranks: )' "$tmp" >>"$log" || true; }
     [ -n "$extra" ] && cat "$tmp" >>"$log.verbose"   # BEGIN lines tell which call the verbose lines are about
     # The cell that was running when the job died: BEGIN without its CELL.
     local open
