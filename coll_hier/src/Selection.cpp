@@ -83,15 +83,6 @@ std::vector<CostParams> noiseCorners(const CostParams& p) {
     return out;
 }
 
-// One candidate list's predictions at each noise corner of p (corner-major, in the list's
-// order), from `price`, which prices the list under other parameters.
-template <class Price>
-std::vector<std::vector<double>> atNoiseCorners(const CostParams& p, Price price) {
-    std::vector<std::vector<double>> out;
-    for (const CostParams& corner : noiseCorners(p)) out.push_back(price(corner));
-    return out;
-}
-
 // The query `like` asks under other parameters (a noise corner): its own stage load, the
 // same call, links, bytes and stage size.
 struct QueryAt {
@@ -107,21 +98,32 @@ struct QueryAt {
     QueryAt& operator=(const QueryAt&) = delete;
 };
 
-// The candidate the chooser keeps among predictions in its fixed order: the first minimum
-// (ties keep the earlier), or the earliest within `band` (relative) of it whose margin over
-// it the noise can undo: a margin no larger than the noise corners move it (corners[k][i],
-// candidate i at corner k), or below the smallest noise a calibration is credited with
-// (kMinCloseFraction: two rows the model cannot tell apart at all). A margin that moves
-// that much may change sign inside the noise (two rows crossing); one that holds at every
-// corner is more than the noise (the same bytes in more rounds) and the cheaper runs.
-size_t keptIndex(const std::vector<double>& preds, const std::vector<std::vector<double>>& corners, double band) {
+// The first cheapest of predictions in the chooser's fixed order (ties keep the earlier).
+size_t cheapestIndex(const std::vector<double>& preds) {
     size_t best = 0;
     for (size_t i = 1; i < preds.size(); ++i)
         if (preds[i] < preds[best]) best = i;
+    return best;
+}
+
+// The candidate the chooser keeps: the cheapest, or the earliest within p.closeFraction
+// (relative) of it whose margin over it the noise can undo: a margin no larger than the
+// noise corners move it (`price(corner)` prices the same candidates, in order, at one
+// corner; asked only when a candidate is in the band), or below the smallest noise a
+// calibration is credited with (kMinCloseFraction: rows the model cannot tell apart). A
+// margin that moves that much may change sign inside the noise (two rows crossing); one
+// that holds at both corners is more than the noise (the same bytes in more rounds) and
+// the cheaper runs.
+template <class Price>
+size_t keptIndex(const std::vector<double>& preds, const CostParams& p, Price price) {
+    const size_t best = cheapestIndex(preds);
+    std::vector<std::vector<double>> corners;
     for (size_t i = 0; i < best; ++i) {
-        if (!(preds[i] <= preds[best] * (1 + band))) continue;
+        if (!(preds[i] <= preds[best] * (1 + p.closeFraction))) continue;
         const double margin = preds[i] - preds[best];
-        if (margin <= preds[best] * kMinCloseFraction) return i;  // below any measurement's resolution
+        if (margin <= preds[best] * kMinCloseFraction) return i;
+        if (corners.empty())
+            for (const CostParams& corner : noiseCorners(p)) corners.push_back(price(corner));
         for (const std::vector<double>& c : corners)
             if (margin <= std::abs((c[i] - c[best]) - margin)) return i;
     }
@@ -163,14 +165,13 @@ StageBest bestStage(const CollCall& c, const AlgorithmInfo* forced, unsigned whe
     if (!options.empty()) {
         std::vector<double> preds;
         for (const StageChoice& o : options) preds.push_back(o.predUs);
-        const auto corners = atNoiseCorners(p, [&](const CostParams& cp) {
+        const size_t cheapest = cheapestIndex(preds), kept = keptIndex(preds, p, [&](const CostParams& cp) {
             QueryAt at(q, cp);
             at.q.link = &cp.link[link];
             std::vector<double> v;
             for (const AlgorithmInfo* a : rows) v.push_back(a->cost(*a, at.q).choice.predUs);
             return v;
         });
-        const size_t cheapest = keptIndex(preds, {}, 0), kept = keptIndex(preds, corners, p.closeFraction);
         best.s = options[kept];
         if (kept != cheapest && options[cheapest].algo)
             best.s.why += keptOver(options[cheapest].algo->name, preds[cheapest], p.closeFraction);
@@ -269,14 +270,13 @@ TreePlan treePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
     }
     std::vector<double> preds;
     for (const Plan& o : options) preds.push_back(o.predUs);
-    const auto corners = atNoiseCorners(p, [&](const CostParams& cp) {
+    const size_t cheapest = cheapestIndex(preds), kept = keptIndex(preds, p, [&](const CostParams& cp) {
         QueryAt at(q, cp);
         std::vector<double> v = {levelsPlan(c, cp, forced, at.q).plan.predUs};
         at.q.members = c.size;
         for (const AlgorithmInfo* a : wholeRows) v.push_back(a->cost(*a, at.q).choice.predUs);
         return v;
     });
-    const size_t cheapest = keptIndex(preds, {}, 0), kept = keptIndex(preds, corners, p.closeFraction);
     Plan best = options[kept];
     if (best.mode == Plan::Mode::Whole)
         best.stages[0].why += "; beats level by level (" + fmt("%.2f", levels.predUs) + " us)";
@@ -342,14 +342,13 @@ Plan choosePlan(const CollCall& c, const CostParams& p) {
     // The trees first, then the Alone rows in their order.
     std::vector<double> preds = {treeUs};
     for (const Estimate& e : alone) preds.push_back(e.choice.predUs);
-    const auto corners = atNoiseCorners(p, [&](const CostParams& cp) {
+    const size_t cheapest = cheapestIndex(preds), kept = keptIndex(preds, p, [&](const CostParams& cp) {
         QueryAt at(q, cp);
         std::vector<double> v = {
             trees ? withScatterAfterReduceUs(treePlan(c, cp, forced, at.q).plan.predUs, c, cp, links, q.bytes) : kInf};
         for (const Estimate& e : alone) v.push_back(e.choice.algo->cost(*e.choice.algo, at.q).choice.predUs);
         return v;
     });
-    const size_t cheapest = keptIndex(preds, {}, 0), kept = keptIndex(preds, corners, p.closeFraction);
     const std::string cheaperName =
         cheapest == 0 ? std::string("the trees") : std::string(alone[cheapest - 1].choice.algo->name);
     if (kept == 0) {
