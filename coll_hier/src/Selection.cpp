@@ -10,18 +10,23 @@
 // wherever it serves. Ties keep the earlier candidate: flat before level by level before
 // whole trees before Alone rows, and in list order (algorithms/AlgorithmList.cpp) among
 // rows of one kind. With measured parameters (CostParams::closeFraction > 0) that order is
-// also the preference among close predictions: the earliest candidate within the
-// calibration's noise of the cheapest is kept (hysteresis: two jobs whose measurements
-// differ by their noise choose the same row), and its why says so.
+// also the preference among close predictions: a candidate earlier than the cheapest is
+// kept when it is within the calibration's noise of it AND its margin over the cheapest is
+// no larger than that noise can move it (the latency terms of every link raised or lowered
+// by the band: the noise corners). Two jobs whose measurements differ by their noise then
+// choose the same row (hysteresis), and its why says so; a margin the noise cannot undo
+// (the same bytes in more rounds) is no tie: the cheaper runs.
 #include "hieragg/hier/Selection.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
 #include "algorithms/CostQuery.hpp"
 #include "hieragg/hier/CollectiveFacts.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
+#include "hieragg/hier/LinkCalibration.hpp"
 #include "hieragg/hier/WholeTree.hpp"
 #include "model/ScatterAfterReduce.hpp"
 #include "model/StageLoad.hpp"
@@ -54,22 +59,81 @@ std::vector<int> stageSizes(const Hierarchy& h) {
     return out;
 }
 
-// The candidate the chooser keeps among predictions in its fixed order: the first minimum
-// (ties keep the earlier), or the earliest within `band` (relative) of it.
-size_t keptIndex(const std::vector<double>& preds, double band) {
+// The calibration's noise as parameter sets: every link's latency terms (alpha, theta,
+// burst, exchange round, rendezvous) raised and lowered by the band, per-byte terms kept.
+// Scaling latency and bandwidth alike would scale every prediction alike; only their ratio
+// can reorder candidates. Empty without a band (nothing measured).
+std::vector<CostParams> noiseCorners(const CostParams& p) {
+    std::vector<CostParams> out;
+    if (!(p.closeFraction > 0)) return out;
+    auto scaled = [](LinkCost& l, double f) {
+        l.alpha_us *= f;
+        l.theta_us *= f;
+        l.rendezvous_us *= f;
+        if (l.burst_us > 0) l.burst_us *= f;        // < 0: theta's, scaled with it
+        if (l.exchange_us > 0) l.exchange_us *= f;  // < 0: alpha + theta
+    };
+    for (const double f : {1 + p.closeFraction, 1 / (1 + p.closeFraction)}) {
+        CostParams c = p;
+        c.closeFraction = 0;  // a corner prices; it does not choose among close ones
+        for (LinkCost& l : c.link) scaled(l, f);
+        scaled(c.offload, f);
+        out.push_back(c);
+    }
+    return out;
+}
+
+// The query `like` asks under other parameters (a noise corner): its own stage load, the
+// same call, links, bytes and stage size.
+struct QueryAt {
+    Load load;
+    CostQuery q;
+    std::string note;  // what a corner's rows note is not the plan's
+    QueryAt(const CostQuery& like, const CostParams& p)
+        : load(stageLoadOf(like.call, p)), q{like.call, p, like.links, load, like.bytes} {
+        q.members = like.members;
+        q.note = &note;
+    }
+    QueryAt(const QueryAt&) = delete;
+    QueryAt& operator=(const QueryAt&) = delete;
+};
+
+// The first cheapest of predictions in the chooser's fixed order (ties keep the earlier).
+size_t cheapestIndex(const std::vector<double>& preds) {
     size_t best = 0;
     for (size_t i = 1; i < preds.size(); ++i)
         if (preds[i] < preds[best]) best = i;
-    if (band > 0)
-        for (size_t i = 0; i < best; ++i)
-            if (preds[i] <= preds[best] * (1 + band)) return i;
+    return best;
+}
+
+// The candidate the chooser keeps: the cheapest, or the earliest within p.closeFraction
+// (relative) of it whose margin over it the noise can undo: a margin no larger than the
+// noise corners move it (`price(corner)` prices the same candidates, in order, at one
+// corner; asked only when a candidate is in the band), or below the smallest noise a
+// calibration is credited with (kMinCloseFraction: rows the model cannot tell apart). A
+// margin that moves that much may change sign inside the noise (two rows crossing); one
+// that holds at both corners is more than the noise (the same bytes in more rounds) and
+// the cheaper runs.
+template <class Price>
+size_t keptIndex(const std::vector<double>& preds, const CostParams& p, Price price) {
+    const size_t best = cheapestIndex(preds);
+    std::vector<std::vector<double>> corners;
+    for (size_t i = 0; i < best; ++i) {
+        if (!(preds[i] <= preds[best] * (1 + p.closeFraction))) continue;
+        const double margin = preds[i] - preds[best];
+        if (margin <= preds[best] * kMinCloseFraction) return i;
+        if (corners.empty())
+            for (const CostParams& corner : noiseCorners(p)) corners.push_back(price(corner));
+        for (const std::vector<double>& c : corners)
+            if (margin <= std::abs((c[i] - c[best]) - margin)) return i;
+    }
     return best;
 }
 
 // The why of a candidate kept over a cheaper one by keptIndex's band.
 std::string keptOver(const std::string& cheaper, double cheaperUs, double band) {
     return "; kept over " + cheaper + " (" + fmt("%.2f", cheaperUs) + " us): within the calibration's noise (" +
-           fmt("%.0f", band * 100) + "%), the earlier in list order";
+           fmt("%.0f", band * 100) + "%), a margin that noise can undo, the earlier in list order";
 }
 
 struct StageBest {
@@ -85,6 +149,7 @@ StageBest bestStage(const CollCall& c, const AlgorithmInfo* forced, unsigned whe
     StageBest best;
     best.s.predUs = kInf;
     std::vector<StageChoice> options;
+    std::vector<const AlgorithmInfo*> rows;  // options' rows
     for (const AlgorithmInfo* a : algorithmsOf(c.args.kind)) {
         if (a->pricing != Pricing::Stage || !serves(*a, where) || !unmetNeed(*a, c).empty()) continue;
         if (forced && a != forced && serves(*forced, where) && forced->pricing == Pricing::Stage) continue;
@@ -95,11 +160,18 @@ StageBest bestStage(const CollCall& c, const AlgorithmInfo* forced, unsigned whe
             break;
         }
         options.push_back(e.choice);
+        rows.push_back(a);
     }
     if (!options.empty()) {
         std::vector<double> preds;
         for (const StageChoice& o : options) preds.push_back(o.predUs);
-        const size_t cheapest = keptIndex(preds, 0), kept = keptIndex(preds, p.closeFraction);
+        const size_t cheapest = cheapestIndex(preds), kept = keptIndex(preds, p, [&](const CostParams& cp) {
+            QueryAt at(q, cp);
+            at.q.link = &cp.link[link];
+            std::vector<double> v;
+            for (const AlgorithmInfo* a : rows) v.push_back(a->cost(*a, at.q).choice.predUs);
+            return v;
+        });
         best.s = options[kept];
         if (kept != cheapest && options[cheapest].algo)
             best.s.why += keptOver(options[cheapest].algo->name, preds[cheapest], p.closeFraction);
@@ -115,6 +187,23 @@ struct TreePlan {
     Plan plan;
     bool preferred = false;  // level by level, its leader stage a preferred row
 };
+
+// The plan level by level: each stage's kept Stage row (the forced one where it serves).
+TreePlan levelsPlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* forced, CostQuery q) {
+    const Hierarchy& h = *c.hierarchy;
+    const std::vector<int> sizes = stageSizes(h);
+    TreePlan out;
+    out.plan.mode = Plan::Mode::Levels;
+    for (int level = 0; level <= h.levels(); ++level) {
+        const unsigned where = level == h.levels() ? kServesLeaders : kServesSubspace;
+        q.members = sizes[level];
+        const StageBest b = bestStage(c, forced, where, q, q.links[level], p);
+        out.plan.stages.push_back(b.s);
+        out.plan.predUs += b.s.predUs;
+        out.preferred = b.preferred;  // the leaders' stage is the last
+    }
+    return out;
+}
 
 // The trees: the Stage rows flat or level by level, against the WholeTree rows.
 TreePlan treePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* forced, CostQuery q) {
@@ -134,19 +223,9 @@ TreePlan treePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
         f.predUs = f.stages[0].predUs;
         return out;
     }
-    const Hierarchy& h = *c.hierarchy;
-    const std::vector<int> sizes = stageSizes(h);
-    Plan levels;
-    levels.mode = Plan::Mode::Levels;
-    bool preferred = false;
-    for (int level = 0; level <= h.levels(); ++level) {
-        const unsigned where = level == h.levels() ? kServesLeaders : kServesSubspace;
-        q.members = sizes[level];
-        const StageBest b = bestStage(c, forced, where, q, q.links[level], p);
-        levels.stages.push_back(b.s);
-        levels.predUs += b.s.predUs;
-        preferred = b.preferred;  // the leaders' stage is the last
-    }
+    const TreePlan byLevel = levelsPlan(c, p, forced, q);
+    Plan levels = byLevel.plan;
+    const bool preferred = byLevel.preferred;
     q.members = c.size;
     q.link = nullptr;
     std::string note;
@@ -178,6 +257,7 @@ TreePlan treePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
         return out;
     }
     std::vector<Plan> options = {levels};
+    std::vector<const AlgorithmInfo*> wholeRows;  // options[1..]'s rows
     if (!forced && !preferred) {
         for (const AlgorithmInfo* a : algorithmsOf(c.args.kind)) {
             if (a->pricing != Pricing::WholeTree || !unmetNeed(*a, c).empty()) continue;
@@ -185,12 +265,18 @@ TreePlan treePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
             w.mode = Plan::Mode::Whole;
             w.stages.push_back(whole(*a));
             w.predUs = w.stages[0].predUs;
-            if (w.stages[0].algo) options.push_back(w);
+            if (w.stages[0].algo) options.push_back(w), wholeRows.push_back(a);
         }
     }
     std::vector<double> preds;
     for (const Plan& o : options) preds.push_back(o.predUs);
-    const size_t cheapest = keptIndex(preds, 0), kept = keptIndex(preds, p.closeFraction);
+    const size_t cheapest = cheapestIndex(preds), kept = keptIndex(preds, p, [&](const CostParams& cp) {
+        QueryAt at(q, cp);
+        std::vector<double> v = {levelsPlan(c, cp, forced, at.q).plan.predUs};
+        at.q.members = c.size;
+        for (const AlgorithmInfo* a : wholeRows) v.push_back(a->cost(*a, at.q).choice.predUs);
+        return v;
+    });
     Plan best = options[kept];
     if (best.mode == Plan::Mode::Whole)
         best.stages[0].why += "; beats level by level (" + fmt("%.2f", levels.predUs) + " us)";
@@ -256,7 +342,13 @@ Plan choosePlan(const CollCall& c, const CostParams& p) {
     // The trees first, then the Alone rows in their order.
     std::vector<double> preds = {treeUs};
     for (const Estimate& e : alone) preds.push_back(e.choice.predUs);
-    const size_t cheapest = keptIndex(preds, 0), kept = keptIndex(preds, p.closeFraction);
+    const size_t cheapest = cheapestIndex(preds), kept = keptIndex(preds, p, [&](const CostParams& cp) {
+        QueryAt at(q, cp);
+        std::vector<double> v = {
+            trees ? withScatterAfterReduceUs(treePlan(c, cp, forced, at.q).plan.predUs, c, cp, links, q.bytes) : kInf};
+        for (const Estimate& e : alone) v.push_back(e.choice.algo->cost(*e.choice.algo, at.q).choice.predUs);
+        return v;
+    });
     const std::string cheaperName =
         cheapest == 0 ? std::string("the trees") : std::string(alone[cheapest - 1].choice.algo->name);
     if (kept == 0) {

@@ -7,6 +7,7 @@
 // of a sweep of the network alpha.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -88,4 +89,52 @@ TEST(ClosePredictions, NoBandIsTheCheapest) {
         const hier::Plan p = hier::choosePlan(call(HIERAGG_BCAST, h, 65536), network(a, 8.6, 0));
         EXPECT_EQ(p.describe().find("within the calibration's noise"), std::string::npos) << p.describe();
     }
+}
+
+// A margin the noise cannot undo is no tie. The 4 x 2 block network an emulated job
+// measured (50 us / 1 Gbit/s links, noise clamped to the 25% band): the two multi-leader
+// allreduces move the same bytes and differ by two exchange rounds (the ring's 2(G-1) = 6
+// column steps against Rabenseifner's 2 log2 G = 4), 19% of the cheaper. Raising or
+// lowering every latency by the band moves that margin by a quarter of itself, never to
+// zero: the cheaper runs (it measured 3.50 ms against the ring's 6.03 ms), where a plain
+// 25% band kept the ring, the earlier row.
+TEST(ClosePredictions, AMarginOfRoundsTheNoiseCannotUndoIsNoTie) {
+    const hier::Hierarchy h = virtualNodes(8, 2);
+    CollCall c = call(HIERAGG_ALLREDUCE, h, 65536);
+    hier::CostParams p = network(178.5, 8.74, 0.25);
+    hier::LinkCost& net = p.link[hier::kLinkNetwork];
+    net.exchange_us = 208.5;
+    net.duplex_beta_us_per_byte = 9.26e-3;
+    net.eager_bytes = 65536;
+    net.rendezvous_us = 792.7;
+    net.burst_us = 28.9;
+    auto forced = [&](const char* name) {
+        CollCall f = c;
+        f.algorithm = hier::algorithmValue(*hier::algorithmByName(HIERAGG_ALLREDUCE, name));
+        return hier::choosePlan(f, p).predUs;
+    };
+    const double ring = forced("multileader_ring"), rab = forced("multileader_rabenseifner");
+    EXPECT_NEAR(ring - rab, 2 * net.exchange_us, 1e-6);  // the premise: two rounds apart
+    EXPECT_LT(ring, rab * 1.25);                          // inside a plain 25% band
+    const hier::Plan plan = hier::choosePlan(c, p);
+    ASSERT_EQ(plan.stages.size(), 1u);
+    EXPECT_STREQ(plan.stages[0].algo->name, "multileader_rabenseifner") << plan.describe();
+    EXPECT_DOUBLE_EQ(plan.predUs, rab);
+    EXPECT_EQ(plan.describe().find("kept over"), std::string::npos) << plan.describe();
+}
+
+// Two rows the model cannot tell apart (within kMinCloseFraction of each other) stay a tie
+// whatever their structure: on 2 nodes the two multi-leader allreduces are priced within a
+// few percent of each other, one or the other the cheaper as alpha moves; with a band every
+// job runs the earlier.
+TEST(ClosePredictions, RowsWithinTheSmallestNoiseStayATie) {
+    const hier::Hierarchy h = roundRobin(8, 2);
+    const CollCall c = call(HIERAGG_ALLREDUCE, h, 65536);
+    std::set<std::string> unbanded, banded;
+    for (double a = 300; a < 420; a *= 1.005) {
+        unbanded.insert(label(hier::choosePlan(c, network(a, 8.6, 0))));
+        banded.insert(label(hier::choosePlan(c, network(a, 8.6, 0.10))));
+    }
+    EXPECT_GT(unbanded.size(), 1u);  // the premise: the cheapest flips in this range
+    EXPECT_EQ(banded, std::set<std::string>{"2:multileader_ring/"});
 }
