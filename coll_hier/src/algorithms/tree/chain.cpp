@@ -36,10 +36,13 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
                 " bw=" + fmt("%.4g", bw) + " B/us";
         if (ld.sharedCores > 0) {
             // Every rank but the root handles each segment and copies the whole message; a
-            // middle rank (the busiest) also passes each segment on.
+            // middle rank (the busiest) also passes each segment on: the trees' busiest rank
+            // (treeBusiestRankUs) on the chain, so a chain and a tree with equal loads are
+            // priced equal to the bit.
             const double segments = std::ceil(m / c);
-            const double work = (n - 1) * (segments * l.theta_us + ld.bytes * l.beta_us_per_byte);
-            const double busiest = segments * l.theta_us * (n > 2 ? 2 : 1) + ld.bytes * l.beta_us_per_byte;
+            const double own = segments * l.theta_us + ld.bytes * l.beta_us_per_byte;
+            const double work = (n - 1) * own;
+            const double busiest = treeBusiestRankUs(TreeShape::chain().build(n, 0), segments * l.theta_us, own);
             s.predUs = streamCallUs(s.predUs, work, busiest, ld.sharedCores);
             s.why += ", " + std::to_string(ld.sharedCores) + " cores";
         }
