@@ -7,7 +7,8 @@
 //   Alone      the whole call by itself, against the tree plan and the other Alone rows;
 //   FlatMarker forcing it runs the best flat plan; ForcedOnly: never chosen by the model.
 // A forced row (coll_hieragg_<coll>_algorithm) whose needs hold replaces the model's choice
-// wherever it serves. Ties keep the earlier candidate: flat before level by level before
+// wherever it serves. Candidates are ordered by prediction, equal predictions by their
+// StageChoice::tieUs (PredictedCost). Ties keep the earlier candidate: flat before level by level before
 // whole trees before Alone rows, and in list order (algorithms/AlgorithmList.cpp) among
 // rows of one kind. With measured parameters (CostParams::closeFraction > 0) that order is
 // also the preference among close predictions: the earliest candidate within the
@@ -55,14 +56,15 @@ std::vector<int> stageSizes(const Hierarchy& h) {
 }
 
 // The candidate the chooser keeps among predictions in its fixed order: the first minimum
-// (ties keep the earlier), or the earliest within `band` (relative) of it.
-size_t keptIndex(const std::vector<double>& preds, double band) {
+// (PredictedCost's order; ties keep the earlier), or the earliest whose prediction is
+// within `band` (relative) of the minimum's.
+size_t keptIndex(const std::vector<PredictedCost>& preds, double band) {
     size_t best = 0;
     for (size_t i = 1; i < preds.size(); ++i)
         if (preds[i] < preds[best]) best = i;
     if (band > 0)
         for (size_t i = 0; i < best; ++i)
-            if (preds[i] <= preds[best] * (1 + band)) return i;
+            if (preds[i].us <= preds[best].us * (1 + band)) return i;
     return best;
 }
 
@@ -97,12 +99,12 @@ StageBest bestStage(const CollCall& c, const AlgorithmInfo* forced, unsigned whe
         options.push_back(e.choice);
     }
     if (!options.empty()) {
-        std::vector<double> preds;
-        for (const StageChoice& o : options) preds.push_back(o.predUs);
+        std::vector<PredictedCost> preds;
+        for (const StageChoice& o : options) preds.push_back(o.cost());
         const size_t cheapest = keptIndex(preds, 0), kept = keptIndex(preds, p.closeFraction);
         best.s = options[kept];
         if (kept != cheapest && options[cheapest].algo)
-            best.s.why += keptOver(options[cheapest].algo->name, preds[cheapest], p.closeFraction);
+            best.s.why += keptOver(options[cheapest].algo->name, preds[cheapest].us, p.closeFraction);
     }
     if (forced && best.s.algo == forced) best.s.why = "forced; " + best.s.why;
     best.s.link = link;
@@ -132,6 +134,7 @@ TreePlan treePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
         q.members = c.size;
         f.stages.push_back(bestStage(c, forced, kServesFlat, q, q.links.back(), p).s);
         f.predUs = f.stages[0].predUs;
+        f.tieUs = f.stages[0].tieUs;
         return out;
     }
     const Hierarchy& h = *c.hierarchy;
@@ -145,6 +148,7 @@ TreePlan treePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
         const StageBest b = bestStage(c, forced, where, q, q.links[level], p);
         levels.stages.push_back(b.s);
         levels.predUs += b.s.predUs;
+        levels.tieUs += b.s.tieUs;
         preferred = b.preferred;  // the leaders' stage is the last
     }
     q.members = c.size;
@@ -173,6 +177,7 @@ TreePlan treePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
                                                                          " fell back to type I; ") +
                           w.stages[0].why;
         w.predUs = w.stages[0].predUs;
+        w.tieUs = w.stages[0].tieUs;
         w.note = note;
         out.plan = w;
         return out;
@@ -185,11 +190,12 @@ TreePlan treePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
             w.mode = Plan::Mode::Whole;
             w.stages.push_back(whole(*a));
             w.predUs = w.stages[0].predUs;
+            w.tieUs = w.stages[0].tieUs;
             if (w.stages[0].algo) options.push_back(w);
         }
     }
-    std::vector<double> preds;
-    for (const Plan& o : options) preds.push_back(o.predUs);
+    std::vector<PredictedCost> preds;
+    for (const Plan& o : options) preds.push_back(o.cost());
     const size_t cheapest = keptIndex(preds, 0), kept = keptIndex(preds, p.closeFraction);
     Plan best = options[kept];
     if (best.mode == Plan::Mode::Whole)
@@ -198,7 +204,7 @@ TreePlan treePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
         const std::string what = options[cheapest].mode == Plan::Mode::Whole && options[cheapest].stages[0].algo
                                      ? std::string(options[cheapest].stages[0].algo->name)
                                      : "level by level";
-        best.stages.back().why += keptOver(what, preds[cheapest], p.closeFraction);
+        best.stages.back().why += keptOver(what, preds[cheapest].us, p.closeFraction);
     }
     best.note = note;
     out.plan = best;
@@ -250,29 +256,31 @@ Plan choosePlan(const CollCall& c, const CostParams& p) {
         plan.mode = modeOf(*alone[0].choice.algo);
         plan.stages.push_back(alone[0].choice);
         plan.predUs = alone[0].choice.predUs;
+        plan.tieUs = alone[0].choice.tieUs;
         plan.stages[0].why = "forced; " + plan.stages[0].why;
         return plan;
     }
     // The trees first, then the Alone rows in their order.
-    std::vector<double> preds = {treeUs};
-    for (const Estimate& e : alone) preds.push_back(e.choice.predUs);
+    std::vector<PredictedCost> preds = {{treeUs, tree.plan.tieUs}};
+    for (const Estimate& e : alone) preds.push_back(e.choice.cost());
     const size_t cheapest = keptIndex(preds, 0), kept = keptIndex(preds, p.closeFraction);
     const std::string cheaperName =
         cheapest == 0 ? std::string("the trees") : std::string(alone[cheapest - 1].choice.algo->name);
     if (kept == 0) {
         if (cheapest != 0 && !tree.plan.stages.empty())
-            tree.plan.stages.back().why += keptOver(cheaperName, preds[cheapest], p.closeFraction);
+            tree.plan.stages.back().why += keptOver(cheaperName, preds[cheapest].us, p.closeFraction);
         return tree.plan;
     }
     const Estimate& best = alone[kept - 1];
     plan.mode = modeOf(*best.choice.algo);
     plan.stages.push_back(best.choice);
     plan.predUs = best.choice.predUs;
+    plan.tieUs = best.choice.tieUs;
     if (trees) {
         plan.stages[0].why += "; beats the trees (" + fmt("%.2f", treeUs) + " us)";
         plan.note = tree.plan.note;
     }
-    if (kept != cheapest) plan.stages[0].why += keptOver(cheaperName, preds[cheapest], p.closeFraction);
+    if (kept != cheapest) plan.stages[0].why += keptOver(cheaperName, preds[cheapest].us, p.closeFraction);
     return plan;
 }
 

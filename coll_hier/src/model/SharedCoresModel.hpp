@@ -4,7 +4,7 @@
 //
 //   A collective whose consecutive calls can overlap -- no call synchronises all ranks:
 //   bcast, reduce, scan, exscan -- is priced as one call of a back-to-back stream
-//   (IMB's loop; streamCallUs): what its busiest rank handles per call, bounded by every
+//   (IMB's loop; streamCall): what its busiest rank handles per call, bounded by every
 //   rank's work over the cores, its lone call's latency only breaking ties. A collective
 //   whose every call synchronises all ranks (allreduce, barrier, allgather, alltoall,
 //   reduce_scatter...) keeps its lone call's latency as the price.
@@ -27,14 +27,13 @@ bool crowdedOneNode(const CollCall& c, const CostParams& p);
 // One call of a back-to-back stream on `cores` shared cores: a rank that has done its part
 // starts the next call, so the calls' hand-offs overlap and a call costs what its busiest
 // rank handles per call (`busiest`), bounded by every rank's work over the cores (`work`).
-// Where the bound decides for several shapes, the shortest critical path of a lone call
-// (`latency`) wins: kLatencyTieBreak of it breaks the tie, small enough never to outweigh a
-// difference of the price, since such a node measures a hand-off alpha hundreds of times
-// its theta. The lone-call latency is not the price: with that alpha it would make every
-// bcast and short reduce a star, whose root handles n - 1 messages per call, and every scan
-// recursive doubling, whose ranks handle ~log2 n each (tuned's chain: 2).
-constexpr double kLatencyTieBreak = 1e-9;
-double streamCallUs(double latency, double work, double busiest, int cores);
+// That is the prediction (PredictedCost::us). Where the bound decides for several shapes,
+// the shortest critical path of a lone call (`latency`) wins: it is the tie-break
+// (PredictedCost::tieUs), compared only between equal predictions. The lone-call latency is
+// not the price: with a hand-off alpha hundreds of times theta it would make every bcast and
+// short reduce a star, whose root handles n - 1 messages per call, and every scan recursive
+// doubling, whose ranks handle ~log2 n each (tuned's chain: 2).
+PredictedCost streamCall(double latency, double work, double busiest, int cores);
 
 // What the busiest rank of tree t handles per call: `perChild` per child message it
 // handles, and below the root `own` for its own message to or from its parent.
@@ -43,7 +42,7 @@ double streamCallUs(double latency, double work, double busiest, int cores);
 double treeBusiestRankUs(const MemberTree& t, double perChild, double own);
 
 // The bcast and reduce tree rows on such a node, best k of 2..n (k-nomial; k-ary up to
-// kMaxRadix), each priced by streamCallUs with its busiest rank, n - 1 receptions of work
+// kMaxRadix), each priced by streamCall with its busiest rank, n - 1 receptions of work
 // and its exact lone-call tree model. Bcast: a parent's turn per child theta and the
 // child's own copy part of its arrival (a = alpha + S beta). Reduce: `pulses` pulses of
 // b = theta + u(beta + gamma) per reception (packetUs).

@@ -33,7 +33,7 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
         for (int d = 1; d < c.size; d *= 2) mine += (r + d < c.size ? l.theta_us : 0.0) + (r >= d ? recv : 0.0);
         busiest = std::max(busiest, mine);
     }
-    return priced(callEstimate(a, q), streamCallUs(rounds, work, busiest, q.params.nodeCores),
+    return priced(callEstimate(a, q), streamCall(rounds, work, busiest, q.params.nodeCores),
                   why + ", back-to-back calls, " + std::to_string(q.params.nodeCores) + " cores");
 }
 

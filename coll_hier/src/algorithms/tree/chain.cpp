@@ -43,7 +43,7 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
             const double own = segments * l.theta_us + ld.bytes * l.beta_us_per_byte;
             const double work = (n - 1) * own;
             const double busiest = treeBusiestRankUs(TreeShape::chain().build(n, 0), segments * l.theta_us, own);
-            s.predUs = streamCallUs(s.predUs, work, busiest, ld.sharedCores);
+            s.setCost(streamCall(s.predUs, work, busiest, ld.sharedCores));
             s.why += ", " + std::to_string(ld.sharedCores) + " cores";
         }
     } else {
@@ -53,7 +53,7 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
         if (ld.sharedCores > 0) {
             // Back to back: a middle rank combines one pulse and passes it on.
             const double busiest = ld.pulses * treeBusiestRankUs(TreeShape::chain().build(n, 0), b, l.theta_us);
-            s.predUs = streamCallUs(s.predUs, (n - 1) * ld.pulses * b, busiest, ld.sharedCores);
+            s.setCost(streamCall(s.predUs, (n - 1) * ld.pulses * b, busiest, ld.sharedCores));
             s.why += ", " + std::to_string(ld.sharedCores) + " cores, back-to-back calls";
         }
     }
