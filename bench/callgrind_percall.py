@@ -40,11 +40,33 @@ CALLBACK = re.compile(r"^mca_pml_ob1_recv_frag_callback_")
 MESSAGE = re.compile(r"^mca_pml_(ob1|ucx|cm)_i?(send|recv)$")
 
 
+def profile_total(path, summary, totals):
+    """The profile's Ir: its `summary:` line(s), as callgrind_annotate takes it.
+
+    Callgrind's format (valgrind manual, "Callgrind Format Specification") defines `summary:`
+    as the profile's summary cost, equal to or larger than the total of all self costs (the
+    cost lines may not represent every cost of the run); callgrind writes the events its
+    threads collected there. `totals:` (at the end) must be the total of all cost lines, for
+    a consistency check. So summary is the profile's count; totals only when a file has no
+    summary (as callgrind_annotate does). Both should agree in a callgrind profile: where
+    they differ, the cost lines (and so every per-function number here) do not add up to
+    the summary, and that is said loudly instead of silently picking one."""
+    if summary is None and totals is None:
+        sys.exit(f"callgrind_percall: {path}: neither a summary: nor a totals: line")
+    if summary is not None and totals is not None and summary != totals:
+        print(f"callgrind_percall: WARNING: {path}: summary: {summary} and totals: {totals} differ "
+              f"by {totals - summary:+d} Ir (the cost lines do not add up to the summary); "
+              f"using summary:", file=sys.stderr)
+    return summary if summary is not None else totals
+
+
 def parse(path):
-    """Total Ir; per called function its calls and inclusive Ir summed over its call arcs;
-    per function its self Ir; and the call arcs (caller, callee) -> calls."""
+    """Total Ir (profile_total); per called function its calls and inclusive Ir summed over
+    its call arcs; per function its self Ir; and the call arcs (caller, callee) -> calls."""
     names, calls, incl, self_ir, arcs = {}, {}, {}, {}, {}
-    total, fn, cfn, pending = 0, None, None, None
+    # One summary: and one totals: line per part (a file may hold several: summed).
+    lines = {"summary:": None, "totals:": None}
+    fn, cfn, pending = None, None, None
 
     def name(field):
         m = re.match(r"\((\d+)\)(?:\s+(.*))?$", field)
@@ -63,7 +85,8 @@ def parse(path):
             elif line.startswith("calls="):
                 pending = int(line[6:].split()[0])
             elif line.startswith(("summary:", "totals:")):
-                total = int(line.split()[1])
+                key, ir = line.split()[:2]
+                lines[key] = (lines[key] or 0) + int(ir)
             elif line[:1] and (line[0].isdigit() or line[0] in "+-*"):
                 parts = line.split()
                 ir = int(parts[1]) if len(parts) > 1 else 0
@@ -74,7 +97,7 @@ def parse(path):
                 incl[cfn] = incl.get(cfn, 0) + ir
                 arcs[(fn, cfn)] = arcs.get((fn, cfn), 0) + pending
                 pending = None
-    return total, calls, incl, self_ir, arcs
+    return profile_total(path, lines["summary:"], lines["totals:"]), calls, incl, self_ir, arcs
 
 
 def wait_loop(profile):

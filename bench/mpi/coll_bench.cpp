@@ -208,23 +208,19 @@ Cell makeCell(const std::string& coll, size_t bytes, int rank, int size, std::ve
                 for (size_t i = 0; i < b.size(); ++i) bad += b[i] != sumOver(i, size);
             return bad;
         };
-    } else if (coll == "scan") {
+    } else if (coll == "scan" || coll == "exscan") {
         fillInput(n);
         b.resize(n);
-        c.call = [&a, &b, ni, w] { MPI_Scan(a.data(), b.data(), ni, MPI_INT, MPI_SUM, w); };
-        c.check = [&b, sumOver, rank] {
+        // Rank r's result sums the inputs of ranks 0..r, or 0..r-1 when exclusive (exscan:
+        // rank 0's result is undefined, so not checked).
+        const bool exclusive = coll == "exscan";
+        const auto prefix = exclusive ? MPI_Exscan : MPI_Scan;
+        c.call = [&a, &b, ni, w, prefix] { prefix(a.data(), b.data(), ni, MPI_INT, MPI_SUM, w); };
+        const int upto = exclusive ? rank : rank + 1;
+        c.check = [&b, sumOver, upto] {
             long bad = 0;
-            for (size_t i = 0; i < b.size(); ++i) bad += b[i] != sumOver(i, rank + 1);
-            return bad;
-        };
-    } else if (coll == "exscan") {
-        fillInput(n);
-        b.resize(n);
-        c.call = [&a, &b, ni, w] { MPI_Exscan(a.data(), b.data(), ni, MPI_INT, MPI_SUM, w); };
-        c.check = [&b, sumOver, rank] {
-            long bad = 0;
-            if (rank > 0)  // rank 0's result is undefined
-                for (size_t i = 0; i < b.size(); ++i) bad += b[i] != sumOver(i, rank);
+            if (upto > 0)
+                for (size_t i = 0; i < b.size(); ++i) bad += b[i] != sumOver(i, upto);
             return bad;
         };
     } else if (coll == "allgather" || coll == "allgatherv" || coll == "gather" || coll == "gatherv") {

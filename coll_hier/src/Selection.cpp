@@ -7,7 +7,8 @@
 //   Alone      the whole call by itself, against the tree plan and the other Alone rows;
 //   FlatMarker forcing it runs the best flat plan; ForcedOnly: never chosen by the model.
 // A forced row (coll_hieragg_<coll>_algorithm) whose needs hold replaces the model's choice
-// wherever it serves. Ties keep the earlier candidate: flat before level by level before
+// wherever it serves. Candidates are ordered by prediction, equal predictions by their
+// StageChoice::tieUs (PredictedCost). Ties keep the earlier candidate: flat before level by level before
 // whole trees before Alone rows, and in list order (algorithms/AlgorithmList.cpp) among
 // rows of one kind. With measured parameters (CostParams::closeFraction > 0) that order is
 // also the preference among close predictions: a candidate earlier than the cheapest is
@@ -98,8 +99,9 @@ struct QueryAt {
     QueryAt& operator=(const QueryAt&) = delete;
 };
 
-// The first cheapest of predictions in the chooser's fixed order (ties keep the earlier).
-size_t cheapestIndex(const std::vector<double>& preds) {
+// The first cheapest of predictions in the chooser's fixed order (PredictedCost's order;
+// ties keep the earlier).
+size_t cheapestIndex(const std::vector<PredictedCost>& preds) {
     size_t best = 0;
     for (size_t i = 1; i < preds.size(); ++i)
         if (preds[i] < preds[best]) best = i;
@@ -113,15 +115,15 @@ size_t cheapestIndex(const std::vector<double>& preds) {
 // calibration is credited with (kMinCloseFraction: rows the model cannot tell apart). A
 // margin that moves that much may change sign inside the noise (two rows crossing); one
 // that holds at both corners is more than the noise (the same bytes in more rounds) and
-// the cheaper runs.
+// the cheaper runs. Predictions only: the tie-break does not widen the band.
 template <class Price>
-size_t keptIndex(const std::vector<double>& preds, const CostParams& p, Price price) {
+size_t keptIndex(const std::vector<PredictedCost>& preds, const CostParams& p, Price price) {
     const size_t best = cheapestIndex(preds);
     std::vector<std::vector<double>> corners;
     for (size_t i = 0; i < best; ++i) {
-        if (!(preds[i] <= preds[best] * (1 + p.closeFraction))) continue;
-        const double margin = preds[i] - preds[best];
-        if (margin <= preds[best] * kMinCloseFraction) return i;
+        if (!(preds[i].us <= preds[best].us * (1 + p.closeFraction))) continue;
+        const double margin = preds[i].us - preds[best].us;
+        if (margin <= preds[best].us * kMinCloseFraction) return i;
         if (corners.empty())
             for (const CostParams& corner : noiseCorners(p)) corners.push_back(price(corner));
         for (const std::vector<double>& c : corners)
@@ -163,8 +165,8 @@ StageBest bestStage(const CollCall& c, const AlgorithmInfo* forced, unsigned whe
         rows.push_back(a);
     }
     if (!options.empty()) {
-        std::vector<double> preds;
-        for (const StageChoice& o : options) preds.push_back(o.predUs);
+        std::vector<PredictedCost> preds;
+        for (const StageChoice& o : options) preds.push_back(o.cost());
         const size_t cheapest = cheapestIndex(preds), kept = keptIndex(preds, p, [&](const CostParams& cp) {
             QueryAt at(q, cp);
             at.q.link = &cp.link[link];
@@ -174,7 +176,7 @@ StageBest bestStage(const CollCall& c, const AlgorithmInfo* forced, unsigned whe
         });
         best.s = options[kept];
         if (kept != cheapest && options[cheapest].algo)
-            best.s.why += keptOver(options[cheapest].algo->name, preds[cheapest], p.closeFraction);
+            best.s.why += keptOver(options[cheapest].algo->name, preds[cheapest].us, p.closeFraction);
     }
     if (forced && best.s.algo == forced) best.s.why = "forced; " + best.s.why;
     best.s.link = link;
@@ -200,6 +202,7 @@ TreePlan levelsPlan(const CollCall& c, const CostParams& p, const AlgorithmInfo*
         const StageBest b = bestStage(c, forced, where, q, q.links[level], p);
         out.plan.stages.push_back(b.s);
         out.plan.predUs += b.s.predUs;
+        out.plan.tieUs += b.s.tieUs;
         out.preferred = b.preferred;  // the leaders' stage is the last
     }
     return out;
@@ -221,6 +224,7 @@ TreePlan treePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
         q.members = c.size;
         f.stages.push_back(bestStage(c, forced, kServesFlat, q, q.links.back(), p).s);
         f.predUs = f.stages[0].predUs;
+        f.tieUs = f.stages[0].tieUs;
         return out;
     }
     const TreePlan byLevel = levelsPlan(c, p, forced, q);
@@ -252,6 +256,7 @@ TreePlan treePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
                                                                          " fell back to type I; ") +
                           w.stages[0].why;
         w.predUs = w.stages[0].predUs;
+        w.tieUs = w.stages[0].tieUs;
         w.note = note;
         out.plan = w;
         return out;
@@ -265,11 +270,12 @@ TreePlan treePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
             w.mode = Plan::Mode::Whole;
             w.stages.push_back(whole(*a));
             w.predUs = w.stages[0].predUs;
+            w.tieUs = w.stages[0].tieUs;
             if (w.stages[0].algo) options.push_back(w), wholeRows.push_back(a);
         }
     }
-    std::vector<double> preds;
-    for (const Plan& o : options) preds.push_back(o.predUs);
+    std::vector<PredictedCost> preds;
+    for (const Plan& o : options) preds.push_back(o.cost());
     const size_t cheapest = cheapestIndex(preds), kept = keptIndex(preds, p, [&](const CostParams& cp) {
         QueryAt at(q, cp);
         std::vector<double> v = {levelsPlan(c, cp, forced, at.q).plan.predUs};
@@ -284,7 +290,7 @@ TreePlan treePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
         const std::string what = options[cheapest].mode == Plan::Mode::Whole && options[cheapest].stages[0].algo
                                      ? std::string(options[cheapest].stages[0].algo->name)
                                      : "level by level";
-        best.stages.back().why += keptOver(what, preds[cheapest], p.closeFraction);
+        best.stages.back().why += keptOver(what, preds[cheapest].us, p.closeFraction);
     }
     best.note = note;
     out.plan = best;
@@ -336,12 +342,13 @@ Plan choosePlan(const CollCall& c, const CostParams& p) {
         plan.mode = modeOf(*alone[0].choice.algo);
         plan.stages.push_back(alone[0].choice);
         plan.predUs = alone[0].choice.predUs;
+        plan.tieUs = alone[0].choice.tieUs;
         plan.stages[0].why = "forced; " + plan.stages[0].why;
         return plan;
     }
     // The trees first, then the Alone rows in their order.
-    std::vector<double> preds = {treeUs};
-    for (const Estimate& e : alone) preds.push_back(e.choice.predUs);
+    std::vector<PredictedCost> preds = {{treeUs, tree.plan.tieUs}};
+    for (const Estimate& e : alone) preds.push_back(e.choice.cost());
     const size_t cheapest = cheapestIndex(preds), kept = keptIndex(preds, p, [&](const CostParams& cp) {
         QueryAt at(q, cp);
         std::vector<double> v = {
@@ -353,18 +360,19 @@ Plan choosePlan(const CollCall& c, const CostParams& p) {
         cheapest == 0 ? std::string("the trees") : std::string(alone[cheapest - 1].choice.algo->name);
     if (kept == 0) {
         if (cheapest != 0 && !tree.plan.stages.empty())
-            tree.plan.stages.back().why += keptOver(cheaperName, preds[cheapest], p.closeFraction);
+            tree.plan.stages.back().why += keptOver(cheaperName, preds[cheapest].us, p.closeFraction);
         return tree.plan;
     }
     const Estimate& best = alone[kept - 1];
     plan.mode = modeOf(*best.choice.algo);
     plan.stages.push_back(best.choice);
     plan.predUs = best.choice.predUs;
+    plan.tieUs = best.choice.tieUs;
     if (trees) {
         plan.stages[0].why += "; beats the trees (" + fmt("%.2f", treeUs) + " us)";
         plan.note = tree.plan.note;
     }
-    if (kept != cheapest) plan.stages[0].why += keptOver(cheaperName, preds[cheapest], p.closeFraction);
+    if (kept != cheapest) plan.stages[0].why += keptOver(cheaperName, preds[cheapest].us, p.closeFraction);
     return plan;
 }
 

@@ -8,18 +8,25 @@ size_t virtualRangeBytes(const MemberTree& tree, const std::vector<size_t>& memb
     return sum;
 }
 
+size_t subtreeBytes(const MemberTree& tree, const std::vector<size_t>& memberBytes, int v) {
+    return virtualRangeBytes(tree, memberBytes, v, tree.subtreeEnd[v]);
+}
+
+std::optional<TreePlace> placeIn(const MemberTree& tree, const Group& g) {
+    if (g.size() <= 1 || g.me < 0) return std::nullopt;
+    return TreePlace{tree.virtualOf(g.me), tree.parent[g.me], tree.children[g.me]};
+}
+
 size_t subtreeWorkBytes(const MemberTree& tree, const Group& g, const std::vector<size_t>& memberBytes,
                         bool leavesKeepWork) {
-    if (g.size() <= 1 || g.me < 0) return 0;
-    const int v = tree.virtualOf(g.me);
-    if (v != 0 && !leavesKeepWork && tree.children[g.me].empty()) return 0;
-    return virtualRangeBytes(tree, memberBytes, v, tree.subtreeEnd[v]);
+    const std::optional<TreePlace> at = placeIn(tree, g);
+    if (!at || (at->v != 0 && !leavesKeepWork && at->kids.empty())) return 0;
+    return subtreeBytes(tree, memberBytes, at->v);
 }
 
 SubtreeSlice childSlice(const MemberTree& tree, const std::vector<size_t>& memberBytes, int v, int kid) {
     const int c = tree.virtualOf(kid);
-    return {static_cast<ptrdiff_t>(virtualRangeBytes(tree, memberBytes, v, c)),
-            virtualRangeBytes(tree, memberBytes, c, tree.subtreeEnd[c])};
+    return {static_cast<ptrdiff_t>(virtualRangeBytes(tree, memberBytes, v, c)), subtreeBytes(tree, memberBytes, c)};
 }
 
 size_t TreeGather::workBytes(const Group& g, const std::vector<size_t>& memberBytes) const {
@@ -28,9 +35,9 @@ size_t TreeGather::workBytes(const Group& g, const std::vector<size_t>& memberBy
 
 Emitted TreeGather::emit(ScheduleBuilder& b, const Group& g, const std::vector<size_t>& memberBytes,
                          Block mine, bool mineInWork, BufRef work, StepId after, uint32_t channel) const {
-    if (g.size() <= 1 || g.me < 0) return {after, after};
-    const int v = tree.virtualOf(g.me), parent = tree.parent[g.me];
-    const std::vector<int>& kids = tree.children[g.me];
+    const std::optional<TreePlace> at = placeIn(tree, g);
+    if (!at) return {after, after};
+    const auto& [v, parent, kids] = *at;
     if (v != 0 && kids.empty()) {
         StepId sent = mineInWork ? b.send(g.ranks[parent], work, {kPackedType, memberBytes[g.me]}, after, channel)
                                  : b.send(g.ranks[parent], mine.buf, mine.type, after, channel);
@@ -48,7 +55,7 @@ Emitted TreeGather::emit(ScheduleBuilder& b, const Group& g, const std::vector<s
     }
     StepId all = b.join(have);
     if (v == 0) return {all, all};
-    const size_t total = virtualRangeBytes(tree, memberBytes, v, tree.subtreeEnd[v]);
+    const size_t total = subtreeBytes(tree, memberBytes, v);
     StepId sent = b.send(g.ranks[parent], work, {kPackedType, total}, all, channel);
     return {sent, sent};
 }

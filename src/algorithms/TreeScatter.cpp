@@ -10,9 +10,9 @@ size_t TreeScatter::workBytes(const Group& g, const std::vector<size_t>& memberB
 
 Emitted TreeScatter::emit(ScheduleBuilder& b, const Group& g, const std::vector<size_t>& memberBytes,
                           Block mine, bool keepInWork, BufRef work, StepId after, uint32_t channel) const {
-    if (g.size() <= 1 || g.me < 0) return {after, after};
-    const int v = tree.virtualOf(g.me), parent = tree.parent[g.me];
-    const std::vector<int>& kids = tree.children[g.me];
+    const std::optional<TreePlace> at = placeIn(tree, g);
+    if (!at) return {after, after};
+    const auto& [v, parent, kids] = *at;
     StepId have = after;
     StepId ready = after;
     if (v != 0) {
@@ -20,7 +20,7 @@ Emitted TreeScatter::emit(ScheduleBuilder& b, const Group& g, const std::vector<
             StepId got = b.recv(g.ranks[parent], mine.buf, mine.type, after, channel);
             return {got, got};
         }
-        const size_t total = virtualRangeBytes(tree, memberBytes, v, tree.subtreeEnd[v]);
+        const size_t total = subtreeBytes(tree, memberBytes, v);
         have = b.recv(g.ranks[parent], work, {kPackedType, total}, after, channel);
         ready = have;
     }

@@ -116,26 +116,38 @@ namespace {
 // the whole vector (E + S(beta + gamma)); the rank chain n - 1 + P - 1 hops of a pulse, a
 // hop one way of a ping-pong (alpha; no theta). More ranks than cores: one call of a
 // back-to-back stream (SharedCoresModel.hpp), max(busiest rank's share, all receptions
-// over the cores) + 1e-9 of the lone latency. A reception: theta + x(beta + gamma), a send:
+// over the cores), the lone latency only ordering equal prices (hier::PredictedCost). A reception: theta + x(beta + gamma), a send:
 // theta. The chain's middle rank receives and sends each pulse: P(2 theta + u(beta +
 // gamma)), against (n - 1) P receptions. Recursive doubling (n a power of 2): rank n/2
 // receives in all log2 n steps and sends in all but the last, (log2 n - 1) theta +
 // log2 n receptions, the busiest; sum over d of (n - d) receptions of S.
 struct ScanCosts {
-    double doubling, chain;
+    hier::PredictedCost doubling, chain;  // tieUs: the lone latency on a crowded node, else 0
 };
 ScanCosts scanClosedForm(const hier::LinkCost& l, int n, double S, double seg, int cores) {
     const double bg = l.beta_us_per_byte + l.gamma_us_per_byte;
     const double E = l.exchange_us >= 0 ? l.exchange_us : l.alpha_us + l.theta_us;
     const double lg = std::log2(n);
     const double pulses = std::max(1.0, std::ceil(S / seg)), unit = std::min(S, seg);
-    ScanCosts lone{lg * (E + S * bg), (n - 1 + pulses - 1) * (l.alpha_us + unit * bg)};
-    if (cores == 0 || n <= cores) return lone;
+    const double loneDoubling = lg * (E + S * bg), loneChain = (n - 1 + pulses - 1) * (l.alpha_us + unit * bg);
+    if (cores == 0 || n <= cores) return {{loneDoubling, 0}, {loneChain, 0}};
     double msgs = 0;
     for (int d = 1; d < n; d *= 2) msgs += n - d;
     const double recvS = l.theta_us + S * bg, recvU = l.theta_us + unit * bg;
-    return {std::max((lg - 1) * l.theta_us + lg * recvS, msgs * recvS / cores) + 1e-9 * lone.doubling,
-            std::max(pulses * (l.theta_us + recvU), (n - 1) * pulses * recvU / cores) + 1e-9 * lone.chain};
+    return {{std::max((lg - 1) * l.theta_us + lg * recvS, msgs * recvS / cores), loneDoubling},
+            {std::max(pulses * (l.theta_us + recvU), (n - 1) * pulses * recvU / cores), loneChain}};
+}
+
+// The chooser's order: the prediction first, the tie-break only between equal predictions,
+// however large either is (an additive 1e-9 * tie-break, as before, put the first pair the
+// other way round: 1e6 + 1e3 against 1e6 + 1e-3).
+TEST(OversubscribedNode, TieBreakOrdersOnlyEqualPredictions) {
+    using hier::PredictedCost;
+    EXPECT_TRUE((PredictedCost{1e6, 1e12} < PredictedCost{1e6 + 1e-3, 0}));
+    EXPECT_FALSE((PredictedCost{1e6 + 1e-3, 0} < PredictedCost{1e6, 1e12}));
+    EXPECT_TRUE((PredictedCost{5, 1} < PredictedCost{5, 2}));
+    EXPECT_FALSE((PredictedCost{5, 2} < PredictedCost{5, 1}));
+    EXPECT_FALSE((PredictedCost{5, 2} < PredictedCost{5, 2})) << "equal: neither, the earlier is kept";
 }
 
 // With more ranks than cores the scan and exscan take the chain (tuned's scan) at every size
@@ -159,10 +171,12 @@ TEST(OversubscribedNode, ScanTakesTheChainForBackToBackCalls) {
                         const std::string expect = k.chain < k.doubling ? "linear" : "recursive_doubling";
                         SCOPED_TRACE("kind=" + std::to_string(kind) + " n=" + std::to_string(n) + " cores=" +
                                      std::to_string(cores) + " alpha=" + std::to_string(l.alpha_us) + " S=" +
-                                     std::to_string(S) + ": doubling " + std::to_string(k.doubling) + " us, chain " +
-                                     std::to_string(k.chain) + " us; " + plan.describe());
+                                     std::to_string(S) + ": doubling " + std::to_string(k.doubling.us) +
+                                     " us, chain " + std::to_string(k.chain.us) + " us; " + plan.describe());
                         EXPECT_EQ(plan.stages[0].algo->name, expect);
-                        EXPECT_NEAR(plan.predUs, std::min(k.chain, k.doubling), 1e-9 * plan.predUs);
+                        const hier::PredictedCost& won = k.chain < k.doubling ? k.chain : k.doubling;
+                        EXPECT_NEAR(plan.predUs, won.us, 1e-12 * plan.predUs);
+                        EXPECT_NEAR(plan.tieUs, won.tieUs, 1e-12 * won.tieUs) << "the lone latency, apart";
                         if (cores == 2) {
                             EXPECT_EQ(expect, "linear");
                             // The lone-call objective the crowded node no longer uses.
@@ -182,8 +196,8 @@ namespace {
 // itself, so the root serves a child in theta; the n - 1 copies share the 2 cores. A star
 // (one hand-off in sequence, as tuned's linear bcast) then wins at 64 KiB and 4 MiB:
 // latency alpha + S beta + (n - 1) theta, bound (n - 1)(theta + S beta) / cores above the
-// star's busiest rank (its root, (n - 1) theta), and the prediction is the bound plus a
-// tie-breaking share of the latency (docs/selection.md).
+// star's busiest rank (its root, (n - 1) theta): the prediction is the bound, the latency
+// only its tie-break (StageChoice::tieUs, docs/selection.md).
 TEST(OversubscribedNode, BcastTakesTheStarWhenReceiversCopy) {
     for (int n : {4, 8})
         for (double S : {65536.0, 4194304.0}) {
@@ -202,8 +216,8 @@ TEST(OversubscribedNode, BcastTakesTheStarWhenReceiversCopy) {
             const double bound = (n - 1) * (l.theta_us + S * l.beta_us_per_byte) / cores;
             ASSERT_GT(bound, (n - 1) * l.theta_us) << "the cores bound the star's root";
             // The latency only breaks the tie (the star: the shortest critical path).
-            EXPECT_GT(plan.predUs, bound);
-            EXPECT_NEAR(plan.predUs, bound, 1e-6 * latency);
+            EXPECT_NEAR(plan.predUs, bound, 1e-12 * bound);
+            EXPECT_NEAR(plan.tieUs, latency, 1e-12 * latency);
             // Quiet node (ranks <= cores): the earlier model (a parent serves each child's bytes).
             hier::CostParams quiet = hier::CostParams::defaults();
             const hier::Plan q = hier::choosePlan(c, quiet);
@@ -245,8 +259,7 @@ TEST(OversubscribedNode, BackToBackBcastOfFewBytesSpreadsTheSends) {
             // A middle rank: its reception and 1 (4 ranks) or 2 (8 ranks) sends.
             EXPECT_NEAR(busiest, (n == 4 ? 2 : 3) * l.theta_us + S * l.beta_us_per_byte, 1e-9);
             EXPECT_LE(t.children[t.root].size(), n == 4 ? 2u : 3u) << "not the star";
-            EXPECT_GE(plan.predUs, std::max(busiest, bound));
-            EXPECT_LT(plan.predUs, std::max(busiest, bound) + 1e-6) << "latency only breaks ties";
+            EXPECT_NEAR(plan.predUs, std::max(busiest, bound), 1e-12 * plan.predUs) << "latency only breaks ties";
             // The star, its root handling n - 1 messages, is priced above it.
             EXPECT_GT((n - 1) * l.theta_us, plan.predUs);
         }
@@ -259,7 +272,7 @@ namespace {
 // Reduce on 4 or 8 ranks of 2 cores, one pulse (8 B, 64 KiB), priced as one call of a
 // back-to-back stream at every size and hand-off alpha: a tree's busiest rank combines its
 // d children, b = theta + S(beta + gamma) each, and below the root sends its own (theta),
-// bounded by the n - 1 receptions over the cores; 1e-9 of the lone latency breaks ties.
+// bounded by the n - 1 receptions over the cores; the lone latency breaks ties only.
 // From the chosen tree's shape alone: its price is min over shapes of
 // max(d b + theta, (n - 1) b / 2): the chain on 4 ranks (b + theta under 2 b), on 8 a tree
 // whose busiest rank handles at most 3 (under the bound 7b/2) -- never the star, whose

@@ -68,6 +68,13 @@ inline Estimate priced(Estimate e, double us, std::string why) {
     return e;
 }
 
+// The same with a tie-break (PredictedCost).
+inline Estimate priced(Estimate e, const PredictedCost& cost, std::string why) {
+    e.choice.setCost(cost);
+    e.choice.why = std::move(why);
+    return e;
+}
+
 // An estimate that is only the model's choice.
 inline Estimate estimateOf(const StageChoice& choice) {
     Estimate e;

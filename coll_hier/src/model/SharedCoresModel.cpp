@@ -12,16 +12,33 @@ bool crowdedOneNode(const CollCall& c, const CostParams& p) {
     return !isDecomposed(c) && p.nodeCores > 0 && c.size > p.nodeCores;
 }
 
-double streamCallUs(double latency, double work, double busiest, int cores) {
-    return std::max(busiest, work / cores) + kLatencyTieBreak * latency;
+PredictedCost streamCall(double latency, double work, double busiest, int cores) {
+    return {std::max(busiest, work / cores), latency};
 }
 
-double treeBusiestRankUs(const MemberTree& t, double perChild, double own) {
+double busiestRankUs(const std::vector<RankMessages>& ranks, double sendUs, double recvUs) {
     double busiest = 0;
-    for (size_t v = 0; v < t.children.size(); ++v)
-        busiest = std::max(busiest, (static_cast<int>(v) == t.root ? 0.0 : own) +
-                                        static_cast<double>(t.children[v].size()) * perChild);
+    for (const RankMessages& r : ranks) busiest = std::max(busiest, r.sends * sendUs + r.receptions * recvUs);
     return busiest;
+}
+
+std::vector<RankMessages> treeMessages(const MemberTree& t, Flow flow) {
+    std::vector<RankMessages> out(t.children.size());
+    for (size_t v = 0; v < out.size(); ++v) {
+        const int kids = static_cast<int>(t.children[v].size()), parent = static_cast<int>(v) == t.root ? 0 : 1;
+        out[v] = flow == Flow::Down ? RankMessages{kids, parent} : RankMessages{parent, kids};
+    }
+    return out;
+}
+
+std::vector<RankMessages> doublingMessages(int n) {
+    std::vector<RankMessages> out(std::max(n, 0));
+    for (int r = 0; r < n; ++r)
+        for (int d = 1; d < n; d *= 2) {
+            out[r].sends += r + d < n;
+            out[r].receptions += r >= d;
+        }
+    return out;
 }
 
 StageChoice sharedCoresTree(const AlgorithmInfo& a, const Load& ld, const LinkCost& l, int n) {
@@ -33,32 +50,35 @@ StageChoice sharedCoresTree(const AlgorithmInfo& a, const Load& ld, const LinkCo
     auto shapeOf = [&](int k) { return kary ? TreeShape::kary(k) : TreeShape::knomial(k); };
     if (ld.shape == Shape::Reduce) {
         const double b = packetUs(l, ld, ld.pulseBytes), work = (n - 1) * ld.pulses * b;
-        double best = kInf;
+        PredictedCost best{kInf, kInf};
         int bestK = 2;
         for (int k = 2; k <= top; ++k) {
             const MemberTree t = shapeOf(k).build(n, 0);
-            const double us = streamCallUs(exactTreeUs(t, ld, l.alpha_us, b), work,
-                                           ld.pulses * treeBusiestRankUs(t, b, l.theta_us), ld.sharedCores);
+            const PredictedCost us = streamCall(exactTreeUs(t, ld, l.alpha_us, b), work,
+                                                ld.pulses * busiestRankUs(treeMessages(t, Flow::Up), l.theta_us, b),
+                                                ld.sharedCores);
             if (us < best) best = us, bestK = k;
         }
         s.shape = shapeOf(bestK);
-        s.predUs = best;
+        s.setCost(best);
         s.why = "back-to-back calls, " + std::to_string(ld.sharedCores) + " cores: best k of 2.." + std::to_string(top);
         return s;
     }
     const double arrive = l.alpha_us + ld.bytes * l.beta_us_per_byte;
     const double work = (n - 1) * (l.theta_us + ld.bytes * l.beta_us_per_byte);
-    double best = kInf;
+    PredictedCost best{kInf, kInf};
     int bestK = 2;
     for (int k = 2; k <= top; ++k) {
         const MemberTree tree = shapeOf(k).build(n, 0);
-        const double t = streamCallUs(exactTreeUs(tree, ld, arrive, l.theta_us), work,
-                                      treeBusiestRankUs(tree, l.theta_us, l.theta_us + ld.bytes * l.beta_us_per_byte),
-                                      ld.sharedCores);
+        const PredictedCost t =
+            streamCall(exactTreeUs(tree, ld, arrive, l.theta_us), work,
+                       busiestRankUs(treeMessages(tree, Flow::Down), l.theta_us,
+                                     l.theta_us + ld.bytes * l.beta_us_per_byte),
+                       ld.sharedCores);
         if (t < best) best = t, bestK = k;
     }
     s.shape = shapeOf(bestK);
-    s.predUs = best;
+    s.setCost(best);
     s.why = "back-to-back calls, receivers copy, " + std::to_string(ld.sharedCores) + " cores: best k of 2.." +
             std::to_string(top);
     return s;

@@ -44,6 +44,23 @@ struct ScanPulses {
     void emit(EmitPulse pulse0) {
         emitPulses(b, plan, std::move(frags), pulse0);
     }
+    // `p` (a scan algorithm's Pulse) reads pulse 0's input, writes its out, on `channel`.
+    template <class Pulse>
+    void bind(Pulse& p, uint32_t channel) const {
+        p.input = input;
+        p.out = out;
+        p.type = t;
+        p.channel = channel;
+    }
+    // A flat row: `scan` over the whole communicator on stage channel 0, every pulse
+    // with `pulse`'s scratch.
+    template <class Algorithm>
+    Schedule flat(const Algorithm& scan, typename Algorithm::Pulse pulse) {
+        bind(pulse, stageChannel(0));
+        const Group g = Group::whole(c.size, c.rank);
+        emit([&] { scan.emit(b, g, pulse); });
+        return b.finish();
+    }
 };
 
 // The leader rows' frame: the top-level group of this rank and the in-group
@@ -64,13 +81,10 @@ struct LeaderScanPulse : ScanPulses {
     // The in-group scan of the pulse into out (exclusive: exscan), on stage channel 1.
     StepId innerScan(bool exclusive, const Deps& scratchFree) const {
         RecursiveDoublingScan::Pulse in;
-        in.input = input;
-        in.out = out;
-        in.type = t;
+        bind(in, stageChannel(1));
         in.scratch[0] = s0;
         in.scratch[1] = s1;
         in.scratchFree = scratchFree;
-        in.channel = stageChannel(1);
         return RecursiveDoublingScan{exclusive}.emit(b, inner, in);
     }
 };
@@ -195,17 +209,11 @@ Schedule leaderChain(const CollCall& c, bool exclusive) {
 Schedule linearPrefix(const CollCall& c, bool exclusive) {
     ScheduleBuilder b(exclusive ? "flat-linear-exscan" : "flat-linear-scan");
     ScanPulses f(b, c);
-    const Group g = Group::whole(c.size, c.rank);
     const LinearScan scan{exclusive};
     LinearScan::Pulse pulse;
     pulse.commutative = c.args.op_commutative != 0;
-    pulse.scratch = f.scratch(scan.usesScratch(g.me, g.size(), c.args.in_place != 0, pulse.commutative));
-    pulse.input = f.input;
-    pulse.out = f.out;
-    pulse.type = f.t;
-    pulse.channel = stageChannel(0);
-    f.emit([&] { scan.emit(b, g, pulse); });
-    return b.finish();
+    pulse.scratch = f.scratch(scan.usesScratch(c.rank, c.size, c.args.in_place != 0, pulse.commutative));
+    return f.flat(scan, pulse);
 }
 
 Schedule prefixReduction(const CollCall& c, bool exclusive) {
@@ -214,15 +222,9 @@ Schedule prefixReduction(const CollCall& c, bool exclusive) {
     ScheduleBuilder b(exclusive ? "flat-recursive-doubling-exscan" : "flat-recursive-doubling-scan");
     ScanPulses f(b, c);
     const RecursiveDoublingScan scan{exclusive};
-    const Group g = Group::whole(c.size, c.rank);
     RecursiveDoublingScan::Pulse pulse;
     for (int i = 0; i < scan.scratchCount(); ++i) pulse.scratch[i] = f.scratch(true);
-    pulse.input = f.input;
-    pulse.out = f.out;
-    pulse.type = f.t;
-    pulse.channel = stageChannel(0);
-    f.emit([&] { scan.emit(b, g, pulse); });
-    return b.finish();
+    return f.flat(scan, pulse);
 }
 
 Schedule scan(const CollCall& c) { return prefixReduction(c, false); }

@@ -4,6 +4,7 @@
 // contributions contiguously, in virtual order, as packed bytes, and sends them
 // to its parent in one message.
 #pragma once
+#include <optional>
 #include <vector>
 
 #include "hieragg/Group.hpp"
@@ -29,6 +30,18 @@ struct TreeGather {
 
 // Packed bytes of virtual members [from, to) of `tree`.
 size_t virtualRangeBytes(const MemberTree& tree, const std::vector<size_t>& memberBytes, int from, int to);
+
+// Packed bytes of the subtree at virtual position v of `tree` (inOrder).
+size_t subtreeBytes(const MemberTree& tree, const std::vector<size_t>& memberBytes, int v);
+
+// Where this rank stands in a tree gather or scatter over g; none off the group or alone
+// (then the tree moves nothing).
+struct TreePlace {
+    int v;                          // virtual position (0: the root)
+    int parent;                     // member index, -1 at the root
+    const std::vector<int>& kids;   // member indices, ascending virtual order
+};
+std::optional<TreePlace> placeIn(const MemberTree& tree, const Group& g);
 
 // The work buffer of a tree gather or scatter at this rank: its subtree's bytes in virtual
 // order; 0 off the group, alone, or at a leaf unless leavesKeepWork (TreeScatter's keepInWork).

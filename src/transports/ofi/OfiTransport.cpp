@@ -18,6 +18,16 @@ namespace hieragg::ofi {
 
 namespace {
 constexpr int kErr = HIERAGG_ERR_INTERNAL;
+
+// The error code of the entry behind a -FI_EAVAIL of completion or event queue `q`
+// (fi_cq_readerr / fi_eq_readerr); 0 if none could be read.
+template <class Queue, class ErrEntry>
+int pendingError(Queue* q, ssize_t (*readerr)(Queue*, ErrEntry*, uint64_t)) {
+    ErrEntry err;
+    std::memset(&err, 0, sizeof err);
+    readerr(q, &err, 0);
+    return err.err;
+}
 }  // namespace
 
 std::string fiError(int rc) { return fi_strerror(rc < 0 ? -rc : rc); }
@@ -147,10 +157,8 @@ bool OfiTransport::join(const std::vector<std::vector<char>>& addresses, int me,
         fi_cq_entry done[8];
         ssize_t got = fi_cq_read(cq_, done, 8);
         if (got == -FI_EAVAIL) {
-            fi_cq_err_entry err;
-            std::memset(&err, 0, sizeof err);
-            fi_cq_readerr(cq_, &err, 0);
-            if (why) *why = "join: error completion: " + fiError(err.err);
+            const int err = pendingError(cq_, fi_cq_readerr);
+            if (why) *why = "join: error completion: " + fiError(err);
             return false;
         }
         uint32_t event = 0;
@@ -158,10 +166,8 @@ bool OfiTransport::join(const std::vector<std::vector<char>>& addresses, int me,
         ssize_t ev = fi_eq_read(eq_, &event, &entry, sizeof entry, 0);
         if (ev > 0 && event == FI_JOIN_COMPLETE) break;
         if (ev == -FI_EAVAIL) {
-            fi_eq_err_entry err;
-            std::memset(&err, 0, sizeof err);
-            fi_eq_readerr(eq_, &err, 0);
-            if (why) *why = "join: " + fiError(err.err);
+            const int err = pendingError(eq_, fi_eq_readerr);
+            if (why) *why = "join: " + fiError(err);
             return false;
         }
         if (std::chrono::steady_clock::now() > deadline) {

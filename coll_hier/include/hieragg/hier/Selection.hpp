@@ -18,6 +18,17 @@
 
 namespace hieragg::hier {
 
+// What the chooser orders candidates by: the predicted time, then, only between equal
+// predictions, a secondary criterion (tieUs; lexicographic, so the secondary can never
+// outweigh any difference of the prediction, however large the costs).
+struct PredictedCost {
+    double us = 0.0;
+    double tieUs = 0.0;
+};
+inline bool operator<(const PredictedCost& a, const PredictedCost& b) {
+    return a.us < b.us || (a.us == b.us && a.tieUs < b.tieUs);
+}
+
 struct StageChoice {
     const AlgorithmInfo* algo = nullptr;
     TreeShape shape;           // kTraitTree rows (and whole trees): shape and radix
@@ -25,7 +36,12 @@ struct StageChoice {
     int members = 0;           // largest space of this stage
     int link = kLinkNode;      // LinkClass the stage's messages cross
     double predUs = 0.0;
+    // Orders equal predictions only (PredictedCost): a back-to-back-priced row's lone-call
+    // latency (model/SharedCoresModel.hpp); 0 elsewhere.
+    double tieUs = 0.0;
     std::string why;
+    PredictedCost cost() const { return {predUs, tieUs}; }
+    void setCost(const PredictedCost& c) { predUs = c.us, tieUs = c.tieUs; }
 };
 
 struct Plan {
@@ -34,6 +50,8 @@ struct Plan {
     // Flat, Whole: one stage. Levels: levels()+1 stages, index = level (levels() = leaders).
     std::vector<StageChoice> stages;
     double predUs = 0.0;
+    double tieUs = 0.0;  // its stages' StageChoice::tieUs, summed as predUs is
+    PredictedCost cost() const { return {predUs, tieUs}; }
     // Why a candidate the call could use was not available (e.g. no type II switch tree
     // fits the entry budget); the runtime prints it once at coll_hieragg_verbose=1.
     std::string note;

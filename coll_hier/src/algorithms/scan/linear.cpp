@@ -30,9 +30,10 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     // pulse is n - 1 receptions, each combined; a middle rank receives and sends one.
     const LinkCost& l = *x.net;
     const double recv = messageUs(l, unit) + unit * l.gamma_us_per_byte;
-    const double busiest = pulses * treeBusiestRankUs(TreeShape::chain().build(c.size, 0), recv, l.theta_us);
+    const double busiest =
+        pulses * busiestRankUs(treeMessages(TreeShape::chain().build(c.size, 0), Flow::Down), l.theta_us, recv);
     return priced(callEstimate(a, q),
-                  streamCallUs(chain, (c.size - 1) * pulses * recv, busiest, q.params.nodeCores),
+                  streamCall(chain, (c.size - 1) * pulses * recv, busiest, q.params.nodeCores),
                   why + ", back-to-back calls, " + std::to_string(q.params.nodeCores) + " cores");
 }
 constexpr const char* kSummary =

@@ -26,14 +26,10 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     // sum over d of (n - d) receptions in all.
     const LinkCost& l = *x.net;
     const double recv = messageUs(l, S) + S * l.gamma_us_per_byte;
-    double work = 0, busiest = 0;
+    double work = 0;
     for (int d = 1; d < c.size; d *= 2) work += (c.size - d) * recv;
-    for (int r = 0; r < c.size; ++r) {
-        double mine = 0;
-        for (int d = 1; d < c.size; d *= 2) mine += (r + d < c.size ? l.theta_us : 0.0) + (r >= d ? recv : 0.0);
-        busiest = std::max(busiest, mine);
-    }
-    return priced(callEstimate(a, q), streamCallUs(rounds, work, busiest, q.params.nodeCores),
+    const double busiest = busiestRankUs(doublingMessages(c.size), l.theta_us, recv);
+    return priced(callEstimate(a, q), streamCall(rounds, work, busiest, q.params.nodeCores),
                   why + ", back-to-back calls, " + std::to_string(q.params.nodeCores) + " cores");
 }
 

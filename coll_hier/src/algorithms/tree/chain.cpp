@@ -36,11 +36,14 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
                 " bw=" + fmt("%.4g", bw) + " B/us";
         if (ld.sharedCores > 0) {
             // Every rank but the root handles each segment and copies the whole message; a
-            // middle rank (the busiest) also passes each segment on.
+            // middle rank (the busiest) also passes each segment on: every row's busiest rank
+            // (busiestRankUs), so a chain and a tree with equal loads are priced equal to the bit.
             const double segments = std::ceil(m / c);
-            const double work = (n - 1) * (segments * l.theta_us + ld.bytes * l.beta_us_per_byte);
-            const double busiest = segments * l.theta_us * (n > 2 ? 2 : 1) + ld.bytes * l.beta_us_per_byte;
-            s.predUs = streamCallUs(s.predUs, work, busiest, ld.sharedCores);
+            const double own = segments * l.theta_us + ld.bytes * l.beta_us_per_byte;
+            const double work = (n - 1) * own;
+            const double busiest =
+                busiestRankUs(treeMessages(TreeShape::chain().build(n, 0), Flow::Down), segments * l.theta_us, own);
+            s.setCost(streamCall(s.predUs, work, busiest, ld.sharedCores));
             s.why += ", " + std::to_string(ld.sharedCores) + " cores";
         }
     } else {
@@ -49,8 +52,9 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
         s.why = fmt("%.0f", ld.pulses) + " pulses down a chain of " + std::to_string(n);
         if (ld.sharedCores > 0) {
             // Back to back: a middle rank combines one pulse and passes it on.
-            const double busiest = ld.pulses * treeBusiestRankUs(TreeShape::chain().build(n, 0), b, l.theta_us);
-            s.predUs = streamCallUs(s.predUs, (n - 1) * ld.pulses * b, busiest, ld.sharedCores);
+            const double busiest =
+                ld.pulses * busiestRankUs(treeMessages(TreeShape::chain().build(n, 0), Flow::Up), l.theta_us, b);
+            s.setCost(streamCall(s.predUs, (n - 1) * ld.pulses * b, busiest, ld.sharedCores));
             s.why += ", " + std::to_string(ld.sharedCores) + " cores, back-to-back calls";
         }
     }
