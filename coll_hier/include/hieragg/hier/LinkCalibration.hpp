@@ -77,22 +77,35 @@ struct RoundTrips {
 std::vector<size_t> calibrationSizes(size_t eagerBytes);
 
 // The estimate of one end from its round trips (replyBytes each way back):
-// - per size the minimum of the finite positive samples: a round trip is never faster than
-//   the link, only slower (a busy machine adds 0.1-10 ms to some samples);
+// - per size the floor: the minimum of the finite positive samples (a round trip is never
+//   faster than the link, only slower: a busy machine adds 0.1-10 ms to some samples), and
+//   how far it may be off, the gap to the second smallest sample (0 with one: taken as is);
 // - sizes below eagerBytes (all, when eagerBytes is 0): a least-squares line through the
-//   minima, RTT(m) = 2 alpha + (m + replyBytes) beta_eager;
+//   floors, RTT(m) = 2 alpha + (m + replyBytes) beta_eager;
 // - sizes at or above eagerBytes (two or more): the line's slope is the bulk beta, and its
 //   excess over 2 alpha + replyBytes beta_eager at the first size over m beta is the
 //   rendezvous, one way: RTT(m) = 2 alpha + rendezvous + m beta + replyBytes beta_eager.
+// Each line's slope is known to within the sum of its floors' gaps weighted by their
+// influence on the slope; a slope is "known" when within kMaxCloseFraction of itself.
+// - A bulk slope not known while the eager one is known better (load delayed every long
+//   round trip of one size): the bulk line is set aside, as below for a slower bulk slope.
+// - An eager slope not known (or under kMinBetaNsPerByte: shared memory, whose small sizes
+//   differ by less than the noise) while the bulk one is known, or better known: the bulk
+//   rate prices every byte, and the start-up is the smallest eager floor net of it.
 // A bulk slope over kBulkSlowerSlack times the eager one is load: then beta is the eager
 // one and the rendezvous the smallest excess over 2 alpha + (m + replyBytes) beta_eager
 // among the sizes above the limit.
-// Invalid (why says it) without two sizes below the limit with samples, or with alpha or a
+// noise: the relative uncertainty of the slopes used and of alpha (the intercept's, halved),
+// kMaxCloseFraction when unknown; it widens the chooser's band (closeFractionOf).
+// Invalid (why says it) when the slope that gives beta is not known within 100% of itself
+// (the floors' gaps exceed what the rate accounts for between the sizes: load on every size),
+// without two sizes below the limit with samples, or with alpha or a
 // beta outside the bounds above (a line that falls as the size grows among them: under
 // load every sample of the smallest size was delayed). Fewer than two sizes above the
-// limit: beta is the eager one, no rendezvous.
+// limit: beta is the eager one, no rendezvous. `note`, when a line was set aside or the bulk
+// rate priced every byte, says so and why (left alone otherwise).
 MeasuredLink estimateLink(const std::vector<RoundTrips>& rounds, size_t replyBytes, size_t eagerBytes,
-                          std::string* why = nullptr);
+                          std::string* why = nullptr, std::string* note = nullptr);
 
 // The back-to-back gap: `streamUs` are round trips in which `count` small messages leave
 // back to back and one reply returns when the last arrived, `singleUs` those of one small
