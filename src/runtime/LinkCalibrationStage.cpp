@@ -210,7 +210,10 @@ std::string measuredLine(int link, const hier::CostParams& costs, const hier::Me
              std::to_string(measuredPairs) + " pairs)";
     else
         s += " (measured at setup, " + std::to_string(2 * pairs) + " leaders)";
-    return s + measuredExtras(link, l, agreed, costs.closeFraction);
+    s += measuredExtras(link, l, agreed, costs.closeFraction);
+    // The node's time is in its parentheses; the network's (every attempt) goes last, where
+    // scripts matching the line's start do not see it.
+    return link == hier::kLinkNode ? s : s + "; measured in " + fixed(ms, 1) + " ms";
 }
 
 int startPass(hieragg_comm& c, LinkCalibrationState& st);
