@@ -143,8 +143,11 @@ MeasuredLink estimateLink(const std::vector<RoundTrips>& rounds, size_t replyByt
     const bool eagerSure = sure(e), bulkSure = bulkLine && sure(b);
     const bool bulkUsable = bulkLine && b.slope * 1000.0 >= kMinBetaNsPerByte && b.slope * 1000.0 <= kMaxBetaNsPerByte;
     // The bulk rate prices every byte when the eager sizes do not give a rate (shared memory:
-    // 2 KiB is 0.2 us of copying, less than the noise) and the bulk one is the better known.
-    const bool bulkPricesAll = bulkUsable && !eagerSure && (bulkSure || relative(b) < relative(e));
+    // 2 KiB is 0.2 us of copying, less than the noise): their line falls, or is not known
+    // while the bulk one is. Not on a bulk rate itself unknown: alpha is the eager floors net
+    // of their bytes at it, and an inflated rate takes them below zero.
+    const bool bulkPricesAll =
+        bulkUsable && (e.slope * 1000.0 < kMinBetaNsPerByte || (!eagerSure && bulkSure));
     // The bulk line is set aside (the eager rate stands) when the eager rate is the better
     // known and the bulk one is not known within the band: a long round trip is more often
     // delayed by load than a short one, and there are half as many of them, so their minima

@@ -89,9 +89,9 @@ std::vector<size_t> calibrationSizes(size_t eagerBytes);
 // influence on the slope; a slope is "known" when within kMaxCloseFraction of itself.
 // - A bulk slope not known while the eager one is known better (load delayed every long
 //   round trip of one size): the bulk line is set aside, as below for a slower bulk slope.
-// - An eager slope not known (or under kMinBetaNsPerByte: shared memory, whose small sizes
-//   differ by less than the noise) while the bulk one is known, or better known: the bulk
-//   rate prices every byte, and the start-up is the smallest eager floor net of it.
+// - An eager slope under kMinBetaNsPerByte (shared memory, whose small sizes differ by less
+//   than the noise), or not known while the bulk one is known: the bulk rate prices every
+//   byte, and the start-up is the smallest eager floor net of it.
 // A bulk slope over kBulkSlowerSlack times the eager one is load: then beta is the eager
 // one and the rendezvous the smallest excess over 2 alpha + (m + replyBytes) beta_eager
 // among the sizes above the limit.
