@@ -122,7 +122,7 @@ std::vector<size_t> calibrationSizes(size_t eagerBytes) {
 }
 
 MeasuredLink estimateLink(const std::vector<RoundTrips>& rounds, size_t replyBytes, size_t eagerBytes,
-                          std::string* why, std::string* note) {
+                          std::string* why, std::string* note, bool rejectUnknownRate) {
     std::vector<SizeFloor> eager, bulk;
     for (const RoundTrips& r : rounds) {
         const SizeFloor f = floorOf(r);
@@ -202,8 +202,9 @@ MeasuredLink estimateLink(const std::vector<RoundTrips>& rounds, size_t replyByt
             return rejected(why, "beta " + num(beta) + " ns/B is outside " + num(kMinBetaNsPerByte) + ".." +
                                      num(kMaxBetaNsPerByte) + " ns/B");
     // A rate whose uncertainty exceeds itself is not measured: the floors cannot tell it from
-    // none or from twice it. Rejected, so the setup measures once more (then the defaults).
-    if (!(betaNoise <= 1))
+    // none or from twice it. Rejected, so the setup measures once more; the last attempt's
+    // stands with its noise (the widest band), closer to the link than the defaults.
+    if (rejectUnknownRate && !(betaNoise <= 1))
         return rejected(why, "beta " + num(out.beta_ns_per_byte) + " ns/B is not known within itself: the sizes' " +
                                  "two smallest round trips differ by more than the rate accounts for (+- " +
                                  num(betaNoise * out.beta_ns_per_byte) + " ns/B)");

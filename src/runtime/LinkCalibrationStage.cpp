@@ -301,7 +301,9 @@ int startAgreement(hieragg_comm& c, LinkCalibrationState& st) {
 // This end's estimate from the rounds it timed.
 hier::MeasuredLink estimateOwn(const hieragg_comm& c, const LinkCalibrationState& st) {
     std::string why, note;
-    hier::MeasuredLink m = hier::estimateLink(st.pingPong, kSmallBytes, eagerLimit(st.link), &why, &note);
+    // An unknown rate is rejected on the first attempt only: measured again, the second stands.
+    hier::MeasuredLink m = hier::estimateLink(st.pingPong, kSmallBytes, eagerLimit(st.link), &why, &note,
+                                              st.attempt + 1 < kAttempts);
     std::vector<double> single;
     for (const hier::RoundTrips& r : st.pingPong)
         if (r.bytes == kSmallBytes) single = r.us;

@@ -177,6 +177,12 @@ TEST(LinkCalibration, FloorsSpreadBeyondTheRateAreRejected) {
     std::string why;
     EXPECT_FALSE(hier::estimateLink(r, 8, kEmulated.eager, &why).valid);
     EXPECT_NE(why.find("not known within itself"), std::string::npos) << why;
+    // The stage's last attempt keeps it (exact here), its noise alpha's: the intercept's
+    // weights are 5/6, 1/3, 1/6 (8 B, E/4, E/2), so 4/3 x 1200 us / 2 of 84 us: 950%.
+    const hier::MeasuredLink last = hier::estimateLink(r, 8, kEmulated.eager, &why, nullptr, false);
+    ASSERT_TRUE(last.valid) << why;
+    EXPECT_NEAR(last.eager_beta_ns_per_byte, kEmulated.betaEager, 1e-6);
+    EXPECT_NEAR(last.noise, (5.0 / 6 + 1.0 / 3 + 1.0 / 6) * 1200 / 2 / kEmulated.alpha, 0.01);
     // 100 us apart below the limit and 300 us above it instead: the eager slope is known to
     // 6.1 ns/B (71%), the bulk one to 4.6 ns/B (53%): neither within the band, both within
     // themselves. The lines stand as measured (exact here: the floors are), nothing is set

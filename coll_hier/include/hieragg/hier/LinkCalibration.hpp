@@ -98,14 +98,16 @@ std::vector<size_t> calibrationSizes(size_t eagerBytes);
 // noise: the relative uncertainty of the slopes used and of alpha (the intercept's, halved),
 // kMaxCloseFraction when unknown; it widens the chooser's band (closeFractionOf).
 // Invalid (why says it) when the slope that gives beta is not known within 100% of itself
-// (the floors' gaps exceed what the rate accounts for between the sizes: load on every size),
-// without two sizes below the limit with samples, or with alpha or a
+// (the floors' gaps exceed what the rate accounts for between the sizes: load on every size)
+// and `rejectUnknownRate` (the stage's first attempt: it measures again; its last attempt
+// keeps such a rate, with its noise, over the defaults), without two sizes below the limit with samples, or with alpha or a
 // beta outside the bounds above (a line that falls as the size grows among them: under
 // load every sample of the smallest size was delayed). Fewer than two sizes above the
 // limit: beta is the eager one, no rendezvous. `note`, when a line was set aside or the bulk
 // rate priced every byte, says so and why (left alone otherwise).
 MeasuredLink estimateLink(const std::vector<RoundTrips>& rounds, size_t replyBytes, size_t eagerBytes,
-                          std::string* why = nullptr, std::string* note = nullptr);
+                          std::string* why = nullptr, std::string* note = nullptr,
+                          bool rejectUnknownRate = true);
 
 // The back-to-back gap: `streamUs` are round trips in which `count` small messages leave
 // back to back and one reply returns when the last arrived, `singleUs` those of one small
