@@ -239,11 +239,16 @@ MeasuredLink combinePair(const MeasuredLink& a, const MeasuredLink& b, std::stri
     if (!a.valid || !b.valid) return MeasuredLink{};
     const double sa = spread(a.alpha_us, b.alpha_us), sb = spread(a.beta_ns_per_byte, b.beta_ns_per_byte);
     if (sa > kPairAgreementFactor - 1 || sb > kPairAgreementFactor - 1) {
-        // Load changed under one end's rounds. It only ever adds time, and alpha comes from the
-        // most sampled, smallest round trips: the end with the smaller alpha was the less
-        // disturbed one, and its estimate is kept whole (its parameters belong together). The
-        // spread is the noise, so predictions that close keep the earlier row.
-        MeasuredLink m = a.alpha_us <= b.alpha_us ? a : b;
+        // Load changed under one end's rounds. The end whose own fit is the better known (the
+        // smaller noise: its floors confirmed by their second samples) was the less disturbed
+        // one, and its estimate is kept whole (its parameters belong together). Alike, load only
+        // ever adds time and alpha comes from the most sampled, smallest round trips: the end
+        // with the smaller alpha. (A smaller alpha alone misleads when load inflated one end's
+        // largest eager size: its slope steepens and its alpha falls, seen 14.5 us at 48 ns/B
+        // beside 97 us at 15 ns/B.) The spread is the noise, so predictions that close keep the
+        // earlier row.
+        const bool aKept = a.noise != b.noise ? a.noise < b.noise : a.alpha_us <= b.alpha_us;
+        MeasuredLink m = aKept ? a : b;
         m.noise = std::max({sa, sb, a.noise, b.noise});
         if (disagreed)
             *disagreed = sa > kPairAgreementFactor - 1

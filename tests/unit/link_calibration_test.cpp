@@ -334,6 +334,24 @@ TEST(LinkCalibration, PairEndsAgreeOrTheLessLoadedEndIsKept) {
     EXPECT_FALSE(hier::combinePair(MeasuredLink{}, link(100, 8)).valid);
 }
 
+// Ends that disagree, each with its own fit's noise: the better known end is kept whole even
+// with the larger alpha (the other's slope was steepened by load, its alpha pulled down:
+// 14.5 us at 48.5 ns/B, noise 282%, beside 96.8 us at 14.9 ns/B, noise 59%), its noise
+// the larger of the spreads and the ends' own.
+TEST(LinkCalibration, PairEndsDisagreeingKeepTheBetterKnownEnd) {
+    MeasuredLink steep = link(14.5, 48.5), known = link(96.8, 14.9);
+    steep.noise = 2.82, known.noise = 0.59;
+    std::string why;
+    for (const auto& [a, b] : {std::pair{steep, known}, std::pair{known, steep}}) {
+        const MeasuredLink m = hier::combinePair(a, b, &why);
+        ASSERT_TRUE(m.valid);
+        EXPECT_EQ(m.alpha_us, 96.8);
+        EXPECT_EQ(m.beta_ns_per_byte, 14.9);
+        EXPECT_DOUBLE_EQ(m.noise, (96.8 - 14.5) / 14.5);  // alpha's spread, over 2.82
+        EXPECT_NE(why.find("disagree"), std::string::npos) << why;
+    }
+}
+
 // Every measured field survives the records the ranks exchange.
 TEST(LinkCalibration, RecordCarriesEveryField) {
     hier::MeasuredLink m = link(84, 8.6);

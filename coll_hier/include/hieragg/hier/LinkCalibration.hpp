@@ -127,8 +127,9 @@ double estimateExchangeRound(const std::vector<double>& roundUs, double alphaUs)
 
 // The two ends of one pair, each its own estimate: invalid unless both are. When their alpha
 // and beta agree within kPairAgreementFactor each parameter is the mean of the two; when
-// they do not the end with the smaller alpha is kept whole (load only adds time, so that end
-// was the less disturbed) and `disagreed` says which parameter differs, and by how much (it
+// they do not the end with the smaller noise (its own fit the better known) is kept whole, or
+// with equal noise the one with the smaller alpha (load only adds time, so that end was the
+// less disturbed) and `disagreed` says which parameter differs, and by how much (it
 // is left alone otherwise). Noise is the larger relative spread (|a - b| / min(a, b)) of
 // alpha and beta, or an end's own if larger.
 MeasuredLink combinePair(const MeasuredLink& a, const MeasuredLink& b, std::string* disagreed = nullptr);
