@@ -38,8 +38,9 @@ struct MeasuredLink {
     // Per byte each way while both ends send a long message at once (LinkCost::
     // duplex_beta_us_per_byte) [ns/B]; 0: not measured.
     double duplex_beta_ns_per_byte = 0;
-    // How far the measurements that were agreed on differ (the two ends of a pair, the
-    // pairs): the largest relative spread of alpha and beta, 0: one measurement.
+    // How far the value may be off: one end's own, the relative uncertainty of its fit
+    // (estimateLink); agreed, also the largest relative spread of alpha and beta between
+    // the measurements agreed on (the two ends of a pair, the pairs).
     double noise = 0;
 };
 
