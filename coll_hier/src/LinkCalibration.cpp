@@ -26,19 +26,55 @@ std::string num(double v) {
     return buf;
 }
 
-// Least-squares line y = c + s x through (x, y); false with fewer than two distinct x.
-bool fitLine(const std::vector<double>& x, const std::vector<double>& y, double& c, double& s) {
-    const size_t n = x.size();
+// The floor of one size's round trips: the smallest finite positive sample, and the gap to
+// the next smallest (0 with one sample). A round trip is never faster than the link,
+// only slower; with delays spread like a busy machine's (a descheduled process, 0.1-10 ms),
+// the smallest of k samples sits above the link by about the gap between the two smallest
+// (for exponential delays both are 1/(k rate) on average), so the gap is how far the floor
+// may be off. Two samples that agree confirm it; a single sample is taken as is (gap 0).
+struct SizeFloor {
+    double x = 0, y = INFINITY, gap = INFINITY;
+};
+SizeFloor floorOf(const RoundTrips& r) {
+    SizeFloor f;
+    f.x = static_cast<double>(r.bytes);
+    double second = INFINITY;
+    for (double t : r.us)
+        if (std::isfinite(t) && t > 0) {
+            if (t < f.y)
+                second = f.y, f.y = t;
+            else if (t < second)
+                second = t;
+        }
+    f.gap = std::isfinite(second) ? second - f.y : 0.0;  // one sample: nothing to judge it by, taken as is
+    return f;
+}
+
+// A least-squares line y = intercept + slope x through the floors, and how far each of the two
+// may be off: a floor above the link by up to its gap moves the slope by its weight
+// (x_i - mean x) / Sxx times that, the intercept by 1/n - mean x (x_i - mean x) / Sxx times it.
+struct LineFit {
+    double intercept = 0, slope = 0, slopeUncertainty = INFINITY, interceptUncertainty = INFINITY;
+};
+// False with fewer than two distinct sizes.
+bool fitLine(const std::vector<SizeFloor>& f, LineFit& out) {
+    const size_t n = f.size();
     if (n < 2) return false;
     double mx = 0, my = 0;
-    for (size_t i = 0; i < n; ++i) mx += x[i], my += y[i];
+    for (const SizeFloor& p : f) mx += p.x, my += p.y;
     mx /= static_cast<double>(n);
     my /= static_cast<double>(n);
     double sxx = 0, sxy = 0;
-    for (size_t i = 0; i < n; ++i) sxx += (x[i] - mx) * (x[i] - mx), sxy += (x[i] - mx) * (y[i] - my);
+    for (const SizeFloor& p : f) sxx += (p.x - mx) * (p.x - mx), sxy += (p.x - mx) * (p.y - my);
     if (!(sxx > 0)) return false;
-    s = sxy / sxx;
-    c = my - s * mx;
+    out.slope = sxy / sxx;
+    out.intercept = my - out.slope * mx;
+    out.slopeUncertainty = out.interceptUncertainty = 0;
+    for (const SizeFloor& p : f) {
+        const double w = (p.x - mx) / sxx, wc = 1.0 / static_cast<double>(n) - mx * w;
+        if (w != 0) out.slopeUncertainty += std::fabs(w) * p.gap;
+        if (wc != 0) out.interceptUncertainty += std::fabs(wc) * p.gap;
+    }
     return true;
 }
 
@@ -86,27 +122,53 @@ std::vector<size_t> calibrationSizes(size_t eagerBytes) {
 }
 
 MeasuredLink estimateLink(const std::vector<RoundTrips>& rounds, size_t replyBytes, size_t eagerBytes,
-                          std::string* why) {
-    std::vector<double> xe, ye, xb, yb;
+                          std::string* why, std::string* note, bool rejectUnknownRate) {
+    std::vector<SizeFloor> eager, bulk;
     for (const RoundTrips& r : rounds) {
-        const double m = minimum(r.us);
-        if (!std::isfinite(m)) continue;
-        const bool bulk = eagerBytes > 0 && r.bytes >= eagerBytes;
-        (bulk ? xb : xe).push_back(static_cast<double>(r.bytes));
-        (bulk ? yb : ye).push_back(m);
+        const SizeFloor f = floorOf(r);
+        if (!std::isfinite(f.y)) continue;
+        (eagerBytes > 0 && r.bytes >= eagerBytes ? bulk : eager).push_back(f);
     }
-    double c = 0, betaEager = 0;
-    if (!fitLine(xe, ye, c, betaEager)) return rejected(why, "fewer than two sizes below the eager limit timed");
-    double cb = 0, betaBulk = 0;
-    const bool bulkLine = fitLine(xb, yb, cb, betaBulk);
-    if (!(betaEager * 1000.0 >= kMinBetaNsPerByte) && bulkLine && betaBulk * 1000.0 >= kMinBetaNsPerByte &&
-        betaBulk * 1000.0 <= kMaxBetaNsPerByte) {
-        // The sizes below the limit differ by less than the noise (shared memory: 2 KiB is
-        // 0.2 us of copying): their line is latency alone. The bulk rate prices their bytes
-        // too, and the start-up is the smallest of them net of that.
-        betaEager = betaBulk;
+    LineFit e, b;
+    if (!fitLine(eager, e)) return rejected(why, "fewer than two sizes below the eager limit timed");
+    const bool bulkLine = fitLine(bulk, b);
+    // Which slope prices the bytes. Each is trusted when it is a rate (within the bounds) known
+    // to within the chooser's widest band (kMaxCloseFraction): a rate known worse than that
+    // cannot keep a choice between rows whose predictions are that close.
+    const auto sure = [](const LineFit& f) {
+        return f.slope * 1000.0 >= kMinBetaNsPerByte && f.slope * 1000.0 <= kMaxBetaNsPerByte &&
+               f.slopeUncertainty <= kMaxCloseFraction * f.slope;
+    };
+    const auto relative = [](const LineFit& f) { return f.slope > 0 ? f.slopeUncertainty / f.slope : INFINITY; };
+    const bool eagerSure = sure(e), bulkSure = bulkLine && sure(b);
+    const bool bulkUsable = bulkLine && b.slope * 1000.0 >= kMinBetaNsPerByte && b.slope * 1000.0 <= kMaxBetaNsPerByte;
+    // The bulk rate prices every byte when the eager sizes do not give a rate (shared memory:
+    // 2 KiB is 0.2 us of copying, less than the noise): their line falls, or is not known
+    // while the bulk one is. Not on a bulk rate itself unknown: alpha is the eager floors net
+    // of their bytes at it, and an inflated rate takes them below zero.
+    const bool bulkPricesAll =
+        bulkUsable && (e.slope * 1000.0 < kMinBetaNsPerByte || (!eagerSure && bulkSure));
+    // The bulk line is set aside (the eager rate stands) when the eager rate is the better
+    // known and the bulk one is not known within the band: a long round trip is more often
+    // delayed by load than a short one, and there are half as many of them, so their minima
+    // can all sit above the link (seen: 0.95 ns/B for the 8.6 ns/B emulated link).
+    const bool bulkSetAside = bulkLine && !bulkPricesAll && !bulkSure && relative(e) <= relative(b);
+    double c = e.intercept, cUncertainty = e.interceptUncertainty, betaEager = e.slope, noise = relative(e);
+    if (bulkPricesAll) {
+        betaEager = b.slope;
+        noise = relative(b);
         c = INFINITY;
-        for (size_t i = 0; i < xe.size(); ++i) c = std::min(c, ye[i] - xe[i] * betaBulk);
+        for (const SizeFloor& f : eager)
+            if (f.y - f.x * b.slope < c) c = f.y - f.x * b.slope, cUncertainty = f.gap;
+        if (note)
+            *note = "eager slope " + num(e.slope * 1000) + " +- " + num(e.slopeUncertainty * 1000) +
+                    " ns/B not known within " + num(kMaxCloseFraction * 100) + "%: the bulk rate " +
+                    num(b.slope * 1000) + " +- " + num(b.slopeUncertainty * 1000) + " ns/B prices every byte";
+    } else if (bulkSetAside && note) {
+        *note = "bulk slope " + num(b.slope * 1000) + " +- " + num(b.slopeUncertainty * 1000) + " ns/B not known within " +
+                num(kMaxCloseFraction * 100) + "% (its sizes' lowest two round trips differ by " + num(bulk.front().gap) +
+                ", " + num(bulk.back().gap) + " us): the eager rate " + num(e.slope * 1000) + " +- " +
+                num(e.slopeUncertainty * 1000) + " ns/B stands";
     }
     MeasuredLink out;
     out.eager_beta_ns_per_byte = betaEager * 1000.0;
@@ -114,25 +176,38 @@ MeasuredLink estimateLink(const std::vector<RoundTrips>& rounds, size_t replyByt
     out.beta_ns_per_byte = out.eager_beta_ns_per_byte;
     if (bulkLine) {
         out.eager_bytes = static_cast<double>(eagerBytes);
-        if (betaBulk <= betaEager * kBulkSlowerSlack) {
-            out.beta_ns_per_byte = betaBulk * 1000.0;
-            out.rendezvous_us = std::max(0.0, cb - 2 * out.alpha_us - static_cast<double>(replyBytes) * betaEager);
+        if (!bulkSetAside && b.slope <= betaEager * kBulkSlowerSlack) {
+            out.beta_ns_per_byte = b.slope * 1000.0;
+            noise = std::max(noise, relative(b));
+            out.rendezvous_us = std::max(0.0, b.intercept - 2 * out.alpha_us - static_cast<double>(replyBytes) * betaEager);
         } else {
-            // Slower in bulk than eager: load on the long round trips, not the link. The eager
-            // rate stands, and the rendezvous is the smallest excess over it above the limit.
+            // Slower in bulk than eager (load on the long round trips, not the link), or not
+            // known: the eager rate stands, and the rendezvous is the smallest excess over it
+            // above the limit.
             double excess = INFINITY;
-            for (size_t i = 0; i < xb.size(); ++i)
-                excess = std::min(excess, yb[i] - 2 * out.alpha_us - (xb[i] + static_cast<double>(replyBytes)) * betaEager);
+            for (const SizeFloor& f : bulk)
+                excess = std::min(excess, f.y - 2 * out.alpha_us - (f.x + static_cast<double>(replyBytes)) * betaEager);
             out.rendezvous_us = std::max(0.0, excess);
         }
     }
+    const double betaNoise = noise;
+    // The start-up is known to within half its intercept's uncertainty (a round trip is two).
+    if (out.alpha_us > 0) noise = std::max(noise, cUncertainty / 2 / out.alpha_us);
+    out.noise = std::isfinite(noise) ? noise : kMaxCloseFraction;
     if (!(out.alpha_us >= kMinAlphaUs && out.alpha_us <= kMaxAlphaUs))
         return rejected(why, "alpha " + num(out.alpha_us) + " us is outside " + num(kMinAlphaUs) + ".." +
                                  num(kMaxAlphaUs) + " us");
-    for (const double b : {out.eager_beta_ns_per_byte, out.beta_ns_per_byte})
-        if (!(b >= kMinBetaNsPerByte && b <= kMaxBetaNsPerByte))
-            return rejected(why, "beta " + num(b) + " ns/B is outside " + num(kMinBetaNsPerByte) + ".." +
+    for (const double beta : {out.eager_beta_ns_per_byte, out.beta_ns_per_byte})
+        if (!(beta >= kMinBetaNsPerByte && beta <= kMaxBetaNsPerByte))
+            return rejected(why, "beta " + num(beta) + " ns/B is outside " + num(kMinBetaNsPerByte) + ".." +
                                      num(kMaxBetaNsPerByte) + " ns/B");
+    // A rate whose uncertainty exceeds itself is not measured: the floors cannot tell it from
+    // none or from twice it. Rejected, so the setup measures once more; the last attempt's
+    // stands with its noise (the widest band), closer to the link than the defaults.
+    if (rejectUnknownRate && !(betaNoise <= 1))
+        return rejected(why, "beta " + num(out.beta_ns_per_byte) + " ns/B is not known within itself: the sizes' " +
+                                 "two smallest round trips differ by more than the rate accounts for (+- " +
+                                 num(betaNoise * out.beta_ns_per_byte) + " ns/B)");
     out.valid = true;
     return out;
 }
@@ -164,11 +239,16 @@ MeasuredLink combinePair(const MeasuredLink& a, const MeasuredLink& b, std::stri
     if (!a.valid || !b.valid) return MeasuredLink{};
     const double sa = spread(a.alpha_us, b.alpha_us), sb = spread(a.beta_ns_per_byte, b.beta_ns_per_byte);
     if (sa > kPairAgreementFactor - 1 || sb > kPairAgreementFactor - 1) {
-        // Load changed under one end's rounds. It only ever adds time, and alpha comes from the
-        // most sampled, smallest round trips: the end with the smaller alpha was the less
-        // disturbed one, and its estimate is kept whole (its parameters belong together). The
-        // spread is the noise, so predictions that close keep the earlier row.
-        MeasuredLink m = a.alpha_us <= b.alpha_us ? a : b;
+        // Load changed under one end's rounds. The end whose own fit is the better known (the
+        // smaller noise: its floors confirmed by their second samples) was the less disturbed
+        // one, and its estimate is kept whole (its parameters belong together). Alike, load only
+        // ever adds time and alpha comes from the most sampled, smallest round trips: the end
+        // with the smaller alpha. (A smaller alpha alone misleads when load inflated one end's
+        // largest eager size: its slope steepens and its alpha falls, seen 14.5 us at 48 ns/B
+        // beside 97 us at 15 ns/B.) The spread is the noise, so predictions that close keep the
+        // earlier row.
+        const bool aKept = a.noise != b.noise ? a.noise < b.noise : a.alpha_us <= b.alpha_us;
+        MeasuredLink m = aKept ? a : b;
         m.noise = std::max({sa, sb, a.noise, b.noise});
         if (disagreed)
             *disagreed = sa > kPairAgreementFactor - 1

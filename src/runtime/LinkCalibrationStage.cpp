@@ -210,7 +210,10 @@ std::string measuredLine(int link, const hier::CostParams& costs, const hier::Me
              std::to_string(measuredPairs) + " pairs)";
     else
         s += " (measured at setup, " + std::to_string(2 * pairs) + " leaders)";
-    return s + measuredExtras(link, l, agreed, costs.closeFraction);
+    s += measuredExtras(link, l, agreed, costs.closeFraction);
+    // The node's time is in its parentheses; the network's (every attempt) goes last, where
+    // scripts matching the line's start do not see it.
+    return link == hier::kLinkNode ? s : s + "; measured in " + fixed(ms, 1) + " ms";
 }
 
 int startPass(hieragg_comm& c, LinkCalibrationState& st);
@@ -297,8 +300,10 @@ int startAgreement(hieragg_comm& c, LinkCalibrationState& st) {
 
 // This end's estimate from the rounds it timed.
 hier::MeasuredLink estimateOwn(const hieragg_comm& c, const LinkCalibrationState& st) {
-    std::string why;
-    hier::MeasuredLink m = hier::estimateLink(st.pingPong, kSmallBytes, eagerLimit(st.link), &why);
+    std::string why, note;
+    // An unknown rate is rejected on the first attempt only: measured again, the second stands.
+    hier::MeasuredLink m = hier::estimateLink(st.pingPong, kSmallBytes, eagerLimit(st.link), &why, &note,
+                                              st.attempt + 1 < kAttempts);
     std::vector<double> single;
     for (const hier::RoundTrips& r : st.pingPong)
         if (r.bytes == kSmallBytes) single = r.us;
@@ -311,6 +316,15 @@ hier::MeasuredLink estimateOwn(const hieragg_comm& c, const LinkCalibrationState
             m.eager_bytes > 0 && bytes >= m.eager_bytes ? m.rendezvous_us : 0.0, m.beta_ns_per_byte);
     }
     Runtime& rt = *Runtime::instance();
+    // Each end's own verdict on its fit (every end that measured, attempt by attempt): what it
+    // set aside or rejected, and why; the agreement's line (rank 0) says what was kept.
+    const std::string end = prefix(st.link) + " rank " + std::to_string(c.rank) + " timing " +
+                            std::to_string(st.peer) + " (attempt " + std::to_string(st.attempt + 1) + "): ";
+    if (!m.valid)
+        rt.verbose(2, end + "estimate rejected: " + why);
+    else if (!note.empty())
+        rt.verbose(2, end + note + " (alpha " + fixed(m.alpha_us, usDigits(st.link)) + " us, beta " +
+                          fixed(m.beta_ns_per_byte, 2) + " ns/B, noise " + fixed(m.noise * 100, 0) + "%)");
     if (rt.config().verbose >= 3) {  // the raw samples, to judge the estimate
         std::string text = "hieragg: " + std::string(hier::linkClassName(st.link)) + " calibration, rank " + std::to_string(c.rank) + " timing " +
                            std::to_string(st.peer) + ", round trips [us]";

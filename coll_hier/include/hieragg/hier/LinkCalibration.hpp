@@ -38,8 +38,9 @@ struct MeasuredLink {
     // Per byte each way while both ends send a long message at once (LinkCost::
     // duplex_beta_us_per_byte) [ns/B]; 0: not measured.
     double duplex_beta_ns_per_byte = 0;
-    // How far the measurements that were agreed on differ (the two ends of a pair, the
-    // pairs): the largest relative spread of alpha and beta, 0: one measurement.
+    // How far the value may be off: one end's own, the relative uncertainty of its fit
+    // (estimateLink); agreed, also the largest relative spread of alpha and beta between
+    // the measurements agreed on (the two ends of a pair, the pairs).
     double noise = 0;
 };
 
@@ -77,22 +78,37 @@ struct RoundTrips {
 std::vector<size_t> calibrationSizes(size_t eagerBytes);
 
 // The estimate of one end from its round trips (replyBytes each way back):
-// - per size the minimum of the finite positive samples: a round trip is never faster than
-//   the link, only slower (a busy machine adds 0.1-10 ms to some samples);
+// - per size the floor: the minimum of the finite positive samples (a round trip is never
+//   faster than the link, only slower: a busy machine adds 0.1-10 ms to some samples), and
+//   how far it may be off, the gap to the second smallest sample (0 with one: taken as is);
 // - sizes below eagerBytes (all, when eagerBytes is 0): a least-squares line through the
-//   minima, RTT(m) = 2 alpha + (m + replyBytes) beta_eager;
+//   floors, RTT(m) = 2 alpha + (m + replyBytes) beta_eager;
 // - sizes at or above eagerBytes (two or more): the line's slope is the bulk beta, and its
 //   excess over 2 alpha + replyBytes beta_eager at the first size over m beta is the
 //   rendezvous, one way: RTT(m) = 2 alpha + rendezvous + m beta + replyBytes beta_eager.
+// Each line's slope is known to within the sum of its floors' gaps weighted by their
+// influence on the slope; a slope is "known" when within kMaxCloseFraction of itself.
+// - A bulk slope not known while the eager one is known better (load delayed every long
+//   round trip of one size): the bulk line is set aside, as below for a slower bulk slope.
+// - An eager slope under kMinBetaNsPerByte (shared memory, whose small sizes differ by less
+//   than the noise), or not known while the bulk one is known: the bulk rate prices every
+//   byte, and the start-up is the smallest eager floor net of it.
 // A bulk slope over kBulkSlowerSlack times the eager one is load: then beta is the eager
 // one and the rendezvous the smallest excess over 2 alpha + (m + replyBytes) beta_eager
 // among the sizes above the limit.
-// Invalid (why says it) without two sizes below the limit with samples, or with alpha or a
+// noise: the relative uncertainty of the slopes used and of alpha (the intercept's, halved),
+// kMaxCloseFraction when unknown; it widens the chooser's band (closeFractionOf).
+// Invalid (why says it) when the slope that gives beta is not known within 100% of itself
+// (the floors' gaps exceed what the rate accounts for between the sizes: load on every size)
+// and `rejectUnknownRate` (the stage's first attempt: it measures again; its last attempt
+// keeps such a rate, with its noise, over the defaults), without two sizes below the limit with samples, or with alpha or a
 // beta outside the bounds above (a line that falls as the size grows among them: under
 // load every sample of the smallest size was delayed). Fewer than two sizes above the
-// limit: beta is the eager one, no rendezvous.
+// limit: beta is the eager one, no rendezvous. `note`, when a line was set aside or the bulk
+// rate priced every byte, says so and why (left alone otherwise).
 MeasuredLink estimateLink(const std::vector<RoundTrips>& rounds, size_t replyBytes, size_t eagerBytes,
-                          std::string* why = nullptr);
+                          std::string* why = nullptr, std::string* note = nullptr,
+                          bool rejectUnknownRate = true);
 
 // The back-to-back gap: `streamUs` are round trips in which `count` small messages leave
 // back to back and one reply returns when the last arrived, `singleUs` those of one small
@@ -112,8 +128,9 @@ double estimateExchangeRound(const std::vector<double>& roundUs, double alphaUs)
 
 // The two ends of one pair, each its own estimate: invalid unless both are. When their alpha
 // and beta agree within kPairAgreementFactor each parameter is the mean of the two; when
-// they do not the end with the smaller alpha is kept whole (load only adds time, so that end
-// was the less disturbed) and `disagreed` says which parameter differs, and by how much (it
+// they do not the end with the smaller noise (its own fit the better known) is kept whole, or
+// with equal noise the one with the smaller alpha (load only adds time, so that end was the
+// less disturbed) and `disagreed` says which parameter differs, and by how much (it
 // is left alone otherwise). Noise is the larger relative spread (|a - b| / min(a, b)) of
 // alpha and beta, or an end's own if larger.
 MeasuredLink combinePair(const MeasuredLink& a, const MeasuredLink& b, std::string* disagreed = nullptr);
