@@ -229,6 +229,21 @@ const Case kCases[] = {
     {HIERAGG_SCAN, 5, 2, 0, "flat", "linear"}, {HIERAGG_EXSCAN, 4, 3, 0, "flat", "linear"},
 };
 
+// Every case's every rank, one case at a time (its own hierarchy, network and buffers):
+// f(case, rank, the rank's call, its schedule).
+template <class F>
+void forEveryCaseRank(F&& f) {
+    for (const Case& k : kCases) {
+        hier::Hierarchy h = std::string(k.hierarchy) == "flat" ? hier::Hierarchy::flat(k.p) : virtualNodes(k.p, 2);
+        sim::SimNetwork net(k.p);
+        std::vector<RankBuffers> bufs = buffersFor(k.kind, k.p, k.count, k.root, 0);
+        for (int r = 0; r < k.p; ++r) {
+            const CollCall c = callFor(k.kind, r, k.p, &h, k.count, k.root, bufs[r], net, algorithmOf(k));
+            f(k, r, c, std::make_shared<const Schedule>(recipes::buildSchedule(c)));
+        }
+    }
+}
+
 }  // namespace
 
 TEST(CompiledCallSim, EveryServedCollectiveGivesItsClosedFormCallAfterCall) {
@@ -479,21 +494,13 @@ bool onlyIndependentMessages(const Schedule& s) {
 // starts before its root waits for the root's message and then has the root's data.
 TEST(CompiledCallSim, RanksWhoseMessagesWaitForNothingRunFlatAndStillWaitForTheirPeers) {
     size_t flatRanks = 0, otherRanks = 0;
-    for (const Case& k : kCases) {
-        const int p = k.p;
-        hier::Hierarchy h = std::string(k.hierarchy) == "flat" ? hier::Hierarchy::flat(p) : virtualNodes(p, 2);
-        sim::SimNetwork net(p);
-        std::vector<RankBuffers> bufs = buffersFor(k.kind, p, k.count, k.root, 0);
-        for (int r = 0; r < p; ++r) {
-            CollCall c = callFor(k.kind, r, p, &h, k.count, k.root, bufs[r], net, algorithmOf(k));
-            auto s = std::make_shared<const Schedule>(recipes::buildSchedule(c));
-            const bool want = onlyIndependentMessages(*s);
-            CompiledCall f;
-            ASSERT_TRUE(f.compile(s, c.stype, c.rtype, nullptr));
-            EXPECT_EQ(f.flat(), want) << hieragg_coll_name(k.kind) << " p=" << p << " " << k.hierarchy << ": rank " << r;
-            (want ? flatRanks : otherRanks)++;
-        }
-    }
+    forEveryCaseRank([&](const Case& k, int r, const CollCall& c, std::shared_ptr<const Schedule> s) {
+        const bool want = onlyIndependentMessages(*s);
+        CompiledCall f;
+        ASSERT_TRUE(f.compile(s, c.stype, c.rtype, nullptr));
+        EXPECT_EQ(f.flat(), want) << hieragg_coll_name(k.kind) << " p=" << k.p << " " << k.hierarchy << ": rank " << r;
+        (want ? flatRanks : otherRanks)++;
+    });
     EXPECT_GT(flatRanks, 0u) << "no case has a flat rank any more";
     EXPECT_GT(otherRanks, 0u);
 
@@ -734,18 +741,12 @@ TEST_F(TwoAllreduceSchedules, TheAnswerForTheLastRawArgumentsNeverOutlivesThem) 
 // predecessor's message, and each gets its closed form.
 TEST(CompiledCallSim, RankChainRunsStraightAndWaitsForEachPredecessor) {
     size_t neither = 0;
-    for (const Case& k : kCases) {
-        hier::Hierarchy h = std::string(k.hierarchy) == "flat" ? hier::Hierarchy::flat(k.p) : virtualNodes(k.p, 2);
-        sim::SimNetwork net(k.p);
-        std::vector<RankBuffers> bufs = buffersFor(k.kind, k.p, k.count, k.root, 0);
-        for (int r = 0; r < k.p; ++r) {
-            CollCall c = callFor(k.kind, r, k.p, &h, k.count, k.root, bufs[r], net, algorithmOf(k));
-            CompiledCall f;
-            ASSERT_TRUE(f.compile(std::make_shared<const Schedule>(recipes::buildSchedule(c)), c.stype, c.rtype, nullptr));
-            EXPECT_FALSE(f.flat() && f.straight());
-            neither += !f.flat() && !f.straight();
-        }
-    }
+    forEveryCaseRank([&](const Case&, int, const CollCall& c, std::shared_ptr<const Schedule> s) {
+        CompiledCall f;
+        ASSERT_TRUE(f.compile(s, c.stype, c.rtype, nullptr));
+        EXPECT_FALSE(f.flat() && f.straight());
+        neither += !f.flat() && !f.straight();
+    });
     EXPECT_GT(neither, 0u) << "every rank of every case runs flat or straight";
 
     for (const hieragg_coll_kind kind : {HIERAGG_SCAN, HIERAGG_EXSCAN}) {
@@ -835,22 +836,15 @@ bool laterStepsWaitForEarlierDeps(const Schedule& s) {
 // poll() with its closed form; with new buffers, call after call, on the one compiled call.
 TEST(CompiledCallSim, RoundExchangesRunOrderedAndGiveTheirClosedForms) {
     size_t ordered = 0;
-    for (const Case& k : kCases) {
-        hier::Hierarchy h = std::string(k.hierarchy) == "flat" ? hier::Hierarchy::flat(k.p) : virtualNodes(k.p, 2);
-        sim::SimNetwork net(k.p);
-        std::vector<RankBuffers> bufs = buffersFor(k.kind, k.p, k.count, k.root, 0);
-        for (int r = 0; r < k.p; ++r) {
-            CollCall c = callFor(k.kind, r, k.p, &h, k.count, k.root, bufs[r], net, algorithmOf(k));
-            auto s = std::make_shared<const Schedule>(recipes::buildSchedule(c));
-            const bool want = laterStepsWaitForEarlierDeps(*s);
-            CompiledCall f;
-            ASSERT_TRUE(f.compile(s, c.stype, c.rtype, nullptr));
-            EXPECT_EQ(f.flat() || f.straight() || f.ordered(), want)
-                << hieragg_coll_name(k.kind) << " p=" << k.p << " " << k.hierarchy << ": rank " << r;
-            EXPECT_LE(int{f.flat()} + int{f.straight()} + int{f.ordered()}, 1);
-            ordered += f.ordered();
-        }
-    }
+    forEveryCaseRank([&](const Case& k, int r, const CollCall& c, std::shared_ptr<const Schedule> s) {
+        const bool want = laterStepsWaitForEarlierDeps(*s);
+        CompiledCall f;
+        ASSERT_TRUE(f.compile(s, c.stype, c.rtype, nullptr));
+        EXPECT_EQ(f.flat() || f.straight() || f.ordered(), want)
+            << hieragg_coll_name(k.kind) << " p=" << k.p << " " << k.hierarchy << ": rank " << r;
+        EXPECT_LE(int{f.flat()} + int{f.straight()} + int{f.ordered()}, 1);
+        ordered += f.ordered();
+    });
     EXPECT_GT(ordered, 0u) << "no case has an ordered rank any more";
 
     struct Round {
