@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "hieragg/algorithms/PackedSubtrees.hpp"
 #include "hieragg/algorithms/TreeBcast.hpp"
-#include "hieragg/algorithms/TreeGather.hpp"
 #include "hieragg/algorithms/RingAllgather.hpp"
 #include "hieragg/hier/Hierarchy.hpp"
 #include "hieragg/hier/Recipes.hpp"
@@ -148,14 +148,16 @@ void emitHierAllgather(ScheduleBuilder& b, const Levels& lv, const std::vector<s
     if (!outerLeader) {
         size_t workBytes = 0;
         for (size_t i = 0; i < stages.size(); ++i)
-            workBytes = std::max(workBytes, TreeGather{trees[i]}.workBytes(stages[i].group, stages[i].memberBytes));
+            workBytes = std::max(workBytes,
+                                 PackedSubtrees{trees[i], stages[i].group, stages[i].memberBytes}.workBytes(false));
         if (workBytes) work = b.temp(workBytes);
     }
     StepId ready = kNoStep;
     for (size_t i = 0; i < stages.size(); ++i) {
         const Stage& s = stages[i];
-        ready = TreeGather{trees[i]}.emit(b, s.group, s.memberBytes, own, i > 0, work, ready,
-                                          stageChannel(static_cast<uint32_t>(s.level))).ready;
+        ready = PackedSubtrees{trees[i], s.group, s.memberBytes}
+                    .gather(b, own, i > 0, work, ready, stageChannel(static_cast<uint32_t>(s.level)))
+                    .ready;
     }
     if (outerLeader && stages.empty())  // a leader alone in its subspace
         ready = b.copy(own.buf, own.type, work, {kPackedType, rankBytes[c.rank]});

@@ -14,8 +14,7 @@
 #include "DirectRooted.hpp"
 #include "InterLinear.hpp"
 #include "RootedBlocks.hpp"
-#include "hieragg/algorithms/TreeGather.hpp"
-#include "hieragg/algorithms/TreeScatter.hpp"
+#include "hieragg/algorithms/PackedSubtrees.hpp"
 #include "hieragg/hier/Recipes.hpp"
 #include "hieragg/hier/Selection.hpp"
 
@@ -66,8 +65,9 @@ Schedule rootedBlocks(const CollCall& c, bool toRoot) {
     for (size_t i = 0; i < stages.size(); ++i) {
         const dm::Stage& s = stages[i];
         trees.push_back(plan->stages.at(s.level).shape.build(s.group.size(), s.rootIdx));
-        workBytes = std::max(workBytes, toRoot ? TreeGather{trees.back()}.workBytes(s.group, s.memberBytes)
-                                               : TreeScatter{trees.back()}.workBytes(s.group, s.memberBytes, i > 0));
+        // A scatter's piece stays packed at work[0] below the top stage (keepInWork below).
+        const bool leafKeepsWork = !toRoot && i > 0;
+        workBytes = std::max(workBytes, PackedSubtrees{trees.back(), s.group, s.memberBytes}.workBytes(leafKeepsWork));
     }
     if (isRoot && stages.size() == 1 && dm::rootRunsAreContiguous(c.size, stages[0], trees[0])) {
         // Flat, every child's subtree a run of consecutive ranks: each run moves straight
@@ -78,7 +78,7 @@ Schedule rootedBlocks(const CollCall& c, bool toRoot) {
         const MemberTree& t = trees[0];
         const std::vector<int>& kids = t.children[stages[0].rootIdx];
         for (size_t i = 0; i < kids.size(); ++i) {
-            // Scatter: largest subtree first, as TreeScatter.
+            // Scatter: largest subtree first, as PackedSubtrees::scatter.
             const int v = t.virtualOf(kids[toRoot ? i : kids.size() - 1 - i]);
             const int first = stages[0].group.ranks[t.indexOf(v)];
             const size_t members = static_cast<size_t>(t.subtreeEnd[v] - v);
@@ -97,8 +97,9 @@ Schedule rootedBlocks(const CollCall& c, bool toRoot) {
             const dm::Stage& s = stages[i];
             // The root's own block goes straight from sbuf to rbuf: its slot stays empty.
             const bool inWork = i > 0 || isRoot;
-            ready = TreeGather{trees[i]}.emit(b, s.group, s.memberBytes, own, inWork, work, ready,
-                                              stageChannel(static_cast<uint32_t>(s.level))).ready;
+            ready = PackedSubtrees{trees[i], s.group, s.memberBytes}
+                        .gather(b, own, inWork, work, ready, stageChannel(static_cast<uint32_t>(s.level)))
+                        .ready;
         }
         if (!isRoot) return b.finish();
         if (!inPlace) done.add(rb.moveOwn(b, a.root));
@@ -117,8 +118,8 @@ Schedule rootedBlocks(const CollCall& c, bool toRoot) {
     }
     for (size_t i = stages.size(); i-- > 0;) {
         const dm::Stage& s = stages[i];
-        Emitted e = TreeScatter{trees[i]}.emit(b, s.group, s.memberBytes, own, i > 0 || isRoot, work, ready,
-                                               stageChannel(static_cast<uint32_t>(s.level)));
+        Emitted e = PackedSubtrees{trees[i], s.group, s.memberBytes}.scatter(
+            b, own, i > 0 || isRoot, work, ready, stageChannel(static_cast<uint32_t>(s.level)));
         ready = e.ready;
         done.add(e.done);
     }

@@ -1,5 +1,5 @@
 // The one tree module of the schedule layer: every tree-shaped emitter (TreeBcast,
-// OrderedTreeReduce, TreeGather, TreeScatter, the barrier's fan-in and release)
+// OrderedTreeReduce, PackedSubtrees' gather and scatter, the barrier's fan-in and release)
 // runs over a MemberTree, a coll_aggtree Tree whose vertices are the indices of a
 // Group's members. TreeShape names the shapes of coll_aggtree (k-nomial of any k,
 // k-ary, the chain = 1-ary tree); the hierarchical minimum-height k-nomial tree

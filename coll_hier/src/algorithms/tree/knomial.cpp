@@ -1,4 +1,4 @@
-// The k-nomial tree per space (TreeBcast / OrderedTreeReduce / TreeGather / TreeScatter):
+// The k-nomial tree per space (TreeBcast / OrderedTreeReduce / PackedSubtrees gather / scatter):
 // SPEC 3.2's k* from a/b and the band of widths within epsilon of F(k*); the exact tree
 // model (real heights, children served one after the other) picks inside it.
 #include <algorithm>
