@@ -45,8 +45,7 @@ struct ScanPulses {
         emitPulses(b, plan, std::move(frags), pulse0);
     }
     // `p` (a scan algorithm's Pulse) reads pulse 0's input, writes its out, on `channel`.
-    template <class Pulse>
-    void bind(Pulse& p, uint32_t channel) const {
+    void bind(ScanPulse& p, uint32_t channel) const {
         p.input = input;
         p.out = out;
         p.type = t;

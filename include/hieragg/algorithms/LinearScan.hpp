@@ -10,19 +10,15 @@
 #pragma once
 #include "hieragg/Group.hpp"
 #include "hieragg/ScheduleBuilder.hpp"
+#include "hieragg/algorithms/ScanPulse.hpp"
 
 namespace hieragg {
 
 struct LinearScan {
     bool exclusive = false;
 
-    struct Pulse {
-        BufRef input;         // this member's contribution; may alias out (in place)
-        BufRef out;           // the prefix result (exclusive: untouched on member 0)
-        TypeRef type;
-        BufRef scratch;       // one pulse-sized buffer (when usesScratch)
-        Deps scratchFree;     // before writing scratch or out
-        uint32_t channel = 0;
+    struct Pulse : ScanPulse {
+        BufRef scratch;            // one pulse-sized buffer (when usesScratch)
         bool commutative = false;  // the op's operands may be swapped
     };
     // Whether member `me` of n needs Pulse::scratch (inPlace: input aliases out).

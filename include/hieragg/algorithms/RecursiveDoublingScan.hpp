@@ -6,19 +6,15 @@
 #pragma once
 #include "hieragg/Group.hpp"
 #include "hieragg/ScheduleBuilder.hpp"
+#include "hieragg/algorithms/ScanPulse.hpp"
 
 namespace hieragg {
 
 struct RecursiveDoublingScan {
     bool exclusive = false;
 
-    struct Pulse {
-        BufRef input;         // this member's contribution; may alias out (in place)
-        BufRef out;           // the prefix result (exclusive: untouched on member 0)
-        TypeRef type;
-        BufRef scratch[2];    // scratchCount() pulse-sized buffers
-        Deps scratchFree;     // before writing scratch or out
-        uint32_t channel = 0;
+    struct Pulse : ScanPulse {
+        BufRef scratch[2];  // scratchCount() pulse-sized buffers
     };
     int scratchCount() const { return exclusive ? 2 : 1; }
     // Returns the step after which all of this member's steps are done.
