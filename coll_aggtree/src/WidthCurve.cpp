@@ -5,21 +5,19 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 namespace hieragg::aggtree {
 
 WidthCurve widthCurve(double a_us, double b_us, double processes, double epsilon_us, int kLast) {
-    WidthCurve c;
-    c.a_us = a_us;
-    c.b_us = b_us;
-    c.processes = processes;
-    c.epsilon_us = epsilon_us;
-    c.band = widthBand(a_us, b_us, processes, epsilon_us);
+    std::vector<int> widths;
+    std::vector<double> f_us;
     for (int k = 2; k <= kLast; ++k) {
-        c.k.push_back(k);
-        c.f_us.push_back(typeOneModelUs(k, a_us, b_us, processes));
+        widths.push_back(k);
+        f_us.push_back(typeOneModelUs(k, a_us, b_us, processes));
     }
-    return c;
+    return {a_us, b_us, processes, epsilon_us, widthBand(a_us, b_us, processes, epsilon_us), std::move(widths),
+            std::move(f_us)};
 }
 
 namespace {
