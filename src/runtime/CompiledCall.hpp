@@ -161,8 +161,8 @@ private:
     // Tests every posted message once (a test releases the ones that ended, failed or
     // not); returns the first error code, 0 if none.
     __attribute__((always_inline)) inline int testPosted();
-    // A flat call (flat()): posts every action in the schedule's order, then tests the
-    // ones that did not end inside their post. Inline in start().
+    // A flat call (flat()): posts every action in the schedule's order; the ones that did
+    // not end inside their post are left to poll(). Inline in start().
     __attribute__((always_inline)) inline void postAll();
     // A flat call: tests the posted messages once (nothing waits for them).
     void testFlat();
