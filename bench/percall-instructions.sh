@@ -36,7 +36,7 @@
 #                                           [--force COLL=ROW,...] [--before BUILD] [--out DIR] [--publish]
 # --before BUILD: also measure the component of another build (column "before").
 # --force bcast=knomial,barrier=dissemination: run those rows (hieragg and before stacks).
-# --publish: write the table into docs/performance.md between the percall markers.
+# --publish: write the table into docs/performance.md between its one pair of percall markers.
 # Environment: BUILD_DIR (build), HIERAGG_MCA="name value ...": more MCA settings for hieragg.
 # Prints a markdown table (also OUT/percall.md) of instructions per call and hieragg / tuned.
 set -euo pipefail
@@ -161,15 +161,9 @@ done
 cat "$table"
 if [ "$publish" = 1 ]; then
   doc=$root/docs/performance.md
-  grep -q '<!-- percall:begin -->' "$doc" && grep -q '<!-- percall:end -->' "$doc" ||
-    { echo "percall-instructions: no percall markers in $doc" >&2; exit 1; }
-  python3 - "$doc" "$table" <<'PY'
-import sys
-doc, table = sys.argv[1], open(sys.argv[2]).read()
-text = open(doc).read()
-head, rest = text.split("<!-- percall:begin -->", 1)
-_, tail = rest.split("<!-- percall:end -->", 1)
-open(doc, "w").write(head + "<!-- percall:begin -->\n" + table + "<!-- percall:end -->" + tail)
-PY
+  # publish_block.py refuses (and leaves the doc unchanged) unless the doc holds exactly one
+  # percall pair, so a second, stale copy of the table cannot survive a publish.
+  python3 "$root/bench/publish_block.py" "$doc" percall "$table" ||
+    { echo "percall-instructions: not published (see above); the table is in $table" >&2; exit 1; }
   echo "percall-instructions: published in $doc"
 fi

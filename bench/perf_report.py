@@ -16,6 +16,8 @@ import shutil
 import statistics
 from collections import defaultdict
 
+from publish_block import MarkerError, replace_block
+
 STACKS = ["hieragg", "tuned", "han"]
 LABEL = {"hieragg": "hieragg", "tuned": "tuned", "han": "HAN"}
 
@@ -311,15 +313,12 @@ def combine(a):
 
 def publish(a, table, png):
     """Rewrites the part of --publish's document between <!-- MARKER:begin --> and
-    <!-- MARKER:end --> (--marker) with `table`, and copies the plot to --publish-image."""
-    begin, end = f"<!-- {a.marker}:begin -->", f"<!-- {a.marker}:end -->"
-    doc = open(a.publish).read() if os.path.exists(a.publish) else f"{begin}\n{end}\n"
-    if begin not in doc or end not in doc:
-        doc += f"\n{begin}\n{end}\n"
-    head, rest = doc.split(begin, 1)
-    _, tail = rest.split(end, 1)
-    with open(a.publish, "w") as fh:
-        fh.write(head + begin + "\n" + table + end + tail)
+    <!-- MARKER:end --> (--marker) with `table` (publish_block.py: a document with two pairs of
+    the marker is refused, unchanged), and copies the plot to --publish-image."""
+    try:
+        replace_block(a.publish, a.marker, table, append_missing=True)
+    except MarkerError as e:
+        raise SystemExit(f"perf-report: {e}")
     if a.publish_image and not a.no_plot:
         os.makedirs(os.path.dirname(a.publish_image), exist_ok=True)
         shutil.copyfile(png, a.publish_image)

@@ -65,6 +65,15 @@ if [ -f "$doc" ]; then
     n=$(grep -c -- "<!-- $m:\(begin\|end\) -->" "$out/published.md")
     if [ "$n" -eq 2 ]; then echo "ok: one $m marker pair"; else echo "FAIL: $n $m markers after --publish"; status=1; fi
   done
+  # A document holding a second perf-table pair (a stale copy) is refused and left byte for byte.
+  printf '\n<!-- perf-table:begin -->\nstale\n<!-- perf-table:end -->\n' >>"$out/published.md"
+  cp "$out/published.md" "$out/twice.md"
+  if "$py" "$report" --raw "$here/data/raw" --out "$out/pub2" --mode test --runs 2 --layouts 2x2rr \
+       --link-bps 1e9 --no-plot --publish "$out/published.md" >/dev/null 2>"$out/twice.log"; then
+    echo "FAIL: --publish accepted a document with two perf-table pairs"; status=1
+  elif cmp -s "$out/published.md" "$out/twice.md" && grep -q "must be one begin line followed by one end line" "$out/twice.log"; then
+    echo "ok: --publish refuses a second marker pair and leaves the document unchanged"
+  else echo "FAIL: a refused --publish changed the document or did not say why"; status=1; fi
 fi
 # plans.md (perf-compare --log-plans): the hieragg logs carry each job's network and plans. bcast
 # 4 MiB ran the pipeline in run 1 (42 ms) and the level-by-level rows in run 2 (44 ms): one line each,

@@ -12,7 +12,9 @@ Over README.md and docs/**/*.md:
 Over the code: every "SPEC x.y" a comment cites is a numbered heading of docs/spec.md.
 For bench/perf-compare.sh --publish: every document it publishes into exists and
 holds each marker pair it rewrites exactly once, begin before end, and shows the
-image it copies.
+image it copies. In every markdown file, every generated block's marker (`<!-- NAME:begin -->`,
+written by bench/publish_block.py) is one begin line followed by one end line, so no
+publishing script (percall-instructions.sh, regret_report.py, ...) leaves a stale copy.
 Prints one line per broken reference and exits 1 if there is any.
 """
 import os
@@ -169,8 +171,20 @@ def check_publish_targets():
             problems.append(f"{doc.group(1)}: does not show {image.group(1)}, which --publish copies")
 
 
+def check_marker_pairs(path):
+    kinds = {}
+    for no, line in enumerate(open(path, encoding="utf-8").read().split("\n"), 1):
+        for m in re.finditer(r"<!-- ([A-Za-z0-9_.-]+):(begin|end) -->", line):
+            kinds.setdefault(m.group(1), []).append((no, m.group(2)))
+    for name, found in kinds.items():
+        if [k for _, k in found] != ["begin", "end"]:
+            problems.append(f"{rel(path)}: marker {name} must be one begin line followed by one end line "
+                            f"(found {', '.join(f'{k} at line {n}' for n, k in found)}; bench/publish_block.py)")
+
+
 for md in markdown_files():
     check_markdown(md)
+    check_marker_pairs(md)
 check_images()
 check_spec_references()
 check_publish_targets()
