@@ -3,7 +3,8 @@
 // the size of its schedule, from P = 64 to 65,536 ranks, for every collective, with the
 // runtime's own key and cache code (src/runtime/CallCacheKeys, ScheduleCache) and the
 // recipes' schedules. No MPI: the communicator is a 2-level decomposition (nodes of
-// --node ranks and their leaders). docs/performance.md, "Schedule cache at scale".
+// --node ranks and their leaders). Its last reading: docs/journal/performance-history.md,
+// "Schedule cache at scale".
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
