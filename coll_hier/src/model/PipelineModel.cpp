@@ -4,7 +4,6 @@
 #include <array>
 #include <cmath>
 
-#include "recipes/PipelinedTree.hpp"
 
 namespace hieragg::hier::model {
 
@@ -35,7 +34,6 @@ PipelineTimes pipelineTimes(const MemberTree& t, const Hierarchy& h, const std::
             const LinkCost& l = p.link[links[level]];
             served += packetUs(l, ld, c);
             busy[links[level]] += fragmentUs(l, ld, c);
-            out.slowAlpha = std::max(out.slowAlpha, l.alpha_us);
             at[k] = at[v] + l.alpha_us + served;
             out.fill = std::max(out.fill, at[k]);
             order.push_back(k);
@@ -65,7 +63,6 @@ PipelineTimes blockPipelineTimes(const std::vector<int>& counts, TreeShape leade
         if (m <= 1) continue;  // no edge at this level: nothing served, nobody new
         const LinkCost& l = p.link[links[f]];
         const double packet = packetUs(l, ld, c), fragment = fragmentUs(l, ld, c);
-        out.slowAlpha = std::max(out.slowAlpha, l.alpha_us);
         const MemberTree t = (f == top ? leaders : inner).build(m, 0);
         std::vector<Latest> next;
         at.assign(m, 0.0);
@@ -114,11 +111,8 @@ double pipelineFromTimesUs(PipelineTimes t, const Load& ld, double c, double* st
     }
     const double m = std::max(ld.bytes, 1.0);
     const double frags = std::ceil(m / c);
-    const double streamed = t.fill + (frags - 1) * t.stage;
-    const double w = static_cast<double>(recipes::kFragmentWindow);
-    const double windowed = t.fill + (std::ceil(frags / w) - 1) * (2 * t.slowAlpha + t.stage);
     if (stageOut) *stageOut = t.stage;
-    return std::max(streamed, windowed);
+    return t.fill + (frags - 1) * t.stage;
 }
 
 double pipelineUs(const MemberTree& t, const Hierarchy& h, const std::vector<int>& links, const CostParams& p,
