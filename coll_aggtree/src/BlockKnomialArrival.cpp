@@ -16,11 +16,10 @@ constexpr std::uint64_t kPositionLimit = std::uint64_t{1} << 62;
 }  // namespace
 
 std::optional<double> blockKnomialLatestArrival(const std::vector<int>& counts, int k,
-                                                const std::vector<double>& alpha,
-                                                const std::vector<double>& packet) {
+                                                const std::vector<HopPrice>& hop) {
     if (k < 2) throw std::invalid_argument("blockKnomialLatestArrival: k must be >= 2");
-    if (alpha.size() != counts.size() || packet.size() != counts.size())
-        throw std::invalid_argument("blockKnomialLatestArrival: counts, alpha and packet differ in length");
+    if (hop.size() != counts.size())
+        throw std::invalid_argument("blockKnomialLatestArrival: counts and hop differ in length");
     for (int m : counts)
         if (m < 1) throw std::invalid_argument("blockKnomialLatestArrival: a group count is below 1");
 
@@ -52,7 +51,7 @@ std::optional<double> blockKnomialLatestArrival(const std::vector<int>& counts, 
             int j = before[f];
             for (const std::uint64_t c : knomialChildPositions(v, k, m)) {
                 // The expression of the per-edge model (hier::model::wholeTreeUs), term for term.
-                at[c] = at[v] + alpha[f] + static_cast<double>(j + 1) * packet[f];
+                at[c] = hop[f].arrivalUs(at[v], static_cast<double>(j + 1));
                 latest = std::max(latest, at[c]);
                 ++j;
             }

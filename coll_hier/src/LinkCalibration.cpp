@@ -110,14 +110,19 @@ MeasuredLink fromRecord(const LinkRecord& r) {
     return m;
 }
 
-std::vector<size_t> calibrationSizes(size_t eagerBytes) {
-    if (eagerBytes < 64) return {8, 16 * 1024, 32 * 1024};
-    const size_t capped = std::min<size_t>(eagerBytes, 512 * 1024);
-    std::vector<size_t> out = {8, capped / 4, capped / 2};
-    if (eagerBytes <= 512 * 1024) {
-        out.push_back(2 * eagerBytes);
-        out.push_back(4 * eagerBytes);
+std::vector<size_t> calibrationSizes(size_t eagerBytes, size_t largestBytes) {
+    std::vector<size_t> out;
+    if (eagerBytes < 64) {
+        out = {8, 16 * 1024, 32 * 1024};
+    } else {
+        const size_t capped = std::min<size_t>(eagerBytes, 512 * 1024);
+        out = {8, capped / 4, capped / 2};
+        if (eagerBytes <= 512 * 1024) {
+            out.push_back(2 * eagerBytes);
+            out.push_back(4 * eagerBytes);
+        }
     }
+    while (out.back() < largestBytes) out.push_back(std::min(4 * out.back(), largestBytes));
     return out;
 }
 

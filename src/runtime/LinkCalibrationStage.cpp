@@ -387,7 +387,7 @@ int startPass(hieragg_comm& c, LinkCalibrationState& st) {
     st.side = p.side;
     st.attempt = 0;
     st.rejected.clear();
-    st.sizes = hier::calibrationSizes(eagerLimit(p.link));
+    st.sizes = hier::calibrationSizes(eagerLimit(p.link), p.link == hier::kLinkNode ? hier::kNodeLargestBytes : 0);
     st.maxBytes = *std::max_element(st.sizes.begin(), st.sizes.end());
     st.plan = roundPlan(st.sizes, eagerLimit(p.link), p.link == hier::kLinkNetwork);
     st.passStart = std::chrono::steady_clock::now();

@@ -76,6 +76,43 @@ TEST(LinkCalibration, SizesStraddleTheEagerLimit) {
     // Unknown: below 32 KiB only; huge: the sizes below as for 512 KiB, none above.
     EXPECT_EQ(hier::calibrationSizes(0), (std::vector<size_t>{8, 16384, 32768}));
     EXPECT_EQ(hier::calibrationSizes(size_t{4} << 20), (std::vector<size_t>{8, 131072, 262144}));
+    // The node link's pass: on by fours from 4E to 1 MiB; a limit already past it adds nothing.
+    EXPECT_EQ(hier::calibrationSizes(4096, hier::kNodeLargestBytes),
+              (std::vector<size_t>{8, 1024, 2048, 8192, 16384, 65536, 262144, 1048576}));
+    EXPECT_EQ(hier::calibrationSizes(65536, 262144), hier::calibrationSizes(65536));
+    EXPECT_EQ(hier::calibrationSizes(0, 100000), (std::vector<size_t>{8, 16384, 32768, 100000}));
+}
+
+// Shared memory on a crowded node: 0.15 ns/B, alpha 25 us, no handshake past vader's 4 KiB,
+// each floor confirmed by a second sample 1 us above it, and 8 KiB's floor 10 us late (a
+// hand-off). Up to 16 KiB the bulk line is 8 KiB and 16 KiB alone: its slope
+// (16384 x 0.15e-3 - 10) / 8192 falls, and no rate comes out. Up to 1 MiB the least-squares
+// slope over the five bulk sizes is off by the late floor's pull, 10 (x_8K - mean x) / Sxx,
+// a closed form from the sizes alone.
+TEST(LinkCalibration, NodeSizesUpToAMebibyteMeasureTheCopyRate) {
+    const Link shm{25.0, 0.15, 0.15, 0.0, 4096};
+    const auto floors = [&](const std::vector<size_t>& sizes) {
+        std::vector<hier::RoundTrips> r;
+        for (size_t m : sizes) {
+            const double late = m == 8192 ? 10.0 : 0.0;
+            r.push_back({m, {shm.rtt(m) + late + 1.0, shm.rtt(m) + late}});
+        }
+        return r;
+    };
+    std::string why;
+    const hier::MeasuredLink shortLadder = hier::estimateLink(floors(hier::calibrationSizes(4096)), 8, 4096, &why);
+    EXPECT_FALSE(shortLadder.valid && std::fabs(shortLadder.beta_ns_per_byte - 0.15) < 0.25 * 0.15)
+        << shortLadder.beta_ns_per_byte;
+    const std::vector<size_t> sizes = hier::calibrationSizes(4096, hier::kNodeLargestBytes);
+    const hier::MeasuredLink m = hier::estimateLink(floors(sizes), 8, 4096, &why);
+    ASSERT_TRUE(m.valid) << why;
+    double mean = 0, sxx = 0;
+    const std::vector<double> bulk = {8192, 16384, 65536, 262144, 1048576};
+    for (double x : bulk) mean += x / bulk.size();
+    for (double x : bulk) sxx += (x - mean) * (x - mean);
+    const double expected = 0.15 + 1000.0 * 10.0 * (8192 - mean) / sxx;  // ns/B
+    EXPECT_NEAR(m.beta_ns_per_byte, expected, 1e-9);
+    EXPECT_NEAR(m.beta_ns_per_byte, 0.15, 0.1 * 0.15);
 }
 
 // Load spikes on most samples, two clean samples per size: the minima are the

@@ -1,15 +1,21 @@
 #include "model/PipelineModel.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
-#include "recipes/PipelinedTree.hpp"
 
 namespace hieragg::hier::model {
 
 double fragmentUs(const LinkCost& l, const Load& ld, double c) {
     return std::max(l.alpha_us + l.theta_us, packetUs(l, ld, c));
 }
+
+namespace {
+// A vertex's per-fragment work on each link class it has children over.
+using LinkBusy = std::array<double, kLinkClassCount>;
+double busiestLinkUs(const LinkBusy& busy) { return *std::max_element(busy.begin(), busy.end()); }
+}  // namespace
 
 PipelineTimes pipelineTimes(const MemberTree& t, const Hierarchy& h, const std::vector<int>& links,
                             const CostParams& p, const Load& ld, double c) {
@@ -19,20 +25,20 @@ PipelineTimes pipelineTimes(const MemberTree& t, const Hierarchy& h, const std::
     for (size_t i = 0; i < order.size(); ++i) {
         const int v = order[i];
         const auto& kids = t.children[v];
-        double busy = 0, served = 0;
+        double served = 0;
+        LinkBusy busy{};
         for (size_t j = kids.size(); j-- > 0;) {  // the order TreeBcast serves them
             const int k = kids[j];
             int level = 0;
             while (level < h.levels() && h.groupOf(level, v) != h.groupOf(level, k)) ++level;
             const LinkCost& l = p.link[links[level]];
             served += packetUs(l, ld, c);
-            busy += fragmentUs(l, ld, c);
-            out.slowAlpha = std::max(out.slowAlpha, l.alpha_us);
+            busy[links[level]] += fragmentUs(l, ld, c);
             at[k] = at[v] + l.alpha_us + served;
             out.fill = std::max(out.fill, at[k]);
             order.push_back(k);
         }
-        out.stage = std::max(out.stage, busy);
+        out.stage = std::max(out.stage, busiestLinkUs(busy));
     }
     return out;
 }
@@ -45,9 +51,10 @@ PipelineTimes blockPipelineTimes(const std::vector<int>& counts, TreeShape leade
     // the outermost level's, first). Start: the root, nothing served.
     // `busy`: its fragmentUs over the same children (pipelineTimes' stage).
     struct Latest {
-        double at, served, busy;
+        double at, served;
+        LinkBusy busy;
     };
-    std::vector<Latest> classes{{0.0, 0.0, 0.0}};
+    std::vector<Latest> classes{{0.0, 0.0, LinkBusy{}}};
     const size_t top = counts.size() - 1;
     std::vector<double> at;
     std::vector<int> order;
@@ -56,7 +63,6 @@ PipelineTimes blockPipelineTimes(const std::vector<int>& counts, TreeShape leade
         if (m <= 1) continue;  // no edge at this level: nothing served, nobody new
         const LinkCost& l = p.link[links[f]];
         const double packet = packetUs(l, ld, c), fragment = fragmentUs(l, ld, c);
-        out.slowAlpha = std::max(out.slowAlpha, l.alpha_us);
         const MemberTree t = (f == top ? leaders : inner).build(m, 0);
         std::vector<Latest> next;
         at.assign(m, 0.0);
@@ -68,11 +74,12 @@ PipelineTimes blockPipelineTimes(const std::vector<int>& counts, TreeShape leade
             for (size_t i = 0; i < order.size(); ++i) {
                 const int v = order[i];
                 const auto& kids = t.children[v];
-                double served = v == t.root ? from.served : 0.0, busy = v == t.root ? from.busy : 0.0;
+                double served = v == t.root ? from.served : 0.0;
+                LinkBusy busy = v == t.root ? from.busy : LinkBusy{};
                 for (size_t j = kids.size(); j-- > 0;) {
                     const int k = kids[j];
                     served += packet;  // pipelineTimes' sums, term for term
-                    busy += fragment;
+                    busy[links[f]] += fragment;
                     at[k] = at[v] + l.alpha_us + served;
                     out.fill = std::max(out.fill, at[k]);
                     order.push_back(k);
@@ -90,8 +97,8 @@ PipelineTimes blockPipelineTimes(const std::vector<int>& counts, TreeShape leade
             if (classes.empty() || classes.back().served != x.served || classes.back().busy != x.busy)
                 classes.push_back(x);
     }
-    // A vertex's busy time is over all its children: its class's at the end.
-    for (const Latest& x : classes) out.stage = std::max(out.stage, x.busy);
+    // A vertex's busy time on each link is over all its children: its class's at the end.
+    for (const Latest& x : classes) out.stage = std::max(out.stage, busiestLinkUs(x.busy));
     return out;
 }
 
@@ -104,11 +111,8 @@ double pipelineFromTimesUs(PipelineTimes t, const Load& ld, double c, double* st
     }
     const double m = std::max(ld.bytes, 1.0);
     const double frags = std::ceil(m / c);
-    const double streamed = t.fill + (frags - 1) * t.stage;
-    const double w = static_cast<double>(recipes::kFragmentWindow);
-    const double windowed = t.fill + (std::ceil(frags / w) - 1) * (2 * t.slowAlpha + w * t.stage);
     if (stageOut) *stageOut = t.stage;
-    return std::max(streamed, windowed);
+    return t.fill + (frags - 1) * t.stage;
 }
 
 double pipelineUs(const MemberTree& t, const Hierarchy& h, const std::vector<int>& links, const CostParams& p,

@@ -18,11 +18,13 @@ double fragmentUs(const LinkCost& l, const Load& ld, double c);
 
 // What the model reads off a pipeline tree for fragments of c bytes: the first fragment's
 // latest arrival (per-edge alpha + the children served before it, a parent serving its
-// last child first, as TreeBcast does), the busiest vertex's per-fragment work (its
-// children served one after the other, each fragmentUs on that edge's link) and the slowest
-// edge's alpha. The fill charges alpha once per edge: the first fragment's latency.
+// last child first, as TreeBcast does), the stage: the busiest vertex's per-fragment work
+// on one link class (its children over that link served one after the other, each
+// fragmentUs on it; children over different links at once: a leader's fragment crosses the
+// network while its node child's copy runs, the wire and the memory being different
+// resources). The fill charges alpha once per edge: the first fragment's latency.
 struct PipelineTimes {
-    double fill = 0, stage = 0, slowAlpha = 0;
+    double fill = 0, stage = 0;
 };
 
 // Vertex by vertex over the built tree `t`.
@@ -42,8 +44,10 @@ PipelineTimes blockPipelineTimes(const std::vector<int>& counts, TreeShape leade
                                  const std::vector<int>& links, const CostParams& p, const Load& ld, double c);
 
 // T(c) = fill(c) + (m/c - 1) * stage(c): the first fragment reaches the last rank, then one
-// fragment leaves every stage time. At most kFragmentWindow fragments are in flight per
-// rank, and a window waits for its oldest fragment's round trip (2 x the slowest alpha).
+// fragment leaves every stage time. At most kFragmentWindow (W = 8) fragments are in flight
+// per rank, but the window slides (FragmentPipeline: fragment f starts when f - W is done),
+// so it stalls only when W stages are shorter than a fragment's round trip, 2 alpha + a
+// stage; a stage is at least every edge's alpha (fragmentUs), so with W >= 3 it never does.
 // Allreduce goes up and down the same tree. stageOut: the stage time used.
 double pipelineFromTimesUs(PipelineTimes t, const Load& ld, double c, double* stageOut);
 

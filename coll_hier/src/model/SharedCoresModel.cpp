@@ -54,7 +54,7 @@ StageChoice sharedCoresTree(const AlgorithmInfo& a, const Load& ld, const LinkCo
         int bestK = 2;
         for (int k = 2; k <= top; ++k) {
             const MemberTree t = shapeOf(k).build(n, 0);
-            const PredictedCost us = streamCall(exactTreeUs(t, ld, l.alpha_us, b), work,
+            const PredictedCost us = streamCall(exactTreeUs(t, ld, hopOf(l, ld, ld.pulseBytes)), work,
                                                 ld.pulses * busiestRankUs(treeMessages(t, Flow::Up), l.theta_us, b),
                                                 ld.sharedCores);
             if (us < best) best = us, bestK = k;
@@ -71,7 +71,7 @@ StageChoice sharedCoresTree(const AlgorithmInfo& a, const Load& ld, const LinkCo
     for (int k = 2; k <= top; ++k) {
         const MemberTree tree = shapeOf(k).build(n, 0);
         const PredictedCost t =
-            streamCall(exactTreeUs(tree, ld, arrive, l.theta_us), work,
+            streamCall(exactTreeUs(tree, ld, aggtree::HopPrice{arrive, 0.0, l.theta_us}), work,
                        busiestRankUs(treeMessages(tree, Flow::Down), l.theta_us,
                                      l.theta_us + ld.bytes * l.beta_us_per_byte),
                        ld.sharedCores);

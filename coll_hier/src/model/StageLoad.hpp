@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "hieragg/CollCall.hpp"
+#include "hieragg/aggtree/HopPrice.hpp"
 #include "hieragg/hier/CollectiveFacts.hpp"
 #include "hieragg/hier/CostParams.hpp"
 
@@ -38,10 +39,21 @@ inline bool reduces(const Load& ld) { return ld.shape == Shape::Reduce || ld.sha
 // The bytes of one message of a tree: a pulse for reductions, the whole message otherwise.
 inline double unitBytes(const Load& ld) { return reduces(ld) ? ld.pulseBytes : ld.bytes; }
 
-// Per-message work at the receiver for `bytes` bytes, with the rendezvous past the eager limit.
+// The link time one message of `bytes` bytes occupies: start-up, bytes, combine.
+inline double occupancyUs(const LinkCost& l, const Load& ld, double bytes) {
+    return l.theta_us + bytes * l.beta_us_per_byte + (reduces(ld) ? bytes * l.gamma_us_per_byte : 0.0);
+}
+
+// Per-message work at the receiver for `bytes` bytes, with the rendezvous past the eager limit
+// (one message alone; a tree's siblings share their handshakes: hopOf).
 inline double packetUs(const LinkCost& l, const Load& ld, double bytes) {
-    return l.theta_us + bytes * l.beta_us_per_byte + (reduces(ld) ? bytes * l.gamma_us_per_byte : 0.0) +
-           rendezvousUs(l, bytes);
+    return occupancyUs(l, ld, bytes) + rendezvousUs(l, bytes);
+}
+
+// A tree hop on link l carrying `bytes` bytes per message (aggtree/HopPrice.hpp): the
+// rendezvous once per hop, the occupancy once per child.
+inline aggtree::HopPrice hopOf(const LinkCost& l, const Load& ld, double bytes) {
+    return {l.alpha_us, rendezvousUs(l, bytes), occupancyUs(l, ld, bytes)};
 }
 
 }  // namespace hieragg::hier::model

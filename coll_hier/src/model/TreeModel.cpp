@@ -14,14 +14,15 @@
 
 namespace hieragg::hier::model {
 
-double pulsedUs(double single, const Load& ld, double a, double b, double d) {
-    const double streamed = single + (ld.pulses - 1) * d * b;
+double pulsedUs(double single, const Load& ld, const aggtree::HopPrice& hop, double d) {
+    const double streamed = single + (ld.pulses - 1) * d * hop.occupancy;
     const double windows = std::ceil(ld.pulses / static_cast<double>(recipes::kPulseWindow));
-    const double windowed = single + (windows - 1) * (2 * a + recipes::kPulseWindow * d * b);
+    const double windowed =
+        single + (windows - 1) * (2 * hop.alpha + hop.handshake + recipes::kPulseWindow * d * hop.occupancy);
     return std::max(streamed, windowed);
 }
 
-double exactTreeUs(const MemberTree& t, const Load& ld, double a, double b) {
+double exactTreeUs(const MemberTree& t, const Load& ld, const aggtree::HopPrice& hop) {
     std::vector<double> at(t.size(), 0.0);
     std::vector<int> order{t.root};
     double worst = 0;
@@ -32,18 +33,18 @@ double exactTreeUs(const MemberTree& t, const Load& ld, double a, double b) {
         busiest = std::max(busiest, kids.size());
         for (size_t j = kids.size(); j-- > 0;) {
             const int c = kids[j];
-            at[c] = at[v] + a + static_cast<double>(kids.size() - j) * b;
+            at[c] = hop.arrivalUs(at[v], static_cast<double>(kids.size() - j));
             worst = std::max(worst, at[c]);
             order.push_back(c);
         }
     }
     if (ld.shape == Shape::Reduce || ld.shape == Shape::Allreduce)
-        worst = pulsedUs(worst, ld, a, b, static_cast<double>(std::max<size_t>(busiest, 1)));
+        worst = pulsedUs(worst, ld, hop, static_cast<double>(std::max<size_t>(busiest, 1)));
     if (ld.shape == Shape::Allreduce || ld.shape == Shape::Barrier) worst *= 2;
     return worst;
 }
 
-double exactShapeUs(TreeShape shape, int n, const Load& ld, double a, double b) {
+double exactShapeUs(TreeShape shape, int n, const Load& ld, const aggtree::HopPrice& hop) {
     std::vector<double> at(static_cast<size_t>(std::max(n, 1)), 0.0);
     std::vector<std::uint64_t> kids;
     double worst = 0;
@@ -64,20 +65,20 @@ double exactShapeUs(TreeShape shape, int n, const Load& ld, double a, double b) 
         busiest = std::max(busiest, kids.size());
         for (size_t j = kids.size(); j-- > 0;) {  // exactTreeUs' sums, term for term
             const std::uint64_t c = kids[j];
-            at[c] = at[v] + a + static_cast<double>(kids.size() - j) * b;
+            at[c] = hop.arrivalUs(at[v], static_cast<double>(kids.size() - j));
             worst = std::max(worst, at[c]);
         }
     }
     if (ld.shape == Shape::Reduce || ld.shape == Shape::Allreduce)
-        worst = pulsedUs(worst, ld, a, b, static_cast<double>(std::max<size_t>(busiest, 1)));
+        worst = pulsedUs(worst, ld, hop, static_cast<double>(std::max<size_t>(busiest, 1)));
     if (ld.shape == Shape::Allreduce || ld.shape == Shape::Barrier) worst *= 2;
     return worst;
 }
 
-RadixChoice bestRadix(TreeShape (*shape)(int), int from, int to, int n, const Load& ld, double a, double b) {
+RadixChoice bestRadix(TreeShape (*shape)(int), int from, int to, int n, const Load& ld, const aggtree::HopPrice& hop) {
     RadixChoice best;
     for (int k = from; k <= to; ++k) {
-        const double t = exactShapeUs(shape(k), n, ld, a, b);
+        const double t = exactShapeUs(shape(k), n, ld, hop);
         if (t < best.us) best.us = t, best.k = k;
     }
     return best;
@@ -95,8 +96,7 @@ double wholeTreeUs(const aggtree::Tree& t, const Hierarchy& h, const std::vector
             const int c = kids[j];
             int level = 0;
             while (level < h.levels() && h.groupOf(level, v) != h.groupOf(level, c)) ++level;
-            const LinkCost& l = p.link[links[level]];
-            at[c] = at[v] + l.alpha_us + static_cast<double>(j + 1) * packetUs(l, ld, unit);
+            at[c] = hopOf(p.link[links[level]], ld, unit).arrivalUs(at[v], static_cast<double>(j + 1));
             worst = std::max(worst, at[c]);
             order.push_back(c);
         }
@@ -107,7 +107,7 @@ double wholeTreeUs(const aggtree::Tree& t, const Hierarchy& h, const std::vector
 double wholeTreeFromArrivalUs(double latest, const std::vector<int>& links, const CostParams& p, const Load& ld,
                               int k, double unit) {
     if (ld.shape == Shape::Reduce || ld.shape == Shape::Allreduce)
-        latest = pulsedUs(latest, ld, p.link[links.back()].alpha_us, packetUs(p.link[links.back()], ld, unit), k);
+        latest = pulsedUs(latest, ld, hopOf(p.link[links.back()], ld, unit), k);
     if (ld.shape == Shape::Allreduce || ld.shape == Shape::Barrier) latest *= 2;
     return latest;
 }
@@ -127,20 +127,16 @@ StageChoice minimumHeightTree(const AlgorithmInfo& a, const CollCall& c, const L
     // Otherwise each candidate's tree is built and priced vertex by vertex.
     std::optional<std::vector<int>> blocks = equalBlockCounts(*c.hierarchy);
     if (blocks && links.size() < blocks->size()) blocks.reset();
-    std::vector<double> alpha, packet;
+    std::vector<aggtree::HopPrice> hop;
     if (blocks)
-        for (size_t f = 0; f < blocks->size(); ++f) {
-            const LinkCost& l = p.link[links[f]];
-            alpha.push_back(l.alpha_us);
-            packet.push_back(packetUs(l, ld, unit));
-        }
+        for (size_t f = 0; f < blocks->size(); ++f) hop.push_back(hopOf(p.link[links[f]], ld, unit));
     const aggtree::ProcessHierarchy ph = blocks ? aggtree::ProcessHierarchy{} : toProcessHierarchy(*c.hierarchy);
     double best = kInf;
     int bestK = 2;
     for (int k = 2; k <= std::min(kMaxRadix, std::max(2, c.size)); k = k < 16 ? k + 1 : k * 2) {
         double us = kInf;
         if (blocks) {
-            const std::optional<double> latest = aggtree::blockKnomialLatestArrival(*blocks, k, alpha, packet);
+            const std::optional<double> latest = aggtree::blockKnomialLatestArrival(*blocks, k, hop);
             if (!latest) break;  // positions exceed 2^62 (deep hierarchies, wide k): no wider k fits either
             us = wholeTreeFromArrivalUs(*latest, links, p, ld, k, unit);
         } else {

@@ -15,20 +15,21 @@
 namespace hieragg::hier::model {
 
 // A pulsed reduction whose single pulse takes `single`: further pulses stream through the
-// busiest node (d packets of b each), but at most kPulseWindow pulses are in flight per
-// rank, and a rank learns that a pulse left only when its receiver took it, so every
-// window costs at least a round trip (2a) on each edge.
-double pulsedUs(double single, const Load& ld, double a, double b, double d);
+// busiest node (d packets of hop.occupancy each; their handshakes overlap the stream), but
+// at most kPulseWindow pulses are in flight per rank, and a rank learns that a pulse left
+// only when its receiver took it, so every window costs at least a round trip (2 alpha) on
+// each edge and one handshake (a dependent hop).
+double pulsedUs(double single, const Load& ld, const aggtree::HopPrice& hop, double d);
 
 // One stage's tree `t`: a parent serves its children one after the other, largest subtree
-// first, each costing b, and a message takes `a` to arrive. Reductions add the pipeline of
+// first, the j-th arriving hop.arrivalUs(parent, j) (the rendezvous once per hop). Reductions add the pipeline of
 // further pulses through the busiest node; allreduce and barrier go up and down.
-double exactTreeUs(const MemberTree& t, const Load& ld, double a, double b);
+double exactTreeUs(const MemberTree& t, const Load& ld, const aggtree::HopPrice& hop);
 
 // exactTreeUs(shape.build(n, 0), ...) without building the tree: the k-nomial, k-ary and
 // chain numberings give each vertex's children directly. The same double
 // (tests/hier/exact_shape_test.cpp).
-double exactShapeUs(TreeShape shape, int n, const Load& ld, double a, double b);
+double exactShapeUs(TreeShape shape, int n, const Load& ld, const aggtree::HopPrice& hop);
 
 // The radix k in [from, to] whose tree shape(k) over n members is the quickest by
 // exactTreeUs (the first such k on ties; priced by exactShapeUs).
@@ -36,10 +37,10 @@ struct RadixChoice {
     int k = 2;
     double us = kInf;
 };
-RadixChoice bestRadix(TreeShape (*shape)(int), int from, int to, int n, const Load& ld, double a, double b);
+RadixChoice bestRadix(TreeShape (*shape)(int), int from, int to, int n, const Load& ld, const aggtree::HopPrice& hop);
 
 // A whole tree over every level: the latest arrival over every vertex, edges priced by the
-// link class of the lowest level whose group holds both ends.
+// link class of the lowest level whose group holds both ends (hopOf that link).
 double wholeTreeUs(const aggtree::Tree& t, const Hierarchy& h, const std::vector<int>& links,
                    const CostParams& p, const Load& ld, int k, double unit);
 

@@ -13,8 +13,8 @@
 // counts[f] per field: a vertex whose fields below f are zero has the k-nomial children
 // of 0 of every lower field first (rank order), then its own field-f children.
 //
-// Pricing (the planner's per-edge model): the (j+1)-th child of a vertex (children in
-// rank order) arrives alpha[f] + (j + 1) x packet[f] after its parent, f the level of the
+// Pricing (the planner's per-edge model, HopPrice.hpp): the (j+1)-th child of a vertex
+// (children in rank order) arrives hop[f].arrivalUs(parent, j + 1), f the level of the
 // lowest group holding both ends (the field they differ in). Every vertex whose fields
 // below f are zero carries the same subtree below f, and its arrivals there only grow
 // with its own arrival (floating-point addition is monotone), so the latest arrival over
@@ -25,15 +25,16 @@
 #include <optional>
 #include <vector>
 
+#include "hieragg/aggtree/HopPrice.hpp"
+
 namespace hieragg::aggtree {
 
-// counts[f] (each >= 1): the radices above, innermost first; alpha[f], packet[f]: the
-// price of an edge whose ends first share a group at level f (counts.size() entries each).
+// counts[f] (each >= 1): the radices above, innermost first; hop[f]: the price of an edge
+// whose ends first share a group at level f (counts.size() entries).
 // Returns the latest arrival over every vertex (0 for a single process), or nullopt where
 // buildHierarchicalKnomialTree throws std::overflow_error (positions beyond 2^62).
 // Throws std::invalid_argument for k < 2, a count < 1 or arrays of different lengths.
 std::optional<double> blockKnomialLatestArrival(const std::vector<int>& counts, int k,
-                                                const std::vector<double>& alpha,
-                                                const std::vector<double>& packet);
+                                                const std::vector<HopPrice>& hop);
 
 }  // namespace hieragg::aggtree

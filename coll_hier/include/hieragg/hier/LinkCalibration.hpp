@@ -75,7 +75,17 @@ struct RoundTrips {
 // The sizes one end times: below the eager limit E 8 B, E/4, E/2; above it 2E and 4E.
 // E unknown (under 64 B): 8 B, 16 KiB, 32 KiB and nothing above; E over 512 KiB: the sizes
 // below as for 512 KiB, nothing above (a second of round trips on a slow link otherwise).
-std::vector<size_t> calibrationSizes(size_t eagerBytes);
+// Then, while the largest is under `largestBytes`, four times the largest (at most
+// largestBytes): sizes whose bytes outweigh a round trip's noise (kNodeLargestBytes).
+std::vector<size_t> calibrationSizes(size_t eagerBytes, size_t largestBytes = 0);
+
+// The largest size the node link's pass times. Shared memory copies at 0.05-1 ns/B, so 4E
+// (16 KiB past vader's 4 KiB) carries 1-16 us of bytes, less than the spread of a round
+// trip's floor between ranks that share cores (tens of us): its slope is noise (0.3-33 ns/B
+// over the jobs of one benchmark). 1 MiB carries 50-1000 us, the rate a pulse of a large
+// message moves at. The network's 4E (256 KiB past TCP's 64 KiB) is already mostly bytes
+// (2 ms at 1 Gbit/s) and keeps its ladder (larger sizes there only lengthen the setup).
+constexpr size_t kNodeLargestBytes = size_t{1} << 20;
 
 // The estimate of one end from its round trips (replyBytes each way back):
 // - per size the floor: the minimum of the finite positive samples (a round trip is never

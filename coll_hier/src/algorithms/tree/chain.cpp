@@ -47,8 +47,9 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
             s.why += ", " + std::to_string(ld.sharedCores) + " cores";
         }
     } else {
-        const double b = packetUs(l, ld, unitBytes(ld));
-        s.predUs = pulsedUs((n - 1) * (alpha + b), ld, alpha, b, 1.0) * (ld.shape == Shape::Allreduce ? 2 : 1);
+        const double b = packetUs(l, ld, unitBytes(ld));  // one child per hop: the handshake every hop
+        s.predUs = pulsedUs((n - 1) * (alpha + b), ld, hopOf(l, ld, unitBytes(ld)), 1.0) *
+                   (ld.shape == Shape::Allreduce ? 2 : 1);
         s.why = fmt("%.0f", ld.pulses) + " pulses down a chain of " + std::to_string(n);
         if (ld.sharedCores > 0) {
             // Back to back: a middle rank combines one pulse and passes it on.

@@ -18,7 +18,7 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     if (n <= 1) return e;
     if (ld.sharedCores > 0) return estimateOf(sharedCoresTree(a, ld, l, n));
     const double alpha = l.alpha_us, b = packetUs(l, ld, unitBytes(ld));
-    const RadixChoice r = bestRadix(TreeShape::kary, 2, top, n, ld, alpha, b);
+    const RadixChoice r = bestRadix(TreeShape::kary, 2, top, n, ld, hopOf(l, ld, unitBytes(ld)));
     e.choice.shape = TreeShape::kary(r.k);
     e.choice.predUs = r.us;
     e.choice.why = "best k of 2.." + std::to_string(top) + " with a/b=" + fmt("%.3g", alpha) + "/" + fmt("%.3g", b);

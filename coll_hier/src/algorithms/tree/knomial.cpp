@@ -19,10 +19,13 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     if (q.members <= 1) return e;
     if (ld.sharedCores > 0) return estimateOf(sharedCoresTree(a, ld, l, q.members));
     // Gather/scatter move every block through the root whatever k is: k only trades latency.
-    const double alpha = l.alpha_us, b = ld.shape == Shape::Gather ? l.theta_us : packetUs(l, ld, unitBytes(ld));
+    // The rendezvous is paid once per hop (HopPrice.hpp): with the latency, not per child.
+    const aggtree::HopPrice hop =
+        ld.shape == Shape::Gather ? aggtree::HopPrice{l.alpha_us, 0.0, l.theta_us} : hopOf(l, ld, unitBytes(ld));
+    const double alpha = hop.alpha + hop.handshake, b = hop.occupancy;
     const aggtree::WidthBand band = aggtree::widthBand(alpha, std::max(b, 1e-9), q.members, q.params.epsilon_us);
     const RadixChoice r =
-        bestRadix(TreeShape::knomial, std::max(2, band.k_min), std::max(2, band.k_max), q.members, ld, alpha, b);
+        bestRadix(TreeShape::knomial, std::max(2, band.k_min), std::max(2, band.k_max), q.members, ld, hop);
     e.choice.shape = TreeShape::knomial(r.k);
     e.choice.predUs = r.us + (ld.shape == Shape::Gather ? ld.bytes * l.beta_us_per_byte : 0.0);
     e.choice.why = "k*=" + fmt("%.2f", aggtree::optimalRealK(alpha, std::max(b, 1e-9))) + " from a/b=" +
