@@ -22,6 +22,8 @@ import re
 import sys
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".")
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import publish_block  # noqa: E402  (bench/publish_block.py: the marker rule)
 # Top-level directories whose paths the docs cite in backquotes.
 TOP = ("docs/", "src/", "include/", "coll_hier/", "coll_aggtree/", "bench/", "tests/", "scripts/", "cmake/")
 CODE_EXT = (".cpp", ".hpp", ".h", ".c", ".py", ".sh", ".txt", ".cmake", ".in")
@@ -172,14 +174,12 @@ def check_publish_targets():
 
 
 def check_marker_pairs(path):
-    kinds = {}
-    for no, line in enumerate(open(path, encoding="utf-8").read().split("\n"), 1):
-        for m in re.finditer(r"<!-- ([A-Za-z0-9_.-]+):(begin|end) -->", line):
-            kinds.setdefault(m.group(1), []).append((no, m.group(2)))
-    for name, found in kinds.items():
-        if [k for _, k in found] != ["begin", "end"]:
-            problems.append(f"{rel(path)}: marker {name} must be one begin line followed by one end line "
-                            f"(found {', '.join(f'{k} at line {n}' for n, k in found)}; bench/publish_block.py)")
+    # The rule publish_block.py enforces when it writes, checked with its own functions.
+    for name, found in publish_block.marker_lines(open(path, encoding="utf-8").read()).items():
+        try:
+            publish_block.check_pair(name, found, rel(path))
+        except publish_block.MarkerError as e:
+            problems.append(str(e))
 
 
 for md in markdown_files():
