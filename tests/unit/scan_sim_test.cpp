@@ -137,3 +137,45 @@ TEST(ScanSim, LinearChainForced) {
         }
     }
 }
+
+// Per rank, the linear chain (what the model runs on a crowded node) against Open MPI 4.1's
+// scan, coll/basic's ompi_coll_base_scan_intra_linear (tuned's default stack has no scan of
+// its own): rank 0 copies its input into rbuf and sends it; rank r > 0 copies its input into
+// rbuf (unless in place), receives the prefix into a temporary the vector's size, reduces it
+// in, and sends on (all but the last). The chain does exactly that with a non-commutative op
+// or in place, and with a commutative op and separate buffers neither the copy nor the
+// temporary (the prefix lands in rbuf, the input is reduced into it): never more of any.
+TEST(ScanSim, LinearChainDoesNoMoreThanOpenMpisLinearScan) {
+    const int v = linearValue(false);
+    for (int p : {2, 4, 8})
+        for (sim::SimOp* op : {&sumOp(), &matmulOp()})
+            for (bool inPlace : {false, true})
+                for (size_t count : {size_t{8}, size_t{8192}}) {  // 64 B and 64 KiB of int64: one pulse
+                    sim::SimNetwork net(p);
+                    for (int r = 0; r < p; ++r) {
+                        std::vector<int64_t> in(count, 1), out(count, 0);
+                        CollCall c = reductionCall(HIERAGG_SCAN, r, p, nullptr, *op, count, 1 << 16, v);
+                        setBuffers(c, in, out, inPlace);
+                        describeTypes(c, net.transport(r));
+                        const Schedule s = recipes::buildSchedule(c);
+                        size_t copies = 0, sends = 0, recvs = 0, reduces = 0;
+                        for (const Step& st : s.steps) {
+                            copies += st.kind == StepKind::Copy;
+                            sends += st.kind == StepKind::Send;
+                            recvs += st.kind == StepKind::Recv;
+                            reduces += st.kind == StepKind::Reduce;
+                        }
+                        const size_t bytes = count * sizeof(int64_t);
+                        const size_t basicCopies = inPlace ? 0 : 1, basicTemp = r > 0 ? bytes : 0;
+                        const bool skips = r > 0 && op->commutative && !inPlace;
+                        SCOPED_TRACE("p=" + std::to_string(p) + " rank " + std::to_string(r) +
+                                     (op->commutative ? " commutative" : " non-commutative") +
+                                     (inPlace ? " in place" : "") + " count " + std::to_string(count));
+                        EXPECT_EQ(sends, r + 1 < p ? 1u : 0u);
+                        EXPECT_EQ(recvs, r > 0 ? 1u : 0u);
+                        EXPECT_EQ(reduces, r > 0 ? 1u : 0u);
+                        EXPECT_EQ(copies, skips ? 0u : basicCopies);
+                        EXPECT_EQ(s.tempBytes(), skips ? 0u : basicTemp);
+                    }
+                }
+}
