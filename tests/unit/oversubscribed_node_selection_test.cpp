@@ -118,9 +118,9 @@ namespace {
 // back-to-back stream (SharedCoresModel.hpp), max(busiest rank's share, all receptions
 // over the cores), the lone latency only ordering equal prices (hier::PredictedCost). A reception: theta + x(beta + gamma), a send:
 // theta. The chain's middle rank receives and sends each pulse: P(2 theta + u(beta +
-// gamma)), against (n - 1) P receptions. Recursive doubling (n a power of 2): rank n/2
-// receives in all log2 n steps and sends in all but the last, (log2 n - 1) theta +
-// log2 n receptions, the busiest; sum over d of (n - d) receptions of S.
+// gamma)), against (n - 1) P receptions. Recursive doubling (n a power of 2), per pulse:
+// rank n/2 receives in all log2 n steps and sends in all but the last, (log2 n - 1) theta +
+// log2 n receptions, the busiest; sum over d of (n - d) receptions of u.
 struct ScanCosts {
     hier::PredictedCost doubling, chain;  // tieUs: the lone latency on a crowded node, else 0
 };
@@ -133,8 +133,9 @@ ScanCosts scanClosedForm(const hier::LinkCost& l, int n, double S, double seg, i
     if (cores == 0 || n <= cores) return {{loneDoubling, 0}, {loneChain, 0}};
     double msgs = 0;
     for (int d = 1; d < n; d *= 2) msgs += n - d;
-    const double recvS = l.theta_us + S * bg, recvU = l.theta_us + unit * bg;
-    return {{std::max((lg - 1) * l.theta_us + lg * recvS, msgs * recvS / cores), loneDoubling},
+    // Both rows run pulses of `unit` bytes; each reception is theta + unit (beta + gamma).
+    const double recvU = l.theta_us + unit * bg;
+    return {{std::max(pulses * ((lg - 1) * l.theta_us + lg * recvU), pulses * msgs * recvU / cores), loneDoubling},
             {std::max(pulses * (l.theta_us + recvU), (n - 1) * pulses * recvU / cores), loneChain}};
 }
 
@@ -151,8 +152,10 @@ TEST(OversubscribedNode, TieBreakOrdersOnlyEqualPredictions) {
 }
 
 // With more ranks than cores the scan and exscan take the chain (tuned's scan) at every size
-// and whatever the hand-off alpha, priced back to back; priced by one call's latency
-// (before 2026-11-27) the measured alphas took recursive doubling there.
+// and whatever the hand-off alpha or the per-message theta, priced back to back; priced by
+// one call's latency (before 2026-11-27) the measured alphas took recursive doubling there,
+// and with recursive doubling's pulses priced as one message of S (one theta per reception
+// instead of one per pulse) a theta of 20 us took it at 4 MiB.
 TEST(OversubscribedNode, ScanTakesTheChainForBackToBackCalls) {
     const double seg = 65536;
     int loneDoublingPicks = 0;
@@ -160,10 +163,12 @@ TEST(OversubscribedNode, ScanTakesTheChainForBackToBackCalls) {
         for (int n : {4, 8})
             for (int cores : {0, 2})
                 for (double alpha : {0.0, 14.2, 184.9})  // 0: the setup's default for n ranks
+                    for (double theta : {-1.0, 20.0})    // -1: the default
                     for (double S : {8.0, 65536.0, 4194304.0}) {
                         hier::CostParams params = sharedNode(n, cores);
                         hier::LinkCost& l = params.link[hier::kLinkNode];
                         if (alpha > 0) l.alpha_us = alpha;
+                        if (theta >= 0) l.theta_us = theta;
                         const CollCall c = oneNodeCall(kind, n, S);  // segments of seg
                         const hier::Plan plan = hier::choosePlan(c, params);
                         ASSERT_TRUE(plan.stages.at(0).algo);

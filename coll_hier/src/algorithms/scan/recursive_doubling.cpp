@@ -9,6 +9,7 @@
 #include "model/MessageCost.hpp"
 #include "model/PrefixModel.hpp"
 #include "model/SharedCoresModel.hpp"
+#include "model/WhyText.hpp"
 
 namespace hieragg::hier::units {
 
@@ -21,16 +22,21 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     const std::string why = "ceil(log2 " + std::to_string(c.size) + ") = " + std::to_string(static_cast<int>(lg)) +
                             " rounds, " + std::to_string(crossing) + " between groups";
     if (!crowdedOneNode(c, q.params)) return priced(callEstimate(a, q), rounds, why);
-    // More ranks than cores on one node: back-to-back calls (SharedCoresModel.hpp). In step
-    // d rank r sends to r + d (theta) and receives from r - d, combining the whole vector:
-    // sum over d of (n - d) receptions in all.
+    // More ranks than cores on one node: back-to-back calls (SharedCoresModel.hpp). The
+    // schedule runs pulses of u = min(S, segment) bytes (ScanPulses), as the linear row's:
+    // per pulse, in step d rank r sends to r + d (theta) and receives from r - d, combining
+    // u bytes (each reception its own theta and rendezvous): sum over d of (n - d)
+    // receptions per pulse in all.
     const LinkCost& l = *x.net;
-    const double recv = messageUs(l, S) + S * l.gamma_us_per_byte;
+    const double seg = static_cast<double>(std::max<size_t>(c.segmentBytes, 1));
+    const double pulses = std::max(1.0, std::ceil(S / seg)), unit = std::min(S, seg);
+    const double recv = messageUs(l, unit) + unit * l.gamma_us_per_byte;
     double work = 0;
-    for (int d = 1; d < c.size; d *= 2) work += (c.size - d) * recv;
-    const double busiest = busiestRankUs(doublingMessages(c.size), l.theta_us, recv);
+    for (int d = 1; d < c.size; d *= 2) work += (c.size - d) * pulses * recv;
+    const double busiest = pulses * busiestRankUs(doublingMessages(c.size), l.theta_us, recv);
     return priced(callEstimate(a, q), streamCall(rounds, work, busiest, q.params.nodeCores),
-                  why + ", back-to-back calls, " + std::to_string(q.params.nodeCores) + " cores");
+                  why + ", " + fmt("%.0f", pulses) + " pulses, back-to-back calls, " +
+                      std::to_string(q.params.nodeCores) + " cores");
 }
 
 extern const AlgorithmInfo scan_recursive_doubling = {HIERAGG_SCAN, "recursive_doubling", kServesFlat, 0, 0,
