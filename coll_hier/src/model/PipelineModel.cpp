@@ -8,7 +8,7 @@
 namespace hieragg::hier::model {
 
 double fragmentUs(const LinkCost& l, const Load& ld, double c) {
-    return std::max(l.alpha_us + l.theta_us, packetUs(l, ld, c));
+    return std::max(l.alpha_us + l.theta_us, occupancyUs(l, ld, c));
 }
 
 namespace {
@@ -32,9 +32,9 @@ PipelineTimes pipelineTimes(const MemberTree& t, const Hierarchy& h, const std::
             int level = 0;
             while (level < h.levels() && h.groupOf(level, v) != h.groupOf(level, k)) ++level;
             const LinkCost& l = p.link[links[level]];
-            served += packetUs(l, ld, c);
+            served += occupancyUs(l, ld, c);
             busy[links[level]] += fragmentUs(l, ld, c);
-            at[k] = at[v] + l.alpha_us + served;
+            at[k] = at[v] + l.alpha_us + rendezvousUs(l, c) + served;
             out.fill = std::max(out.fill, at[k]);
             order.push_back(k);
         }
@@ -62,7 +62,8 @@ PipelineTimes blockPipelineTimes(const std::vector<int>& counts, TreeShape leade
         const int m = counts[f];
         if (m <= 1) continue;  // no edge at this level: nothing served, nobody new
         const LinkCost& l = p.link[links[f]];
-        const double packet = packetUs(l, ld, c), fragment = fragmentUs(l, ld, c);
+        const double occupancy = occupancyUs(l, ld, c), fragment = fragmentUs(l, ld, c);
+        const double handshake = rendezvousUs(l, c);  // once per hop (HopPrice), not per fragment
         const MemberTree t = (f == top ? leaders : inner).build(m, 0);
         std::vector<Latest> next;
         at.assign(m, 0.0);
@@ -78,9 +79,9 @@ PipelineTimes blockPipelineTimes(const std::vector<int>& counts, TreeShape leade
                 LinkBusy busy = v == t.root ? from.busy : LinkBusy{};
                 for (size_t j = kids.size(); j-- > 0;) {
                     const int k = kids[j];
-                    served += packet;  // pipelineTimes' sums, term for term
+                    served += occupancy;  // pipelineTimes' sums, term for term
                     busy[links[f]] += fragment;
-                    at[k] = at[v] + l.alpha_us + served;
+                    at[k] = at[v] + l.alpha_us + handshake + served;
                     out.fill = std::max(out.fill, at[k]);
                     order.push_back(k);
                 }

@@ -12,13 +12,17 @@ namespace hieragg::hier::model {
 // One fragment of c bytes to one child over link l, as the stream sees it: every fragment
 // is a message of its own, whose start-up (t_s = alpha + theta, SPEC 3.5's per chunk) runs
 // while the previous fragment's bytes cross, so the longer of the two: max(alpha + theta,
-// theta + c beta (+ c gamma reducing) + rendezvous). Small fragments are bound by the
-// start-up, large ones by their bytes.
+// theta + c beta (+ c gamma reducing)). Small fragments are bound by the start-up, large
+// ones by their bytes. A fragment past the link's eager limit waits for its rendezvous, but
+// with kFragmentWindow fragments in flight that handshake overlaps the other fragments'
+// bytes, as a tree's siblings' handshakes overlap (aggtree/HopPrice.hpp): the stream does
+// not pay it per fragment; the fill pays it once per hop (below).
 double fragmentUs(const LinkCost& l, const Load& ld, double c);
 
 // What the model reads off a pipeline tree for fragments of c bytes: the first fragment's
-// latest arrival (per-edge alpha + the children served before it, a parent serving its
-// last child first, as TreeBcast does), the stage: the busiest vertex's per-fragment work
+// latest arrival (per edge alpha + the rendezvous past the eager limit + the occupancy of the
+// children served before it and its own, a parent serving its last child first, as
+// TreeBcast does: HopPrice's arrival), the stage: the busiest vertex's per-fragment work
 // on one link class (its children over that link served one after the other, each
 // fragmentUs on it; children over different links at once: a leader's fragment crosses the
 // network while its node child's copy runs, the wire and the memory being different
