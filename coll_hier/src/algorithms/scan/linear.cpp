@@ -17,9 +17,7 @@ namespace hieragg::hier::units {
 
 static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     const CollCall& c = q.call;
-    const double S = q.bytes;
-    const double seg = static_cast<double>(std::max<size_t>(c.segmentBytes, 1));
-    const double pulses = std::max(1.0, std::ceil(S / seg)), unit = std::min(S, seg);
+    const double pulses = q.load.pulses, unit = q.load.pulseBytes;  // coll_hieragg_segment_size's pulses
     const ExchangeLayout x = exchangeLayoutOf(c, q.params, q.links);
     int crossings = 0;
     const double chain = chainLatencyUs(x, unit, pulses, &crossings);

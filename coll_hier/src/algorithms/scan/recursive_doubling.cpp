@@ -28,8 +28,7 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     // u bytes (each reception its own theta and rendezvous): sum over d of (n - d)
     // receptions per pulse in all.
     const LinkCost& l = *x.net;
-    const double seg = static_cast<double>(std::max<size_t>(c.segmentBytes, 1));
-    const double pulses = std::max(1.0, std::ceil(S / seg)), unit = std::min(S, seg);
+    const double pulses = q.load.pulses, unit = q.load.pulseBytes;
     const double recv = messageUs(l, unit) + unit * l.gamma_us_per_byte;
     double work = 0;
     for (int d = 1; d < c.size; d *= 2) work += (c.size - d) * pulses * recv;
