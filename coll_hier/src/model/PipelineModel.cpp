@@ -32,9 +32,10 @@ PipelineTimes pipelineTimes(const MemberTree& t, const Hierarchy& h, const std::
             int level = 0;
             while (level < h.levels() && h.groupOf(level, v) != h.groupOf(level, k)) ++level;
             const LinkCost& l = p.link[links[level]];
-            served += occupancyUs(l, ld, c);
+            const aggtree::HopPrice hop = hopOf(l, ld, c);  // the rendezvous once per hop
+            served += hop.occupancy;
             busy[links[level]] += fragmentUs(l, ld, c);
-            at[k] = at[v] + l.alpha_us + rendezvousUs(l, c) + served;
+            at[k] = at[v] + hop.alpha + hop.handshake + served;
             out.fill = std::max(out.fill, at[k]);
             order.push_back(k);
         }
@@ -62,8 +63,8 @@ PipelineTimes blockPipelineTimes(const std::vector<int>& counts, TreeShape leade
         const int m = counts[f];
         if (m <= 1) continue;  // no edge at this level: nothing served, nobody new
         const LinkCost& l = p.link[links[f]];
-        const double occupancy = occupancyUs(l, ld, c), fragment = fragmentUs(l, ld, c);
-        const double handshake = rendezvousUs(l, c);  // once per hop (HopPrice), not per fragment
+        const aggtree::HopPrice hop = hopOf(l, ld, c);  // the rendezvous once per hop, not per fragment
+        const double fragment = fragmentUs(l, ld, c);
         const MemberTree t = (f == top ? leaders : inner).build(m, 0);
         std::vector<Latest> next;
         at.assign(m, 0.0);
@@ -79,9 +80,9 @@ PipelineTimes blockPipelineTimes(const std::vector<int>& counts, TreeShape leade
                 LinkBusy busy = v == t.root ? from.busy : LinkBusy{};
                 for (size_t j = kids.size(); j-- > 0;) {
                     const int k = kids[j];
-                    served += occupancy;  // pipelineTimes' sums, term for term
+                    served += hop.occupancy;  // pipelineTimes' sums, term for term
                     busy[links[f]] += fragment;
-                    at[k] = at[v] + l.alpha_us + handshake + served;
+                    at[k] = at[v] + hop.alpha + hop.handshake + served;
                     out.fill = std::max(out.fill, at[k]);
                     order.push_back(k);
                 }
