@@ -163,6 +163,23 @@ typedef struct hieragg_transport {
                           int tag, void** req);
     int (*irecv_released)(void* comm, int local, void* buf, size_t count, void* dtype, int peer, int tag,
                           void** req);
+    /* The PML's own entry points (Open MPI's mca_pml.pml_isend and pml_irecv, taken once the
+     * PML is selected; pml_send_standard is MCA_PML_BASE_SEND_STANDARD), so that the core posts a
+     * message of a communicator (not its local group) without a frame of the shim per message,
+     * and the layout it then needs to do what isend_released, irecv_released and test do: a
+     * request has ended when its done word (request_done_offset) holds request_done_value, its
+     * status's error is the int at request_error_offset, and the function pointer at
+     * request_free_offset (int (*)(void** req)) releases it. The pointer types stand for
+     * Open MPI's (ompi_datatype_t*, ompi_communicator_t*, ompi_request_t**) and the int for its
+     * send-mode enum: the same registers and sizes on every ABI Open MPI runs on. NULL when the
+     * done word cannot be trusted (ULFM: a failed request ends only inside a test): the core
+     * posts through isend_released / irecv_released and tests through test. */
+    int (*pml_isend)(const void* buf, size_t count, void* dtype, int peer, int tag, int send_mode, void* comm,
+                     void** req);
+    int (*pml_irecv)(void* buf, size_t count, void* dtype, int peer, int tag, void* comm, void** req);
+    int pml_send_standard;
+    size_t request_error_offset;
+    size_t request_free_offset;
 } hieragg_transport;
 
 /* Cost of one kind of link for the selection's model (coll_hieragg_cost_<link>_<param>).

@@ -225,4 +225,16 @@ void mca_coll_hieragg_transport(hieragg_transport* t) {
     t->request_done_offset = offsetof(ompi_request_t, req_complete);
     t->request_done_value = REQUEST_COMPLETED;
 #endif
+    t->pml_isend = NULL;
+    t->pml_irecv = NULL;
+    t->pml_send_standard = MCA_PML_BASE_SEND_STANDARD;
+    t->request_error_offset = offsetof(ompi_request_t, req_status) + offsetof(ompi_status_public_t, MPI_ERROR);
+    t->request_free_offset = offsetof(ompi_request_t, req_free);
+#if !HIERAGG_ULFM
+    /* The PML is selected before the coll components are queried (init_query reads its
+     * pml_max_tag too) and its table does not change afterwards: the core posts straight into
+     * it (abi.h pml_isend). The casts only name Open MPI's pointer and enum types generically. */
+    t->pml_isend = (int (*)(const void*, size_t, void*, int, int, int, void*, void**))(void (*)(void))mca_pml.pml_isend;
+    t->pml_irecv = (int (*)(void*, size_t, void*, int, int, void*, void**))(void (*)(void))mca_pml.pml_irecv;
+#endif
 }
