@@ -14,6 +14,19 @@
 #include "opal/runtime/opal_progress.h"
 #include "opal/util/output.h"
 
+/* abi.h names Open MPI's types for the PML's entry points and a request's release, so that
+ * the core calls them through their exact types; the send mode's enum is an unsigned int to
+ * the compiler (all its values are non-negative). */
+_Static_assert(__builtin_types_compatible_p(__typeof__(mca_pml.pml_isend), hieragg_pml_isend_fn),
+               "abi.h hieragg_pml_isend_fn is not mca_pml.pml_isend's type");
+_Static_assert(__builtin_types_compatible_p(__typeof__(mca_pml.pml_irecv), hieragg_pml_irecv_fn),
+               "abi.h hieragg_pml_irecv_fn is not mca_pml.pml_irecv's type");
+_Static_assert(__builtin_types_compatible_p(__typeof__(((ompi_request_t*)0)->req_free), hieragg_request_free_fn),
+               "abi.h hieragg_request_free_fn is not ompi_request_t::req_free's type");
+_Static_assert(__builtin_types_compatible_p(mca_pml_base_send_mode_t, hieragg_pml_send_mode),
+               "abi.h hieragg_pml_send_mode is not mca_pml_base_send_mode_t");
+_Static_assert(sizeof(((ompi_status_public_t*)0)->MPI_ERROR) == sizeof(int), "a status's error is an int");
+
 static ompi_communicator_t* pick(void* comm, int local) {
     ompi_communicator_t* c = (ompi_communicator_t*)comm;
     return local ? c->c_local_comm : c;
@@ -233,8 +246,8 @@ void mca_coll_hieragg_transport(hieragg_transport* t) {
 #if !HIERAGG_ULFM
     /* The PML is selected before the coll components are queried (init_query reads its
      * pml_max_tag too) and its table does not change afterwards: the core posts straight into
-     * it (abi.h pml_isend). The casts only name Open MPI's pointer and enum types generically. */
-    t->pml_isend = (int (*)(const void*, size_t, void*, int, int, int, void*, void**))(void (*)(void))mca_pml.pml_isend;
-    t->pml_irecv = (int (*)(void*, size_t, void*, int, int, void*, void**))(void (*)(void))mca_pml.pml_irecv;
+     * it (abi.h pml_isend), through Open MPI's own types. */
+    t->pml_isend = mca_pml.pml_isend;
+    t->pml_irecv = mca_pml.pml_irecv;
 #endif
 }

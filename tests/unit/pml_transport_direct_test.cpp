@@ -17,10 +17,13 @@ namespace {
 
 struct FakeRequest {
     long pad = 7;
-    const void* volatile done = nullptr;  // the done word
-    int error = 0;                        // the status's error
-    int (*release)(void**) = nullptr;     // req_free
+    const void* volatile done = nullptr;     // the done word
+    int error = 0;                           // the status's error
+    hieragg_request_free_fn release = nullptr;  // req_free
 };
+// The fake's requests are what the PML's handles point to.
+ompi_request_t* handleOf(FakeRequest* r) { return reinterpret_cast<ompi_request_t*>(r); }
+FakeRequest* fakeOf(ompi_request_t* r) { return reinterpret_cast<FakeRequest*>(r); }
 
 const int kDone = 1;  // its address is the done word's "ended" value
 std::vector<FakeRequest*> released;
@@ -31,26 +34,29 @@ int shimCalls = 0;
 std::vector<FakeRequest> pool(8);
 size_t used = 0;
 
-int releaseFake(void** req) {
-    released.push_back(static_cast<FakeRequest*>(*req));
+int releaseFake(ompi_request_t** req) {
+    released.push_back(fakeOf(*req));
     *req = nullptr;  // Open MPI sets MPI_REQUEST_NULL
     return 0;
 }
 
-int post(void** req) {
+int post(ompi_request_t** req) {
     if (postRc != 0) return postRc;
     FakeRequest* r = &pool.at(used++);
     r->done = endAtOnce ? &kDone : nullptr;
     r->error = endError;
     r->release = releaseFake;
-    *req = r;
+    *req = handleOf(r);
     return 0;
 }
-int fakeIsend(const void*, size_t, void*, int, int, int mode, void*, void** req) {
-    EXPECT_EQ(mode, 5);  // the shim's MCA_PML_BASE_SEND_STANDARD, passed through
+int fakeIsend(const void*, size_t, ompi_datatype_t*, int, int, hieragg_pml_send_mode mode, ompi_communicator_t*,
+              ompi_request_t** req) {
+    EXPECT_EQ(mode, 5u);  // the shim's MCA_PML_BASE_SEND_STANDARD, passed through
     return post(req);
 }
-int fakeIrecv(void*, size_t, void*, int, int, void*, void** req) { return post(req); }
+int fakeIrecv(void*, size_t, ompi_datatype_t*, int, int, ompi_communicator_t*, ompi_request_t** req) {
+    return post(req);
+}
 int shimIsend(void*, int, const void*, size_t, void*, int, int, void** req) {
     ++shimCalls;
     *req = nullptr;

@@ -26,14 +26,25 @@ public:
     // Inline (where the caller names PmlTransport): a frame here would cost what the shim's did.
     __attribute__((always_inline)) int isendReleased(void* comm, bool local, const void* buf, size_t count,
                                                      void* type, int peer, int tag, void** req) override {
-        if (cb_.pml_isend && !local)
-            return releasedIfEnded(cb_.pml_isend(buf, count, type, peer, tag, cb_.pml_send_standard, comm, req), req);
+        if (cb_.pml_isend && !local) {
+            ompi_request_t* r = nullptr;
+            const int rc = cb_.pml_isend(buf, count, static_cast<ompi_datatype_t*>(type), peer, tag,
+                                         cb_.pml_send_standard, static_cast<ompi_communicator_t*>(comm), &r);
+            *req = r;
+            return releasedIfEnded(rc, req);
+        }
         if (!cb_.isend_released) return Transport::isendReleased(comm, local, buf, count, type, peer, tag, req);
         return cb_.isend_released(comm, local, buf, count, type, peer, tag, req);
     }
     __attribute__((always_inline)) int irecvReleased(void* comm, bool local, void* buf, size_t count, void* type,
                                                      int peer, int tag, void** req) override {
-        if (cb_.pml_irecv && !local) return releasedIfEnded(cb_.pml_irecv(buf, count, type, peer, tag, comm, req), req);
+        if (cb_.pml_irecv && !local) {
+            ompi_request_t* r = nullptr;
+            const int rc = cb_.pml_irecv(buf, count, static_cast<ompi_datatype_t*>(type), peer, tag,
+                                         static_cast<ompi_communicator_t*>(comm), &r);
+            *req = r;
+            return releasedIfEnded(rc, req);
+        }
         if (!cb_.irecv_released) return Transport::irecvReleased(comm, local, buf, count, type, peer, tag, req);
         return cb_.irecv_released(comm, local, buf, count, type, peer, tag, req);
     }
@@ -92,8 +103,8 @@ private:
     __attribute__((always_inline)) int release(void* req) const {
         char* r = static_cast<char*>(req);
         const int err = *reinterpret_cast<const int*>(r + cb_.request_error_offset);
-        void* handle = req;
-        (*reinterpret_cast<int (* const*)(void**)>(r + cb_.request_free_offset))(&handle);
+        ompi_request_t* handle = static_cast<ompi_request_t*>(req);
+        (*reinterpret_cast<const hieragg_request_free_fn*>(r + cb_.request_free_offset))(&handle);
         return err;
     }
     // A message that ended inside its post is released now, with its status, and *req set to
