@@ -28,7 +28,7 @@ CompiledCall* CallCache::compileFor(const std::shared_ptr<const Schedule>& sched
     return compiled_.get();
 }
 
-void CallCache::wait(BlockingWait& w, Transport& tr) {
+void CallCache::wait(BlockingWait& w, PmlTransport& tr) {
     while (!w.done) {
         if (inFlight_ && waiter_ == &w && inFlight_->mayHaveMoved() && inFlight_->poll()) {
             const int status = inFlight_->status();

@@ -107,8 +107,10 @@ public:
         return 0;
     }
     // Waits for `w`: drives the transport's progress (the PML, and the Task calls through
-    // the runtime's progress callback) and the compiled call in flight, if any.
-    void wait(BlockingWait& w, Transport& tr);
+    // the runtime's progress callback) and the compiled call in flight, if any. On the
+    // PML's transport (final): each pass calls the shim's progress (opal_progress itself)
+    // without a virtual call.
+    void wait(BlockingWait& w, PmlTransport& tr);
     // Drops the compiled call (its schedule and layouts); the next repeat compiles anew.
     void clear();
     // A compiled call failed (a process failure, a revoked communicator: docs/fault-tolerance.md):
