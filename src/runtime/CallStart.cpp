@@ -59,8 +59,12 @@ int runCompiled(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, C
 // intracommunicators without offload.
 // Kinds with per-rank vectors are compared by value in scheduleFor and never come here.
 // False (nothing started) for every other call; else *rc is the start's error code.
+// Under the communicator's lock only with MPI_THREAD_MULTIPLE: below it MPI calls follow one
+// another, and what runs meanwhile on this thread (a completion from the progress engine
+// inside the start's posts) took the lock recursively anyway; the MPI_T readers of other
+// threads read only atomic counters and the selection's costs, which this never writes.
 bool runRepeat(Runtime& rt, hieragg_comm& c, const hieragg_coll_args& args, BlockingWait& w, int* rc) {
-    std::lock_guard<CommMutex> lock(c.mutex);
+    CommLockIf lock(c.mutex, rt.threadMultiple());
     // Behind a queued call, or beside nonblocking calls in flight here, the call goes
     // through startCall: it must keep its place in the queue and the window's count.
     // The kind and strong reduction are decided with the raw arguments (LastCall::rawCompilable).
