@@ -209,7 +209,8 @@ size_t CompiledCall::dropJoins(size_t n) {
 
 int CompiledCall::postMessage(size_t i) {
     const Action& a = actions_[i];
-    const int tag = bind_.peerTagBase[a.peerSlot] - static_cast<int>(a.channel);
+    // The call's own tag bases (start() pointed bind_.peerTagBase at them): one load fewer.
+    const int tag = tags_[a.peerSlot] - static_cast<int>(a.channel);
     void* req = nullptr;
     const int rc = pml_ ? post(*pml_, a, tag, &req) : post(*tr_, a, tag, &req);
     if (rc != 0) return rc;  // (a message that ended at once with an error is released too)
