@@ -259,60 +259,6 @@ void CompiledCall::postAll() {
     if (done_ == all_) finish(0);
 }
 
-int CompiledCall::start(Transport& tr, const Binding& b) {
-    if (tr_ != &tr) {
-        tr_ = &tr;
-        pml_ = dynamic_cast<PmlTransport*>(&tr);
-        if (!tr.doneWord(doneOffset_, doneValue_)) doneOffset_ = 0;
-    }
-    // The caller's tag bases may live on its stack: actions fired later (from poll) read
-    // this call's own copy (takeTags writes it in place).
-    if (b.peerTagBase && b.peerTagBase != tags_)
-        for (size_t i = 0; i < peerSlots_; ++i) tags_[i] = b.peerTagBase[i];
-    if (&b != &bind_) bind_ = b;
-    bind_.peerTagBase = tags_;
-    bases_[kSendBuf] = const_cast<char*>(static_cast<const char*>(bind_.sbuf));
-    bases_[kRecvBuf] = static_cast<char*>(bind_.rbuf);
-    types_[kSendType] = bind_.stype;
-    types_[kRecvType] = bind_.rtype;
-    types_[kPackedType] = bind_.packed;
-    fired_ = done_ = 0;
-    status_ = 0;
-    finished_ = false;
-    running_ = true;
-    if (bind_.observer && tempBytes_) bind_.observer->tempsHeld(static_cast<long long>(tempBytes_));
-    if (count_ == 0) {
-        finish(0);
-        return 0;
-    }
-    if (flat_) {
-        postAll();
-    } else if (straight_) {
-        next_ = 0;
-        runStraight();
-    } else if (ordered_) {
-        next_ = 0;
-        runOrdered();
-    } else {
-        advance(all_);
-    }
-    return status_;
-}
-
-bool CompiledCall::poll() {
-    if (!finished_) {
-        if (flat_)
-            testFlat();
-        else if (straight_)
-            runStraight();
-        else if (ordered_)
-            runOrdered();
-        else
-            advance(0);  // since the last pass only a message can have ended
-    }
-    return finished_;
-}
-
 int CompiledCall::runLocal(const Action& a) {
     if (a.kind == StepKind::Reduce)
         return pml_ ? pml_->reduce(bind_.op, src(a), dst(a), a.srcCount, type(a.srcType))
@@ -384,6 +330,60 @@ void CompiledCall::runOrdered() {
         if (const int rc = testPosted()) return finish(rc);
         if (done_ == before) return;  // poll() goes on from here
     }
+}
+
+int CompiledCall::start(Transport& tr, const Binding& b) {
+    if (tr_ != &tr) {
+        tr_ = &tr;
+        pml_ = dynamic_cast<PmlTransport*>(&tr);
+        if (!tr.doneWord(doneOffset_, doneValue_)) doneOffset_ = 0;
+    }
+    // The caller's tag bases may live on its stack: actions fired later (from poll) read
+    // this call's own copy (takeTags writes it in place).
+    if (b.peerTagBase && b.peerTagBase != tags_)
+        for (size_t i = 0; i < peerSlots_; ++i) tags_[i] = b.peerTagBase[i];
+    if (&b != &bind_) bind_ = b;
+    bind_.peerTagBase = tags_;
+    bases_[kSendBuf] = const_cast<char*>(static_cast<const char*>(bind_.sbuf));
+    bases_[kRecvBuf] = static_cast<char*>(bind_.rbuf);
+    types_[kSendType] = bind_.stype;
+    types_[kRecvType] = bind_.rtype;
+    types_[kPackedType] = bind_.packed;
+    fired_ = done_ = 0;
+    status_ = 0;
+    finished_ = false;
+    running_ = true;
+    if (bind_.observer && tempBytes_) bind_.observer->tempsHeld(static_cast<long long>(tempBytes_));
+    if (count_ == 0) {
+        finish(0);
+        return 0;
+    }
+    if (flat_) {
+        postAll();
+    } else if (straight_) {
+        next_ = 0;
+        runStraight();
+    } else if (ordered_) {
+        next_ = 0;
+        runOrdered();
+    } else {
+        advance(all_);
+    }
+    return status_;
+}
+
+bool CompiledCall::poll() {
+    if (!finished_) {
+        if (flat_)
+            testFlat();
+        else if (straight_)
+            runStraight();
+        else if (ordered_)
+            runOrdered();
+        else
+            advance(0);  // since the last pass only a message can have ended
+    }
+    return finished_;
 }
 
 void CompiledCall::testFlat() {

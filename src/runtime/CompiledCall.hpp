@@ -168,10 +168,12 @@ private:
     void testFlat();
     // A straight call (straight()): tests the message in flight, fires the next actions in
     // order while the one before is done, ends the call after the last.
-    void runStraight();
+    // Inline in start() and poll() (both its callers): a chain's call crosses no frame more.
+    __attribute__((always_inline)) inline void runStraight();
     // An ordered call (ordered()): fires the actions from next_ on while the next one's
     // dependencies are done, tests the posted messages, again while that moved something.
-    void runOrdered();
+    // Inline in start() and poll(), as runStraight.
+    __attribute__((always_inline)) inline void runOrdered();
     // Runs local action `a` (copy, reduce); an error code.
     __attribute__((always_inline)) inline int runLocal(const Action& a);
     // Ends the call with `status` (a failure drains its messages first) and counts its
