@@ -94,7 +94,12 @@ public:
     // (nothing in flight, `w` untouched) when it could not start.
     // Inline: every compiled call starts here.
     int start(CompiledCall& f, Transport& tr, const CompiledCall::Binding& b, BlockingWait& w) {
-        if (const int rc = f.start(tr, b)) {
+        return started(f, f.start(tr, b), w);
+    }
+    // The same for `f` that its caller started itself (CompiledCall::startBound), with the
+    // start's error code `rc`.
+    int started(CompiledCall& f, int rc, BlockingWait& w) {
+        if (rc) {
             failed_ = true;
             return rc;
         }

@@ -333,11 +333,6 @@ void CompiledCall::runOrdered() {
 }
 
 int CompiledCall::start(Transport& tr, const Binding& b) {
-    if (tr_ != &tr) {
-        tr_ = &tr;
-        pml_ = dynamic_cast<PmlTransport*>(&tr);
-        if (!tr.doneWord(doneOffset_, doneValue_)) doneOffset_ = 0;
-    }
     // The caller's tag bases may live on its stack: actions fired later (from poll) read
     // this call's own copy (takeTags writes it in place).
     if (b.peerTagBase && b.peerTagBase != tags_)
@@ -349,6 +344,15 @@ int CompiledCall::start(Transport& tr, const Binding& b) {
     types_[kSendType] = bind_.stype;
     types_[kRecvType] = bind_.rtype;
     types_[kPackedType] = bind_.packed;
+    return run(tr);
+}
+
+int CompiledCall::run(Transport& tr) {
+    if (tr_ != &tr) {
+        tr_ = &tr;
+        pml_ = dynamic_cast<PmlTransport*>(&tr);
+        if (!tr.doneWord(doneOffset_, doneValue_)) doneOffset_ = 0;
+    }
     fired_ = done_ = 0;
     status_ = 0;
     finished_ = false;
