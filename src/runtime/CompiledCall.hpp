@@ -183,17 +183,17 @@ private:
     // not); returns the first error code, 0 if none.
     __attribute__((always_inline)) inline int testPosted();
     // A flat call (flat()): posts every action in the schedule's order; the ones that did
-    // not end inside their post are left to poll(). Inline in start().
+    // not end inside their post are left to poll(). Inline in run().
     __attribute__((always_inline)) inline void postAll();
     // A flat call: tests the posted messages once (nothing waits for them).
     void testFlat();
     // A straight call (straight()): tests the message in flight, fires the next actions in
     // order while the one before is done, ends the call after the last.
-    // Inline in start() and poll() (both its callers): a chain's call crosses no frame more.
+    // Inline in run() and poll() (both its callers): a chain's call crosses no frame more.
     __attribute__((always_inline)) inline void runStraight();
     // An ordered call (ordered()): fires the actions from next_ on while the next one's
     // dependencies are done, tests the posted messages, again while that moved something.
-    // Inline in start() and poll(), as runStraight.
+    // Inline in run() and poll(), as runStraight.
     __attribute__((always_inline)) inline void runOrdered();
     // Runs local action `a` (copy, reduce); an error code.
     __attribute__((always_inline)) inline int runLocal(const Action& a);
