@@ -176,6 +176,14 @@ static void t_dtype_info(void* dtype, hieragg_dtype_info* out) {
     out->predefined = ompi_datatype_is_predefined(d) ? 1 : 0;
 }
 
+/* opal_progress returns nothing on Open MPI 4.1 and an int on 5.0: where it is a
+ * void (*)(void) the shim hands it over itself (a wait loop's pass crosses no frame of the
+ * shim), elsewhere through this frame. */
+static void t_progress(void) { (void)opal_progress(); }
+#define HIERAGG_PROGRESS_FN                                                                   \
+    __builtin_choose_expr(__builtin_types_compatible_p(__typeof__(&opal_progress), void (*)(void)), \
+                          opal_progress, t_progress)
+
 static void t_output(int level, const char* msg) {
     if (level == 0)
         opal_output(0, "coll:hieragg: WARNING: %s", msg);
@@ -223,7 +231,7 @@ void mca_coll_hieragg_transport(hieragg_transport* t) {
     t->dtype_info = t_dtype_info;
     t->packed_type = &ompi_mpi_packed.dt;
     t->accumulator_type = NULL; /* set by init_query when reproducible=strong */
-    t->progress = opal_progress; /* itself: a wait loop's pass crosses no frame of the shim */
+    t->progress = HIERAGG_PROGRESS_FN;
     t->output = t_output;
     t->numeric_kind = t_numeric_kind;
 #if HIERAGG_ULFM
