@@ -118,6 +118,22 @@ typedef struct hieragg_coll_args {
     const int *sources, *destinations;
 } hieragg_coll_args;
 
+/* Open MPI's own types, as the PML's entry points and a request's release take them
+ * (hieragg_transport::pml_isend below): incomplete here, so that the core, which never looks inside
+ * them, calls those functions through their exact types. The send mode is Open MPI's enum
+ * mca_pml_base_send_mode_t, whose values are all non-negative: a C compiler gives it the
+ * type unsigned int (the shim asserts that the types are compatible). */
+struct ompi_datatype_t;
+struct ompi_communicator_t;
+struct ompi_request_t;
+typedef unsigned hieragg_pml_send_mode;
+typedef int (*hieragg_pml_isend_fn)(const void* buf, size_t count, struct ompi_datatype_t* dtype, int peer,
+                                    int tag, hieragg_pml_send_mode mode, struct ompi_communicator_t* comm,
+                                    struct ompi_request_t** req);
+typedef int (*hieragg_pml_irecv_fn)(void* buf, size_t count, struct ompi_datatype_t* dtype, int peer, int tag,
+                                    struct ompi_communicator_t* comm, struct ompi_request_t** req);
+typedef int (*hieragg_request_free_fn)(struct ompi_request_t** req);
+
 /* Callbacks the shim provides. `comm` is the shim's communicator handle; `local`
  * selects the local group's communicator of an intercommunicator. */
 typedef struct hieragg_transport {
@@ -163,6 +179,22 @@ typedef struct hieragg_transport {
                           int tag, void** req);
     int (*irecv_released)(void* comm, int local, void* buf, size_t count, void* dtype, int peer, int tag,
                           void** req);
+    /* The PML's own entry points (Open MPI's mca_pml.pml_isend and pml_irecv, taken once the
+     * PML is selected; pml_send_standard is MCA_PML_BASE_SEND_STANDARD), so that the core posts a
+     * message of a communicator (not its local group) without a frame of the shim per message,
+     * and the layout it then needs to do what isend_released, irecv_released and test do: a
+     * request has ended when its done word (request_done_offset) holds request_done_value, its
+     * status's error is the int at request_error_offset, and the function at
+     * request_free_offset (a hieragg_request_free_fn, Open MPI's req_free) releases it. The types
+     * are Open MPI's own (hieragg_pml_isend_fn): the shim assigns mca_pml's entries without a
+     * cast, so a compiler checks them against its headers. NULL when the done word cannot be
+     * trusted (ULFM: a failed request ends only inside a test): the core posts through
+     * isend_released / irecv_released and tests through test. */
+    hieragg_pml_isend_fn pml_isend;
+    hieragg_pml_irecv_fn pml_irecv;
+    hieragg_pml_send_mode pml_send_standard;
+    size_t request_error_offset;
+    size_t request_free_offset;
 } hieragg_transport;
 
 /* Cost of one kind of link for the selection's model (coll_hieragg_cost_<link>_<param>).
@@ -230,6 +262,10 @@ typedef struct hieragg_config {
      * (btl_vader_eager_limit on Open MPI 4, btl_sm_eager_limit on 5, under ob1; 0 = unknown). */
     size_t node_eager_limit;
     const char* node_eager_source;
+    /* The job runs MPI_THREAD_MULTIPLE (Open MPI's ompi_mpi_thread_multiple, or init_query's
+     * enable_mpi_threads): threads may start collectives at once. 0: MPI calls follow one
+     * another, so a blocking repeat of the last call takes no lock (docs/architecture.md). */
+    int thread_multiple;
 } hieragg_config;
 #define HIERAGG_COST_SET_ALPHA 1
 #define HIERAGG_COST_SET_BETA 2

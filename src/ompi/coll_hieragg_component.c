@@ -18,6 +18,7 @@
 #include "ompi/mca/pml/pml.h"
 #include "ompi/mca/pml/base/base.h"
 #include "ompi/datatype/ompi_datatype.h"
+#include "ompi/runtime/mpiruntime.h"
 
 static int hieragg_register(void);
 static int hieragg_open(void);
@@ -538,7 +539,6 @@ static size_t hieragg_eager_limit(const char* const* names, const char** source)
 
 int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_threads) {
     (void)enable_progress_threads;
-    (void)enable_mpi_threads;
     mca_coll_hieragg_component_t* m = &mca_coll_hieragg_component;
     if (m->core_ready) return OMPI_SUCCESS;
     char mismatch[256];
@@ -564,6 +564,8 @@ int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_th
     hieragg_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.pml_max_tag = mca_pml.pml_max_tag;
+    /* MPI_Init_thread set the level before the coll components are queried; either says. */
+    cfg.thread_multiple = enable_mpi_threads || ompi_mpi_thread_multiple ? 1 : 0;
     mca_coll_hieragg_transport(&t);
     /* An empty value reaches the core as "" so that it warns and falls back like any bad value. */
     cfg.split = m->split ? m->split : "";

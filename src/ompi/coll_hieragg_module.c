@@ -256,9 +256,14 @@ typedef enum { RUN_BLOCKING, RUN_NONBLOCKING, RUN_PERSISTENT } run_mode;
 /* A blocking call without lists to free: starts and waits in one crossing (the core drives
  * opal_progress through the transport). Inline in every blocking entry but the neighborhood
  * ones: a repeated 8-byte call's whole cost is a few hundred instructions. */
-static inline int run_blocking(hieragg_coll_args* a, mca_coll_base_module_t* module) {
+static inline int run_blocking(const hieragg_coll_args* a, mca_coll_base_module_t* module) {
     return map_status(hieragg_run(((mca_coll_hieragg_module_t*)module)->state, a));
 }
+
+/* A barrier's arguments are its kind alone, the same on every call: a blocking barrier
+ * passes this constant (every other field zero, as init_args leaves them) instead of filling
+ * 22 fields per call. */
+static const hieragg_coll_args barrier_args = {.kind = HIERAGG_BARRIER};
 
 /* Start the call (blocking: and wait for it; persistent: only prepare it). A neighborhood
  * collective first takes its neighbor lists from the communicator's topology. */
@@ -433,6 +438,7 @@ static int run(hieragg_coll_args* a, ompi_communicator_t* comm, mca_coll_base_mo
 /* Each collective's blocking, nonblocking and persistent entries, with one body. */
 #define HG_ENTRIES(name, kind, shape, neighborhood)                                        \
     static int hg_##name(ARGS_##shape, P_MOD) {                                            \
+        if (HIERAGG_BARRIER == (kind)) return run_blocking(&barrier_args, module);         \
         hieragg_coll_args a;                                                               \
         FILL_##shape(kind);                                                                \
         if (!(neighborhood)) return run_blocking(&a, module);                              \

@@ -14,6 +14,19 @@
 #include "opal/runtime/opal_progress.h"
 #include "opal/util/output.h"
 
+/* abi.h names Open MPI's types for the PML's entry points and a request's release, so that
+ * the core calls them through their exact types; the send mode's enum is an unsigned int to
+ * the compiler (all its values are non-negative). */
+_Static_assert(__builtin_types_compatible_p(__typeof__(mca_pml.pml_isend), hieragg_pml_isend_fn),
+               "abi.h hieragg_pml_isend_fn is not mca_pml.pml_isend's type");
+_Static_assert(__builtin_types_compatible_p(__typeof__(mca_pml.pml_irecv), hieragg_pml_irecv_fn),
+               "abi.h hieragg_pml_irecv_fn is not mca_pml.pml_irecv's type");
+_Static_assert(__builtin_types_compatible_p(__typeof__(((ompi_request_t*)0)->req_free), hieragg_request_free_fn),
+               "abi.h hieragg_request_free_fn is not ompi_request_t::req_free's type");
+_Static_assert(__builtin_types_compatible_p(mca_pml_base_send_mode_t, hieragg_pml_send_mode),
+               "abi.h hieragg_pml_send_mode is not mca_pml_base_send_mode_t");
+_Static_assert(sizeof(((ompi_status_public_t*)0)->MPI_ERROR) == sizeof(int), "a status's error is an int");
+
 static ompi_communicator_t* pick(void* comm, int local) {
     ompi_communicator_t* c = (ompi_communicator_t*)comm;
     return local ? c->c_local_comm : c;
@@ -163,7 +176,13 @@ static void t_dtype_info(void* dtype, hieragg_dtype_info* out) {
     out->predefined = ompi_datatype_is_predefined(d) ? 1 : 0;
 }
 
-static void t_progress(void) { opal_progress(); }
+/* opal_progress returns nothing on Open MPI 4.1 and an int on 5.0: where it is a
+ * void (*)(void) the shim hands it over itself (a wait loop's pass crosses no frame of the
+ * shim), elsewhere through this frame. */
+static void t_progress(void) { (void)opal_progress(); }
+#define HIERAGG_PROGRESS_FN                                                                   \
+    __builtin_choose_expr(__builtin_types_compatible_p(__typeof__(&opal_progress), void (*)(void)), \
+                          opal_progress, t_progress)
 
 static void t_output(int level, const char* msg) {
     if (level == 0)
@@ -212,7 +231,7 @@ void mca_coll_hieragg_transport(hieragg_transport* t) {
     t->dtype_info = t_dtype_info;
     t->packed_type = &ompi_mpi_packed.dt;
     t->accumulator_type = NULL; /* set by init_query when reproducible=strong */
-    t->progress = t_progress;
+    t->progress = HIERAGG_PROGRESS_FN;
     t->output = t_output;
     t->numeric_kind = t_numeric_kind;
 #if HIERAGG_ULFM
@@ -224,5 +243,17 @@ void mca_coll_hieragg_transport(hieragg_transport* t) {
     /* hieragg_compat_request_ended is REQUEST_COMPLETE alone here */
     t->request_done_offset = offsetof(ompi_request_t, req_complete);
     t->request_done_value = REQUEST_COMPLETED;
+#endif
+    t->pml_isend = NULL;
+    t->pml_irecv = NULL;
+    t->pml_send_standard = MCA_PML_BASE_SEND_STANDARD;
+    t->request_error_offset = offsetof(ompi_request_t, req_status) + offsetof(ompi_status_public_t, MPI_ERROR);
+    t->request_free_offset = offsetof(ompi_request_t, req_free);
+#if !HIERAGG_ULFM
+    /* The PML is selected before the coll components are queried (init_query reads its
+     * pml_max_tag too) and its table does not change afterwards: the core posts straight into
+     * it (abi.h pml_isend), through Open MPI's own types. */
+    t->pml_isend = mca_pml.pml_isend;
+    t->pml_irecv = mca_pml.pml_irecv;
 #endif
 }

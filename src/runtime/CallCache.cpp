@@ -28,19 +28,6 @@ CompiledCall* CallCache::compileFor(const std::shared_ptr<const Schedule>& sched
     return compiled_.get();
 }
 
-void CallCache::wait(BlockingWait& w, Transport& tr) {
-    while (!w.done) {
-        if (inFlight_ && waiter_ == &w && inFlight_->mayHaveMoved() && inFlight_->poll()) {
-            const int status = inFlight_->status();
-            inFlight_ = nullptr;
-            waiter_ = nullptr;
-            end(w, status);
-            return;
-        }
-        tr.progress();
-    }
-}
-
 void CallCache::clear() {
     if (inFlight_) return;  // its caller is waiting on it
     lastCompiled_ = nullptr;

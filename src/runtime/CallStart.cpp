@@ -28,11 +28,8 @@ bool readyAndIdle(const hieragg_comm& c) { return readyAndUnqueued(c) && c.windo
 // Binds what of a compiled call's binding is the communicator's for its life (its handle,
 // its MPI_T counters, the runtime transport's packed type), once per answer of
 // compiledForLast: runCompiled binds only the call's own buffers, types and op.
-void bindCommunicator(CompiledCall::Binding& b, const hieragg_comm& c, Transport& tr) {
-    b.packed = tr.packedType();
-    b.comm = c.comm;
-    b.observer = c.counters.get();
-    b.peerTagBase = nullptr;  // takeTags takes them (start() then points it at them)
+void bindCommunicator(CompiledCall& f, const hieragg_comm& c, Transport& tr) {
+    f.bindCommunicator(c.comm, c.counters.get(), tr.packedType());  // the tags: takeTags
 }
 
 // Runs the compiled last call for the blocking caller waiting on `w` (CallCache.hpp).
@@ -41,13 +38,8 @@ int runCompiled(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, C
     c.cache.last.isLast = true;
     f.takeTags(c.tags.pairSeq.data(), c.tags.callTags);  // runRepeat checked pairSeq's size
     if (countCall) countLastServed(c);
-    CompiledCall::Binding& b = f.binding();  // filled in place: start() copies nothing
-    b.sbuf = args.sbuf;
-    b.rbuf = args.rbuf;
-    b.stype = args.stype;
-    b.rtype = args.rtype;
-    b.op = args.op;
-    return c.cache.start(f, tr, b, w);
+    // Straight into the slots the actions read: no Binding filled and copied.
+    return c.cache.started(f, f.startBound(tr, args.sbuf, args.rbuf, args.stype, args.rtype, args.op), w);
 }
 
 // The compiled fast path's entry (CallCache.hpp), the first thing a blocking call does:
@@ -59,8 +51,12 @@ int runCompiled(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, C
 // intracommunicators without offload.
 // Kinds with per-rank vectors are compared by value in scheduleFor and never come here.
 // False (nothing started) for every other call; else *rc is the start's error code.
+// Under the communicator's lock only with MPI_THREAD_MULTIPLE: below it MPI calls follow one
+// another, and what runs meanwhile on this thread (a completion from the progress engine
+// inside the start's posts) took the lock recursively anyway; the MPI_T readers of other
+// threads read only atomic counters and the selection's costs, which this never writes.
 bool runRepeat(Runtime& rt, hieragg_comm& c, const hieragg_coll_args& args, BlockingWait& w, int* rc) {
-    std::lock_guard<CommMutex> lock(c.mutex);
+    CommLockIf lock(c.mutex, rt.threadMultiple());
     // Behind a queued call, or beside nonblocking calls in flight here, the call goes
     // through startCall: it must keep its place in the queue and the window's count.
     // The kind and strong reduction are decided with the raw arguments (LastCall::rawCompilable).
@@ -73,7 +69,7 @@ bool runRepeat(Runtime& rt, hieragg_comm& c, const hieragg_coll_args& args, Bloc
     Transport& tr = rt.transport();
     CompiledCall* f = c.cache.compiledForLast([&c, &tr](CompiledCall& fc) {
         if (fc.peerBound() > pairNumbers(c.tags, c.peerCount()).size()) return false;
-        bindCommunicator(fc.binding(), c, tr);
+        bindCommunicator(fc, c, tr);
         return true;
     });
     if (!f) return false;

@@ -44,4 +44,22 @@ private:
     unsigned depth_ = 0;                         // the holder's nesting
 };
 
+// Holds `m` when `take`, else nothing (CallStart.cpp, runRepeat: a blocking repeat of the
+// last call below MPI_THREAD_MULTIPLE, whose MPI calls follow one another on one thread at a
+// time, so nothing else touches the state it reads and writes meanwhile).
+class CommLockIf {
+public:
+    CommLockIf(CommMutex& m, bool take) : m_(take ? &m : nullptr) {
+        if (m_) m_->lock();
+    }
+    ~CommLockIf() {
+        if (m_) m_->unlock();
+    }
+    CommLockIf(const CommLockIf&) = delete;
+    CommLockIf& operator=(const CommLockIf&) = delete;
+
+private:
+    CommMutex* m_;
+};
+
 }  // namespace hieragg

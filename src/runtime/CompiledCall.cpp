@@ -209,7 +209,8 @@ size_t CompiledCall::dropJoins(size_t n) {
 
 int CompiledCall::postMessage(size_t i) {
     const Action& a = actions_[i];
-    const int tag = bind_.peerTagBase[a.peerSlot] - static_cast<int>(a.channel);
+    // The call's own tag bases (start() pointed bind_.peerTagBase at them): one load fewer.
+    const int tag = tags_[a.peerSlot] - static_cast<int>(a.channel);
     void* req = nullptr;
     const int rc = pml_ ? post(*pml_, a, tag, &req) : post(*tr_, a, tag, &req);
     if (rc != 0) return rc;  // (a message that ended at once with an error is released too)
@@ -256,60 +257,6 @@ void CompiledCall::postAll() {
     // and the caller's wait tests them at its first pass (their completion words say when:
     // mayHaveMoved), so a test now would nearly always find nothing (a leaf's receive).
     if (done_ == all_) finish(0);
-}
-
-int CompiledCall::start(Transport& tr, const Binding& b) {
-    if (tr_ != &tr) {
-        tr_ = &tr;
-        pml_ = dynamic_cast<PmlTransport*>(&tr);
-        if (!tr.doneWord(doneOffset_, doneValue_)) doneOffset_ = 0;
-    }
-    // The caller's tag bases may live on its stack: actions fired later (from poll) read
-    // this call's own copy (takeTags writes it in place).
-    if (b.peerTagBase && b.peerTagBase != tags_)
-        for (size_t i = 0; i < peerSlots_; ++i) tags_[i] = b.peerTagBase[i];
-    if (&b != &bind_) bind_ = b;
-    bind_.peerTagBase = tags_;
-    bases_[kSendBuf] = const_cast<char*>(static_cast<const char*>(bind_.sbuf));
-    bases_[kRecvBuf] = static_cast<char*>(bind_.rbuf);
-    types_[kSendType] = bind_.stype;
-    types_[kRecvType] = bind_.rtype;
-    types_[kPackedType] = bind_.packed;
-    fired_ = done_ = 0;
-    status_ = 0;
-    finished_ = false;
-    running_ = true;
-    if (bind_.observer && tempBytes_) bind_.observer->tempsHeld(static_cast<long long>(tempBytes_));
-    if (count_ == 0) {
-        finish(0);
-        return 0;
-    }
-    if (flat_) {
-        postAll();
-    } else if (straight_) {
-        next_ = 0;
-        runStraight();
-    } else if (ordered_) {
-        next_ = 0;
-        runOrdered();
-    } else {
-        advance(all_);
-    }
-    return status_;
-}
-
-bool CompiledCall::poll() {
-    if (!finished_) {
-        if (flat_)
-            testFlat();
-        else if (straight_)
-            runStraight();
-        else if (ordered_)
-            runOrdered();
-        else
-            advance(0);  // since the last pass only a message can have ended
-    }
-    return finished_;
 }
 
 int CompiledCall::runLocal(const Action& a) {
@@ -383,6 +330,64 @@ void CompiledCall::runOrdered() {
         if (const int rc = testPosted()) return finish(rc);
         if (done_ == before) return;  // poll() goes on from here
     }
+}
+
+int CompiledCall::start(Transport& tr, const Binding& b) {
+    // The caller's tag bases may live on its stack: actions fired later (from poll) read
+    // this call's own copy (takeTags writes it in place).
+    if (b.peerTagBase && b.peerTagBase != tags_)
+        for (size_t i = 0; i < peerSlots_; ++i) tags_[i] = b.peerTagBase[i];
+    if (&b != &bind_) bind_ = b;
+    bind_.peerTagBase = tags_;
+    bases_[kSendBuf] = const_cast<char*>(static_cast<const char*>(bind_.sbuf));
+    bases_[kRecvBuf] = static_cast<char*>(bind_.rbuf);
+    types_[kSendType] = bind_.stype;
+    types_[kRecvType] = bind_.rtype;
+    types_[kPackedType] = bind_.packed;
+    return run(tr);
+}
+
+int CompiledCall::run(Transport& tr) {
+    if (tr_ != &tr) {
+        tr_ = &tr;
+        pml_ = dynamic_cast<PmlTransport*>(&tr);
+        if (!tr.doneWord(doneOffset_, doneValue_)) doneOffset_ = 0;
+    }
+    fired_ = done_ = 0;
+    status_ = 0;
+    finished_ = false;
+    running_ = true;
+    if (bind_.observer && tempBytes_) bind_.observer->tempsHeld(static_cast<long long>(tempBytes_));
+    if (count_ == 0) {
+        finish(0);
+        return 0;
+    }
+    if (flat_) {
+        postAll();
+    } else if (straight_) {
+        next_ = 0;
+        runStraight();
+    } else if (ordered_) {
+        next_ = 0;
+        runOrdered();
+    } else {
+        advance(all_);
+    }
+    return status_;
+}
+
+bool CompiledCall::poll() {
+    if (!finished_) {
+        if (flat_)
+            testFlat();
+        else if (straight_)
+            runStraight();
+        else if (ordered_)
+            runOrdered();
+        else
+            advance(0);  // since the last pass only a message can have ended
+    }
+    return finished_;
 }
 
 void CompiledCall::testFlat() {

@@ -70,6 +70,26 @@ public:
     // The binding the last start() used: a caller may fill it in place and pass it to the
     // next start(), which then copies nothing (not while a call is running).
     Binding& binding() { return bind_; }
+    // Binds what of the binding is the communicator's for its life (its handle, MPI_T
+    // counters, the transport's packed type) for startBound(); the tag bases are takeTags'.
+    void bindCommunicator(void* comm, TaskObserver* observer, void* packed) {
+        bind_.comm = comm;
+        bind_.observer = observer;
+        bind_.packed = packed;
+        bind_.peerTagBase = tags_;
+        types_[kPackedType] = packed;
+    }
+    // start() for a caller that bound its communicator (bindCommunicator) and took the
+    // call's tags (takeTags): binds this call's buffers, types and op straight into the
+    // slots the actions read (no Binding copied) and starts. Inline: it stores five words.
+    int startBound(Transport& tr, const void* sbuf, void* rbuf, void* stype, void* rtype, void* op) {
+        bases_[kSendBuf] = const_cast<char*>(static_cast<const char*>(sbuf));
+        bases_[kRecvBuf] = static_cast<char*>(rbuf);
+        types_[kSendType] = stype;
+        types_[kRecvType] = rtype;
+        bind_.op = op;
+        return run(tr);
+    }
     // Tests the posted messages and fires what they unlock; true once the call is over.
     bool poll();
     // Every action is a message that waits for nothing (a leaf's receive, a flat root's
@@ -127,12 +147,13 @@ private:
 
     char* src(const Action& a) const { return a.srcFixed ? a.srcFixed : base(a.srcSlot) + a.srcOffset; }
     char* dst(const Action& a) const { return a.dstFixed ? a.dstFixed : base(a.dstSlot) + a.dstOffset; }
-    char* base(uint32_t slot) const {
-        return slot == kSendBuf ? const_cast<char*>(static_cast<const char*>(bind_.sbuf)) : static_cast<char*>(bind_.rbuf);
-    }
+    // The call's buffers and types, from the slots start() or startBound() filled.
+    char* base(uint32_t slot) const { return bases_[slot == kSendBuf ? kSendBuf : kRecvBuf]; }
     void* type(uint32_t slot) const {
-        return slot == kSendType ? bind_.stype : slot == kRecvType ? bind_.rtype : bind_.packed;
+        return types_[slot == kSendType ? kSendType : slot == kRecvType ? kRecvType : kPackedType];
     }
+    // Starts the call bound in the slots (start(), startBound()).
+    int run(Transport& tr);
     // Posts message action `a` on `t` (Transport, or PmlTransport called directly); *req is
     // null when the message ended at once (released, Transport::isendReleased).
     template <class T>
@@ -162,16 +183,18 @@ private:
     // not); returns the first error code, 0 if none.
     __attribute__((always_inline)) inline int testPosted();
     // A flat call (flat()): posts every action in the schedule's order; the ones that did
-    // not end inside their post are left to poll(). Inline in start().
+    // not end inside their post are left to poll(). Inline in run().
     __attribute__((always_inline)) inline void postAll();
     // A flat call: tests the posted messages once (nothing waits for them).
     void testFlat();
     // A straight call (straight()): tests the message in flight, fires the next actions in
     // order while the one before is done, ends the call after the last.
-    void runStraight();
+    // Inline in run() and poll() (both its callers): a chain's call crosses no frame more.
+    __attribute__((always_inline)) inline void runStraight();
     // An ordered call (ordered()): fires the actions from next_ on while the next one's
     // dependencies are done, tests the posted messages, again while that moved something.
-    void runOrdered();
+    // Inline in run() and poll(), as runStraight.
+    __attribute__((always_inline)) inline void runOrdered();
     // Runs local action `a` (copy, reduce); an error code.
     __attribute__((always_inline)) inline int runLocal(const Action& a);
     // Ends the call with `status` (a failure drains its messages first) and counts its

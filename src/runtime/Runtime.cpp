@@ -4,14 +4,13 @@
 
 namespace hieragg {
 
+Runtime* Runtime::instance_ = nullptr;
+
 namespace {
-Runtime* gRuntime = nullptr;
 // The pool of finished tasks (takeTask): enough for the calls a loop keeps in flight;
 // a task that ran a large schedule is freed rather than kept.
 constexpr size_t kSpareTasks = 16;
 }
-
-Runtime* Runtime::instance() { return gRuntime; }
 
 Runtime::Runtime(const hieragg_transport& tr, const hieragg_config& cfg)
     : transport_(tr), config_(cfg), split_(cfg.split ? cfg.split : "") {
@@ -65,18 +64,18 @@ Runtime::Runtime(const hieragg_transport& tr, const hieragg_config& cfg)
 }
 
 int Runtime::init(const hieragg_transport& tr, const hieragg_config& cfg) {
-    if (gRuntime) return 0;
+    if (instance_) return 0;
     std::string why;
     // The shim asked hieragg_tag_window first and stays out when it is 0.
     if (TagLayout::forMaxTag(cfg.pml_max_tag > 0 ? cfg.pml_max_tag : INT32_MAX, cfg.tag_top, why).window() == 0)
         return HIERAGG_ERR_UNSUPPORTED;
-    gRuntime = new Runtime(tr, cfg);
+    instance_ = new Runtime(tr, cfg);
     return 0;
 }
 
 void Runtime::fini() {
-    delete gRuntime;
-    gRuntime = nullptr;
+    delete instance_;
+    instance_ = nullptr;
 }
 
 void Runtime::registerComm(void* handle, hieragg_comm* c) {

@@ -27,12 +27,16 @@ constexpr size_t kSpareTaskBytes = 64 * 1024;
 
 class Runtime {
 public:
-    static Runtime* instance();
+    // Inline: every call's entry asks (a load, where a call into Runtime.cpp cost a frame).
+    static Runtime* instance() { return instance_; }
     static int init(const hieragg_transport& tr, const hieragg_config& cfg);
     static void fini();
 
     PmlTransport& transport() { return transport_; }
     const hieragg_config& config() const { return config_; }
+    // MPI_THREAD_MULTIPLE (hieragg_config::thread_multiple): starts may come from several
+    // threads at once.
+    bool threadMultiple() const { return config_.thread_multiple != 0; }
     // Where this process's tags sit, sized from the PML's MPI_TAG_UB (TagLayout.hpp).
     const TagLayout& tags() const { return tags_; }
     const std::string& split() const { return split_; }
@@ -98,6 +102,7 @@ public:
     }
 
 private:
+    static Runtime* instance_;
     Runtime(const hieragg_transport& tr, const hieragg_config& cfg);
     struct Active {
         std::unique_ptr<Task> task;

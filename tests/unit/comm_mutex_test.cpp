@@ -60,3 +60,33 @@ TEST(CommMutex, AnotherThreadWaitsUntilTheLastUnlock) {
     m.lock();
     m.unlock();
 }
+
+// CommLockIf holds the lock exactly when told to (runRepeat under MPI_THREAD_MULTIPLE) and
+// lets go at its end: with `take`, another thread waits until the guard is gone; without,
+// it takes the lock while the guard lives.
+TEST(CommMutex, CommLockIfHoldsTheLockOnlyWhenTold) {
+    for (const bool take : {true, false}) {
+        CommMutex m;
+        std::atomic<int> stage{0};
+        std::thread other;
+        {
+            hieragg::CommLockIf guard(m, take);
+            other = std::thread([&] {
+                stage.store(1);
+                std::lock_guard<CommMutex> g(m);
+                stage.store(2);
+            });
+            while (stage.load() < 1) std::this_thread::yield();
+            if (take) {
+                for (int i = 0; i < 1000; ++i) std::this_thread::yield();
+                EXPECT_EQ(stage.load(), 1) << "the guard holds the lock";
+            } else {
+                while (stage.load() < 2) std::this_thread::yield();  // never returns if it held it
+            }
+        }
+        other.join();
+        EXPECT_EQ(stage.load(), 2);
+        m.lock();  // free again either way
+        m.unlock();
+    }
+}

@@ -131,8 +131,12 @@ int algorithmOf(const Case& k) {
 // Tags: each call its own block, passed to the start; with `numbering`, per-pair call
 // numbers kept per rank as the runtime keeps them (TagAllocation), different on every pair
 // (the same on both ends), taken by takeCallTags on Task ranks and by CompiledCall::takeTags
-// on compiled ranks, as runRepeat does.
-void runCase(const Case& k, int calls, bool (*taskRank)(int), const CallTagRule* numbering = nullptr) {
+// on compiled ranks, as runRepeat does. With `bound` (needs `numbering`), compiled ranks
+// start as runRepeat does: the communicator's parts bound once (bindCommunicator), each
+// call's buffers, types and op through startBound. Every call's buffers are new and the
+// previous call's stay alive: they must still hold their own results after the next call.
+void runCase(const Case& k, int calls, bool (*taskRank)(int), const CallTagRule* numbering = nullptr,
+             bool bound = false) {
     const int p = k.p;
     hier::Hierarchy h = std::string(k.hierarchy) == "flat" ? hier::Hierarchy::flat(p) : virtualNodes(p, 2);
     sim::SimNetwork net(p);
@@ -148,6 +152,7 @@ void runCase(const Case& k, int calls, bool (*taskRank)(int), const CallTagRule*
         numbers[r].callTags = *numbering;
     }
     const std::vector<TagAllocation> initial = numbers;
+    std::vector<RankBuffers> previous;
     for (int call = 0; call < calls; ++call) {
         std::vector<RankBuffers> bufs = buffersFor(k.kind, p, k.count, k.root, call);
         std::vector<CollCall> cs;
@@ -176,13 +181,20 @@ void runCase(const Case& k, int calls, bool (*taskRank)(int), const CallTagRule*
         // so clobbering the caller's array after the start changes nothing.
         std::vector<std::vector<int>> callerTags = tags;
         for (int r = 0; r < p; ++r) {
-            if (tasks[r])
+            if (tasks[r]) {
                 ASSERT_EQ(tasks[r]->start(), 0) << what;
-            else
+            } else if (bound) {
+                if (call == 0) compiled[r]->bindCommunicator(&comm, nullptr, net.packed());
+                ASSERT_EQ(compiled[r]->startBound(net.transport(r), cs[r].args.sbuf, cs[r].args.rbuf, cs[r].args.stype,
+                                                  cs[r].args.rtype, cs[r].args.op),
+                          0)
+                    << what;
+            } else {
                 ASSERT_EQ(compiled[r]->start(net.transport(r),
                                              bindingFor(cs[r], net, comm, numbering ? nullptr : callerTags[r].data())),
                           0)
                     << what;
+            }
         }
         for (std::vector<int>& t : callerTags) std::fill(t.begin(), t.end(), 12345);
         for (int round = 0; round < 10000; ++round) {
@@ -200,6 +212,13 @@ void runCase(const Case& k, int calls, bool (*taskRank)(int), const CallTagRule*
             if (expected(k.kind, p, k.count, k.root, r, call, want))
                 EXPECT_EQ(bufs[r].out, want) << what << " call " << call << ": rank " << r;
         }
+        // The previous call's buffers hold its results still: nothing of this call went there.
+        for (int r = 0; r < p && call > 0; ++r) {
+            std::vector<int64_t> want;
+            if (expected(k.kind, p, k.count, k.root, r, call - 1, want))
+                EXPECT_EQ(previous[r].out, want) << what << " call " << call << ": rank " << r << "'s previous buffers";
+        }
+        previous = std::move(bufs);
         EXPECT_EQ(net.unmatchedMessages(), 0u) << what;
         EXPECT_EQ(net.postedReceives(), 0u) << what;
         EXPECT_TRUE(net.error().empty()) << what << ": " << net.error();
@@ -261,6 +280,15 @@ TEST(CompiledCallSim, TakesThePerPairCallNumbersATaskTakes) {
     const CallTagRule window4 = TagLayout().capped(4).callRule();
     for (const Case& k : kCases) runCase(k, 6, oddRanksAreTasks, &window4);
     for (const Case& k : kCases) runCase(k, 3, noTasks, &window4);
+}
+
+// runRepeat's way of starting (bindCommunicator once, startBound per call with new
+// buffers), next to Task ranks and alone: every call's closed form in its own buffers, the
+// previous call's buffers untouched (no stale binding).
+TEST(CompiledCallSim, StartBoundBindsEachCallsOwnBuffers) {
+    const CallTagRule window4 = TagLayout().capped(4).callRule();
+    for (const Case& k : kCases) runCase(k, 4, oddRanksAreTasks, &window4, true);
+    for (const Case& k : kCases) runCase(k, 3, noTasks, &window4, true);
 }
 
 TEST(CompiledCallSim, BarrierDoesNotFinishBeforeEveryRankEntered) {
