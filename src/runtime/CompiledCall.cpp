@@ -209,7 +209,7 @@ size_t CompiledCall::dropJoins(size_t n) {
 
 int CompiledCall::postMessage(size_t i) {
     const Action& a = actions_[i];
-    // The call's own tag bases (start() pointed bind_.peerTagBase at them): one load fewer.
+    // The call's own tag bases (takeTags or start() wrote them): one load fewer.
     const int tag = tags_[a.peerSlot] - static_cast<int>(a.channel);
     void* req = nullptr;
     const int rc = pml_ ? post(*pml_, a, tag, &req) : post(*tr_, a, tag, &req);
@@ -337,14 +337,10 @@ int CompiledCall::start(Transport& tr, const Binding& b) {
     // this call's own copy (takeTags writes it in place).
     if (b.peerTagBase && b.peerTagBase != tags_)
         for (size_t i = 0; i < peerSlots_; ++i) tags_[i] = b.peerTagBase[i];
-    if (&b != &bind_) bind_ = b;
+    bind_ = b;
     bind_.peerTagBase = tags_;
-    bases_[kSendBuf] = const_cast<char*>(static_cast<const char*>(bind_.sbuf));
-    bases_[kRecvBuf] = static_cast<char*>(bind_.rbuf);
-    types_[kSendType] = bind_.stype;
-    types_[kRecvType] = bind_.rtype;
-    types_[kPackedType] = bind_.packed;
-    return run(tr);
+    types_[kPackedType] = b.packed;
+    return startBound(tr, b.sbuf, b.rbuf, b.stype, b.rtype, b.op);
 }
 
 int CompiledCall::run(Transport& tr) {

@@ -67,9 +67,6 @@ public:
     // Starts a call: fires every action that waits for nothing (and whatever completes at
     // once unlocks). Returns an error code; the call is then over (failed).
     int start(Transport& tr, const Binding& b);
-    // The binding the last start() used: a caller may fill it in place and pass it to the
-    // next start(), which then copies nothing (not while a call is running).
-    Binding& binding() { return bind_; }
     // Binds what of the binding is the communicator's for its life (its handle, MPI_T
     // counters, the transport's packed type) for startBound(); the tag bases are takeTags'.
     void bindCommunicator(void* comm, TaskObserver* observer, void* packed) {
