@@ -151,46 +151,50 @@ private:
     }
     // Starts the call bound in the slots (start(), startBound()).
     int run(Transport& tr);
-    // Posts message action `a` on `t` (Transport, or PmlTransport called directly); *req is
-    // null when the message ended at once (released, Transport::isendReleased).
-    template <class T>
-    __attribute__((always_inline)) int post(T& t, const Action& a, int tag, void** req) const {
-        char* buf = bases_[a.msgBase] + a.msgOffset;
-        void* type = types_[a.msgType];
-        return a.kind == StepKind::Send
-                   ? t.isendReleased(bind_.comm, false, buf, a.msgCount, type, a.peer, tag, req)
-                   : t.irecvReleased(bind_.comm, false, buf, a.msgCount, type, a.peer, tag, req);
-    }
-    // Tests a posted message (releases it once it ended).
-    int test(void* req, bool& done) const { return pml_ ? pml_->test(req, done) : tr_->test(req, done); }
+
+    // How the messages are posted and tested: straight into the PML (ViaPml: the shim gave
+    // its entry points, PmlDirect) or through the Transport (ViaTransport: the simulator,
+    // libfabric, the shim's callbacks under ULFM). Each of the loops below is a template over
+    // the two, chosen once per start() or poll(), so neither pays a test per message for the
+    // other.
+    struct ViaPml;
+    struct ViaTransport;
+    // Starts (first) or goes on with the call, in the loop its shape needs.
+    template <class Via>
+    __attribute__((always_inline)) inline void step(bool first);
     // Posts message action i, keeping its request for the tests (or done at once, the
     // request released). Its send counts (MPI_T) when the call ends (finish).
+    template <class Via>
     __attribute__((always_inline)) inline int postMessage(size_t i);
     // A failed call: counts the sends whose post succeeded (fired_), one by one.
     __attribute__((noinline, cold)) void countFiredSends();
-    // Fires action i; sets its done bit when it completed at once. Returns an error code.
-    int fire(size_t i);
     // Removes the joins (Nop) of the first n actions, their dependents waiting for their
     // dependencies instead; returns the actions left.
     size_t dropJoins(size_t n);
     // Fires the ready actions among `wake` and what they unlock, and tests the posted
     // messages, until nothing moves.
+    template <class Via>
     void advance(uint64_t wake);
     // Tests every posted message once (a test releases the ones that ended, failed or
     // not); returns the first error code, 0 if none.
+    template <class Via>
     __attribute__((always_inline)) inline int testPosted();
     // A flat call (flat()): posts every action in the schedule's order; the ones that did
-    // not end inside their post are left to poll(). Inline in run().
+    // not end inside their post are left to poll().
+    template <class Via>
     __attribute__((always_inline)) inline void postAll();
     // A flat call: tests the posted messages once (nothing waits for them).
-    void testFlat();
+    template <class Via>
+    __attribute__((always_inline)) inline void testFlat();
     // A straight call (straight()): tests the message in flight, fires the next actions in
     // order while the one before is done, ends the call after the last.
     // Inline in run() and poll() (both its callers): a chain's call crosses no frame more.
+    template <class Via>
     __attribute__((always_inline)) inline void runStraight();
     // An ordered call (ordered()): fires the actions from next_ on while the next one's
     // dependencies are done, tests the posted messages, again while that moved something.
     // Inline in run() and poll(), as runStraight.
+    template <class Via>
     __attribute__((always_inline)) inline void runOrdered();
     // Runs local action `a` (copy, reduce); an error code.
     __attribute__((always_inline)) inline int runLocal(const Action& a);
@@ -225,9 +229,12 @@ private:
 
     // One call's state.
     Transport* tr_ = nullptr;
-    // tr_ when it is the PML's (Open MPI): its messages are posted and tested without the
-    // virtual call, straight to the shim's callbacks (two levels fewer per message).
+    // tr_ when it is the PML's (Open MPI): its reductions go to the shim without the virtual call.
     PmlTransport* pml_ = nullptr;
+    // The PML's entry points (PmlDirect), copied once per transport, when pml_ has them
+    // (`direct_`): the call's messages go straight into the PML (ViaPml).
+    PmlDirect pmlDirect_;
+    bool direct_ = false;
     size_t doneOffset_ = 0;           // tr_'s doneWord (0: none, test every posted message)
     const void* doneValue_ = nullptr;
     Binding bind_;

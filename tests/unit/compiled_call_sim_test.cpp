@@ -14,6 +14,7 @@
 #include "../../src/runtime/CommCounters.hpp"
 #include "../../src/runtime/CompiledCall.hpp"
 #include "../../src/runtime/TagAllocation.hpp"
+#include "PmlOverSim.hpp"
 #include "ReductionFixture.hpp"
 #include "hieragg/Task.hpp"
 #include "hieragg/hier/AlgorithmRegistry.hpp"
@@ -135,14 +136,23 @@ int algorithmOf(const Case& k) {
 // start as runRepeat does: the communicator's parts bound once (bindCommunicator), each
 // call's buffers, types and op through startBound. Every call's buffers are new and the
 // previous call's stay alive: they must still hold their own results after the next call.
+// With `viaPml`, compiled ranks post into a fake PML over the same network (PmlOverSim:
+// CompiledCall's direct path, PmlDirect), every request released exactly once.
 void runCase(const Case& k, int calls, bool (*taskRank)(int), const CallTagRule* numbering = nullptr,
-             bool bound = false) {
+             bool bound = false, bool viaPml = false) {
     const int p = k.p;
     hier::Hierarchy h = std::string(k.hierarchy) == "flat" ? hier::Hierarchy::flat(p) : virtualNodes(p, 2);
     sim::SimNetwork net(p);
     sim::SimComm comm{7};
+    std::unique_ptr<PmlOverSim> pml = viaPml ? std::make_unique<PmlOverSim>(net, comm) : nullptr;
+    // Where compiled rank r posts (and the communicator handle it binds).
+    auto transportOf = [&](int r) -> Transport& {
+        return pml ? static_cast<Transport&>(pml->transport(r)) : net.transport(r);
+    };
+    auto commOf = [&](int r) -> void* { return pml ? pml->comm(r) : static_cast<void*>(&comm); };
     const std::string what = std::string(hieragg_coll_name(k.kind)) + " p=" + std::to_string(p) +
-                             " count=" + std::to_string(k.count) + " root=" + std::to_string(k.root) + " " + k.hierarchy;
+                             " count=" + std::to_string(k.count) + " root=" + std::to_string(k.root) + " " +
+                             k.hierarchy + (viaPml ? " (PML direct)" : "");
     std::vector<std::unique_ptr<CompiledCall>> compiled(p);
     std::vector<std::shared_ptr<const Schedule>> scheds(p);
     std::vector<TagAllocation> numbers(p);
@@ -184,21 +194,21 @@ void runCase(const Case& k, int calls, bool (*taskRank)(int), const CallTagRule*
             if (tasks[r]) {
                 ASSERT_EQ(tasks[r]->start(), 0) << what;
             } else if (bound) {
-                if (call == 0) compiled[r]->bindCommunicator(&comm, nullptr, net.packed());
-                ASSERT_EQ(compiled[r]->startBound(net.transport(r), cs[r].args.sbuf, cs[r].args.rbuf, cs[r].args.stype,
+                if (call == 0) compiled[r]->bindCommunicator(commOf(r), nullptr, net.packed());
+                ASSERT_EQ(compiled[r]->startBound(transportOf(r), cs[r].args.sbuf, cs[r].args.rbuf, cs[r].args.stype,
                                                   cs[r].args.rtype, cs[r].args.op),
                           0)
                     << what;
             } else {
-                ASSERT_EQ(compiled[r]->start(net.transport(r),
-                                             bindingFor(cs[r], net, comm, numbering ? nullptr : callerTags[r].data())),
-                          0)
-                    << what;
+                CompiledCall::Binding b = bindingFor(cs[r], net, comm, numbering ? nullptr : callerTags[r].data());
+                b.comm = commOf(r);
+                ASSERT_EQ(compiled[r]->start(transportOf(r), b), 0) << what;
             }
         }
         for (std::vector<int>& t : callerTags) std::fill(t.begin(), t.end(), 12345);
         for (int round = 0; round < 10000; ++round) {
             bool all = true;
+            if (pml) pml->progress();
             for (int r = 0; r < p; ++r) all &= tasks[r] ? tasks[r]->progress() : compiled[r]->poll();
             if (all) break;
         }
@@ -222,6 +232,10 @@ void runCase(const Case& k, int calls, bool (*taskRank)(int), const CallTagRule*
         EXPECT_EQ(net.unmatchedMessages(), 0u) << what;
         EXPECT_EQ(net.postedReceives(), 0u) << what;
         EXPECT_TRUE(net.error().empty()) << what << ": " << net.error();
+    }
+    if (pml) {
+        EXPECT_GT(pml->posts(), 0u) << what;
+        EXPECT_TRUE(pml->releasedOnce()) << what << ": a request released twice, before it ended, or never";
     }
     // Each rank took one number per call on each of its schedule's peers, and no other.
     for (int r = 0; r < p && numbering; ++r)
@@ -289,6 +303,17 @@ TEST(CompiledCallSim, StartBoundBindsEachCallsOwnBuffers) {
     const CallTagRule window4 = TagLayout().capped(4).callRule();
     for (const Case& k : kCases) runCase(k, 4, oddRanksAreTasks, &window4, true);
     for (const Case& k : kCases) runCase(k, 3, noTasks, &window4, true);
+}
+
+// The direct path into the PML (PmlDirect: what a compiled call runs inside Open MPI, without
+// the Transport): the same closed forms, tags and untouched previous buffers, next to Task
+// ranks and alone, started both ways; every request released once, after it ended, whether
+// it ended inside its post or in a later test.
+TEST(CompiledCallSim, PostingStraightIntoThePmlGivesTheSameResults) {
+    const CallTagRule window4 = TagLayout().capped(4).callRule();
+    for (const Case& k : kCases) runCase(k, 3, noTasks, nullptr, false, true);
+    for (const Case& k : kCases) runCase(k, 4, oddRanksAreTasks, &window4, true, true);
+    for (const Case& k : kCases) runCase(k, 3, noTasks, &window4, true, true);
 }
 
 TEST(CompiledCallSim, BarrierDoesNotFinishBeforeEveryRankEntered) {

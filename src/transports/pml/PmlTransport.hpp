@@ -9,9 +9,64 @@
 
 namespace hieragg {
 
+// The PML's own entry points and its requests' layout (abi.h pml_isend), when the shim gave
+// them: a message is posted straight into the PML and its request tested and released here,
+// as the shim's isend_released, test and ompi_request_free do. PmlTransport posts through it;
+// CompiledCall takes it once per transport and posts its messages through it without going
+// through the Transport at all. Everything inline: a frame here would cost what the shim's did.
+struct PmlDirect {
+    hieragg_pml_isend_fn isend = nullptr;
+    hieragg_pml_irecv_fn irecv = nullptr;
+    hieragg_pml_send_mode standard = 0;  // MCA_PML_BASE_SEND_STANDARD
+    size_t doneOffset = 0;               // the request's done word: ended when it holds doneValue
+    const void* doneValue = nullptr;
+    size_t errorOffset = 0;  // the status's error (an int)
+    size_t freeOffset = 0;   // req_free (a hieragg_request_free_fn)
+
+    PmlDirect() = default;
+    explicit PmlDirect(const hieragg_transport& cb)
+        : isend(cb.pml_isend),
+          irecv(cb.pml_irecv),
+          standard(cb.pml_send_standard),
+          doneOffset(cb.request_done_offset),
+          doneValue(cb.request_done_value),
+          errorOffset(cb.request_error_offset),
+          freeOffset(cb.request_free_offset) {}
+
+    // The request's done word says it ended (the status is read after it).
+    __attribute__((always_inline)) bool ended(void* req) const {
+        const bool e =
+            *reinterpret_cast<const void* const volatile*>(static_cast<char*>(req) + doneOffset) == doneValue;
+        std::atomic_thread_fence(std::memory_order_acquire);
+        return e;
+    }
+    // Releases an ended request (req_free); returns its status's error.
+    __attribute__((always_inline)) int release(void* req) const {
+        char* r = static_cast<char*>(req);
+        const int err = *reinterpret_cast<const int*>(r + errorOffset);
+        ompi_request_t* handle = static_cast<ompi_request_t*>(req);
+        (*reinterpret_cast<const hieragg_request_free_fn*>(r + freeOffset))(&handle);
+        return err;
+    }
+    // Posts a send (recv false) or a receive of a communicator's message; *req is the request,
+    // or null when the message ended inside its post (then released, its status returned).
+    __attribute__((always_inline)) int post(bool recv, void* comm, const void* buf, size_t count, void* type,
+                                            int peer, int tag, void** req) const {
+        ompi_request_t* r = nullptr;
+        const int rc = recv ? irecv(const_cast<void*>(buf), count, static_cast<ompi_datatype_t*>(type), peer, tag,
+                                    static_cast<ompi_communicator_t*>(comm), &r)
+                            : isend(buf, count, static_cast<ompi_datatype_t*>(type), peer, tag, standard,
+                                    static_cast<ompi_communicator_t*>(comm), &r);
+        *req = r;
+        if (rc != 0 || !r || !ended(r)) return rc;
+        *req = nullptr;
+        return release(r);
+    }
+};
+
 class PmlTransport final : public Transport {
 public:
-    explicit PmlTransport(const hieragg_transport& cb) : cb_(cb) {}
+    explicit PmlTransport(const hieragg_transport& cb) : cb_(cb), direct_(cb) {}
     int isend(void* comm, bool local, const void* buf, size_t count, void* type, int peer, int tag,
               void** req) override {
         return cb_.isend(comm, local, buf, count, type, peer, tag, req);
@@ -26,32 +81,20 @@ public:
     // Inline (where the caller names PmlTransport): a frame here would cost what the shim's did.
     __attribute__((always_inline)) int isendReleased(void* comm, bool local, const void* buf, size_t count,
                                                      void* type, int peer, int tag, void** req) override {
-        if (cb_.pml_isend && !local) {
-            ompi_request_t* r = nullptr;
-            const int rc = cb_.pml_isend(buf, count, static_cast<ompi_datatype_t*>(type), peer, tag,
-                                         cb_.pml_send_standard, static_cast<ompi_communicator_t*>(comm), &r);
-            *req = r;
-            return releasedIfEnded(rc, req);
-        }
+        if (direct_.isend && !local) return direct_.post(false, comm, buf, count, type, peer, tag, req);
         if (!cb_.isend_released) return Transport::isendReleased(comm, local, buf, count, type, peer, tag, req);
         return cb_.isend_released(comm, local, buf, count, type, peer, tag, req);
     }
     __attribute__((always_inline)) int irecvReleased(void* comm, bool local, void* buf, size_t count, void* type,
                                                      int peer, int tag, void** req) override {
-        if (cb_.pml_irecv && !local) {
-            ompi_request_t* r = nullptr;
-            const int rc = cb_.pml_irecv(buf, count, static_cast<ompi_datatype_t*>(type), peer, tag,
-                                         static_cast<ompi_communicator_t*>(comm), &r);
-            *req = r;
-            return releasedIfEnded(rc, req);
-        }
+        if (direct_.irecv && !local) return direct_.post(true, comm, buf, count, type, peer, tag, req);
         if (!cb_.irecv_released) return Transport::irecvReleased(comm, local, buf, count, type, peer, tag, req);
         return cb_.irecv_released(comm, local, buf, count, type, peer, tag, req);
     }
     __attribute__((always_inline)) int test(void* req, bool& done) override {
-        if (cb_.pml_isend) {  // the request's layout is known (abi.h pml_isend): test it here
-            done = ended(req);
-            return done ? release(req) : 0;
+        if (direct_.isend) {  // the request's layout is known (abi.h pml_isend): test it here
+            done = direct_.ended(req);
+            return done ? direct_.release(req) : 0;
         }
         int d = 0;
         int rc = cb_.test(req, &d);
@@ -91,32 +134,12 @@ public:
         if (cb_.output) cb_.output(level, msg.c_str());
     }
 
-private:
-    // With the PML's entry points (abi.h pml_isend): the request's done word, status error and
-    // release, as the shim's REQUEST_COMPLETE, req_status.MPI_ERROR and ompi_request_free.
-    __attribute__((always_inline)) bool ended(void* req) const {
-        const bool e = *reinterpret_cast<const void* const volatile*>(static_cast<char*>(req) +
-                                                                      cb_.request_done_offset) == cb_.request_done_value;
-        std::atomic_thread_fence(std::memory_order_acquire);  // the status is read after the done word
-        return e;
-    }
-    __attribute__((always_inline)) int release(void* req) const {
-        char* r = static_cast<char*>(req);
-        const int err = *reinterpret_cast<const int*>(r + cb_.request_error_offset);
-        ompi_request_t* handle = static_cast<ompi_request_t*>(req);
-        (*reinterpret_cast<const hieragg_request_free_fn*>(r + cb_.request_free_offset))(&handle);
-        return err;
-    }
-    // A message that ended inside its post is released now, with its status, and *req set to
-    // null (as the shim's isend_released does).
-    __attribute__((always_inline)) int releasedIfEnded(int rc, void** req) const {
-        if (rc != 0 || !*req || !ended(*req)) return rc;
-        rc = release(*req);
-        *req = nullptr;
-        return rc;
-    }
+    // The PML's entry points for CompiledCall, null when the shim gave none (under ULFM).
+    const PmlDirect* direct() const { return direct_.isend && direct_.irecv ? &direct_ : nullptr; }
 
+private:
     hieragg_transport cb_;
+    PmlDirect direct_;
 };
 
 }  // namespace hieragg
