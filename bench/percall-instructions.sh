@@ -102,8 +102,10 @@ profile() {
   mpmd+=(-np 1 "${vg[@]}" "${prog[@]}")
   [ "$rank" -lt $((np - 1)) ] && mpmd+=(: -np $((np - 1 - rank)) "${prog[@]}")
   # shellcheck disable=SC2046
+  # LD_BIND_NOW: every symbol bound when the libraries load, so no lazy lookup (thousands of
+  # instructions, once per symbol) lands inside the measured window in one job of a pair.
   timeout -k 10 600 mpirun --allow-run-as-root --oversubscribe --bind-to none --mca mpi_yield_when_idle 1 \
-    $(stack_args "$stack") "${mpmd[@]}" >"$log" 2>&1 || { echo "percall-instructions: run failed, see $log" >&2; tail -5 "$log" >&2; return 1; }
+    -x LD_BIND_NOW=1 $(stack_args "$stack") "${mpmd[@]}" >"$log" 2>&1 || { echo "percall-instructions: run failed, see $log" >&2; tail -5 "$log" >&2; return 1; }
   grep -q "^CELL $coll .* ok " "$log" || { echo "percall-instructions: no correct CELL line in $log" >&2; return 1; }
   echo "$cg"
 }
