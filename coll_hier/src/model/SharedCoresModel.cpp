@@ -12,8 +12,8 @@ bool crowdedOneNode(const CollCall& c, const CostParams& p) {
     return !isDecomposed(c) && p.nodeCores > 0 && c.size > p.nodeCores;
 }
 
-PredictedCost streamCall(double latency, double work, double busiest, int cores) {
-    return {std::max(busiest, work / cores), latency};
+PredictedCost loneCrowdedCall(double latency, double work, double busiest, int ranks, double alphaUs, int cores) {
+    return {std::max(latency, (ranks * alphaUs + work) / cores), std::max(busiest, work / cores)};
 }
 
 double busiestRankUs(const std::vector<RankMessages>& ranks, double sendUs, double recvUs) {
@@ -54,14 +54,14 @@ StageChoice sharedCoresTree(const AlgorithmInfo& a, const Load& ld, const LinkCo
         int bestK = 2;
         for (int k = 2; k <= top; ++k) {
             const MemberTree t = shapeOf(k).build(n, 0);
-            const PredictedCost us = streamCall(exactTreeUs(t, ld, hopOf(l, ld, ld.pulseBytes)), work,
-                                                ld.pulses * busiestRankUs(treeMessages(t, Flow::Up), l.theta_us, b),
-                                                ld.sharedCores);
+            const PredictedCost us = loneCrowdedCall(
+                exactTreeUs(t, ld, hopOf(l, ld, ld.pulseBytes)), work,
+                ld.pulses * busiestRankUs(treeMessages(t, Flow::Up), l.theta_us, b), n, l.alpha_us, ld.sharedCores);
             if (us < best) best = us, bestK = k;
         }
         s.shape = shapeOf(bestK);
         s.setCost(best);
-        s.why = "back-to-back calls, " + std::to_string(ld.sharedCores) + " cores: best k of 2.." + std::to_string(top);
+        s.why = "lone call, " + std::to_string(ld.sharedCores) + " cores shared: best k of 2.." + std::to_string(top);
         return s;
     }
     const double arrive = l.alpha_us + ld.bytes * l.beta_us_per_byte;
@@ -71,15 +71,15 @@ StageChoice sharedCoresTree(const AlgorithmInfo& a, const Load& ld, const LinkCo
     for (int k = 2; k <= top; ++k) {
         const MemberTree tree = shapeOf(k).build(n, 0);
         const PredictedCost t =
-            streamCall(exactTreeUs(tree, ld, aggtree::HopPrice{arrive, 0.0, l.theta_us}), work,
-                       busiestRankUs(treeMessages(tree, Flow::Down), l.theta_us,
-                                     l.theta_us + ld.bytes * l.beta_us_per_byte),
-                       ld.sharedCores);
+            loneCrowdedCall(exactTreeUs(tree, ld, aggtree::HopPrice{arrive, 0.0, l.theta_us}), work,
+                            busiestRankUs(treeMessages(tree, Flow::Down), l.theta_us,
+                                          l.theta_us + ld.bytes * l.beta_us_per_byte),
+                            n, l.alpha_us, ld.sharedCores);
         if (t < best) best = t, bestK = k;
     }
     s.shape = shapeOf(bestK);
     s.setCost(best);
-    s.why = "back-to-back calls, receivers copy, " + std::to_string(ld.sharedCores) + " cores: best k of 2.." +
+    s.why = "lone call, receivers copy, " + std::to_string(ld.sharedCores) + " cores shared: best k of 2.." +
             std::to_string(top);
     return s;
 }

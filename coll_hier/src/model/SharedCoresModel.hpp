@@ -1,17 +1,11 @@
 // One node with more ranks than cores (CostParams::nodeCores): the ranks take turns on the
-// cores, so the scheduler's hand-offs (a measured alpha of tens to hundreds of us against a
-// theta of 0.1-6 us) dominate a lone call. The model's objective there, in one rule:
-//
-//   A collective whose consecutive calls can overlap -- no call synchronises all ranks:
-//   bcast, reduce, scan, exscan -- is priced as one call of a back-to-back stream
-//   (IMB's loop; streamCall): what its busiest rank handles per call, bounded by every
-//   rank's work over the cores, its lone call's latency only breaking ties. A collective
-//   whose every call synchronises all ranks (allreduce, barrier, allgather, alltoall,
-//   reduce_scatter...) keeps its lone call's latency as the price.
-//
-// Only measured parameters enter (alpha, theta, beta, gamma, the node's cores). The rows
-// that follow the rule: the bcast and reduce trees (sharedCoresTree, the chain row), the
-// scan and exscan rows (algorithms/scan/linear.cpp, recursive_doubling.cpp).
+// cores, so the scheduler's hand-offs (a measured alpha of tens of us against a theta of
+// 0.1-1 us) dominate a call. The model's objective there is the one of every other call and
+// of the project benchmark (`perf-compare.sh --regret`, calls timed one at a time): one lone
+// call's latency (loneCrowdedCall). The rows that follow it here: the bcast and reduce trees
+// (sharedCoresTree, the chain row), the scan and exscan rows (algorithms/scan/linear.cpp,
+// recursive_doubling.cpp). Only measured parameters enter (alpha, theta, beta, gamma, the
+// node's cores).
 #pragma once
 #include <vector>
 
@@ -26,19 +20,23 @@ namespace hieragg::hier::model {
 // One node (no decomposition) with more ranks than cores (CostParams::nodeCores).
 bool crowdedOneNode(const CollCall& c, const CostParams& p);
 
-// One call of a back-to-back stream on `cores` shared cores: a rank that has done its part
-// starts the next call, so the calls' hand-offs overlap and a call costs what its busiest
-// rank handles per call (`busiest`), bounded by every rank's work over the cores (`work`).
-// That is the prediction (PredictedCost::us). Where the bound decides for several shapes,
-// the shortest critical path of a lone call (`latency`) wins: it is the tie-break
-// (PredictedCost::tieUs), compared only between equal predictions. The lone-call latency is
-// not the price: with a hand-off alpha hundreds of times theta it would make every bcast and
-// short reduce a star, whose root handles n - 1 messages per call, and every scan recursive
-// doubling, whose ranks handle ~log2 n each (tuned's chain: 2).
-PredictedCost streamCall(double latency, double work, double busiest, int cores);
+// One lone call of `ranks` ranks on `cores` shared cores. Two lower bounds, the larger is
+// the prediction (PredictedCost::us):
+//   latency   the row's critical path with the measured hand-off alpha per dependent hop
+//             (its own lone-call model);
+//   turns     every rank has to run at least once, each turn a hand-off (`alphaUs`, the node
+//             link's measured alpha: a ping-pong while the other ranks wait), and do its part
+//             of the receptions (`work`), `cores` at a time: (ranks alpha + work) / cores.
+// A star has the shortest critical path but not fewer turns: on 8 ranks of 2 cores an 8-byte
+// star, binomial or binary tree are all priced 4 alpha (the turns), the chain 7 alpha (its
+// critical path). Where the turns decide for several shapes, what the busiest rank handles
+// per call, bounded by all receptions over the cores (max(busiest, work / cores): one call's
+// share of a back-to-back stream), breaks the tie (PredictedCost::tieUs): the trees whose
+// busiest rank posts fewest messages before the star.
+PredictedCost loneCrowdedCall(double latency, double work, double busiest, int ranks, double alphaUs, int cores);
 
-// What one rank handles per call of such a stream: the messages it sends (the sender's
-// turn each, sendUs) and receives (the receiver's part each, recvUs).
+// What one rank handles per call: the messages it sends (the sender's turn each, sendUs) and
+// receives (the receiver's part each, recvUs).
 struct RankMessages {
     int sends = 0;
     int receptions = 0;
@@ -58,8 +56,8 @@ std::vector<RankMessages> treeMessages(const MemberTree& t, Flow flow);
 std::vector<RankMessages> doublingMessages(int n);
 
 // The bcast and reduce tree rows on such a node, best k of 2..n (k-nomial; k-ary up to
-// kMaxRadix), each priced by streamCall with its busiest rank, n - 1 receptions of work
-// and its exact lone-call tree model. Bcast: a parent's turn per child theta and the
+// kMaxRadix), each priced by loneCrowdedCall with its exact lone-call tree model, n - 1
+// receptions of work and its busiest rank. Bcast: a parent's turn per child theta and the
 // child's own copy part of its arrival (a = alpha + S beta). Reduce: `pulses` pulses of
 // b = theta + u(beta + gamma) per reception (packetUs).
 StageChoice sharedCoresTree(const AlgorithmInfo& a, const Load& ld, const LinkCost& l, int n);

@@ -36,8 +36,8 @@ struct StageChoice {
     int members = 0;           // largest space of this stage
     int link = kLinkNode;      // LinkClass the stage's messages cross
     double predUs = 0.0;
-    // Orders equal predictions only (PredictedCost): a back-to-back-priced row's lone-call
-    // latency (model/SharedCoresModel.hpp); 0 elsewhere.
+    // Orders equal predictions only (PredictedCost): on a crowded node, the row's share of a
+    // back-to-back stream (model/SharedCoresModel.hpp, loneCrowdedCall); 0 elsewhere.
     double tieUs = 0.0;
     std::string why;
     PredictedCost cost() const { return {predUs, tieUs}; }

@@ -24,15 +24,15 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     const std::string why = std::to_string(c.size - 1) + " hops (" + std::to_string(crossings) +
                             " between groups), " + fmt("%.0f", pulses) + " pulses";
     if (!crowdedOneNode(c, q.params)) return priced(callEstimate(a, q), chain, why);
-    // More ranks than cores on one node: back-to-back calls (SharedCoresModel.hpp). Each
-    // pulse is n - 1 receptions, each combined; a middle rank receives and sends one.
+    // More ranks than cores on one node: a lone call on shared cores (SharedCoresModel.hpp).
+    // Each pulse is n - 1 receptions, each combined; a middle rank receives and sends one.
     const LinkCost& l = *x.net;
     const double recv = messageUs(l, unit) + unit * l.gamma_us_per_byte;
     const double busiest =
         pulses * busiestRankUs(treeMessages(TreeShape::chain().build(c.size, 0), Flow::Down), l.theta_us, recv);
     return priced(callEstimate(a, q),
-                  streamCall(chain, (c.size - 1) * pulses * recv, busiest, q.params.nodeCores),
-                  why + ", back-to-back calls, " + std::to_string(q.params.nodeCores) + " cores");
+                  loneCrowdedCall(chain, (c.size - 1) * pulses * recv, busiest, c.size, l.alpha_us, q.params.nodeCores),
+                  why + ", " + std::to_string(q.params.nodeCores) + " cores shared");
 }
 constexpr const char* kSummary =
     "prefix passed along the rank chain: each rank combines and forwards the vector once (long vectors)";

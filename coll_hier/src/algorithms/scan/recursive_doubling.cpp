@@ -22,7 +22,7 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     const std::string why = "ceil(log2 " + std::to_string(c.size) + ") = " + std::to_string(static_cast<int>(lg)) +
                             " rounds, " + std::to_string(crossing) + " between groups";
     if (!crowdedOneNode(c, q.params)) return priced(callEstimate(a, q), rounds, why);
-    // More ranks than cores on one node: back-to-back calls (SharedCoresModel.hpp). The
+    // More ranks than cores on one node: a lone call on shared cores (SharedCoresModel.hpp). The
     // schedule runs pulses of u = min(S, segment) bytes (ScanPulses), as the linear row's:
     // per pulse, in step d rank r sends to r + d (theta) and receives from r - d, combining
     // u bytes (each reception its own theta and rendezvous): sum over d of (n - d)
@@ -33,9 +33,10 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     double work = 0;
     for (int d = 1; d < c.size; d *= 2) work += (c.size - d) * pulses * recv;
     const double busiest = pulses * busiestRankUs(doublingMessages(c.size), l.theta_us, recv);
-    return priced(callEstimate(a, q), streamCall(rounds, work, busiest, q.params.nodeCores),
-                  why + ", " + fmt("%.0f", pulses) + " pulses, back-to-back calls, " +
-                      std::to_string(q.params.nodeCores) + " cores");
+    return priced(callEstimate(a, q),
+                  loneCrowdedCall(rounds, work, busiest, c.size, l.alpha_us, q.params.nodeCores),
+                  why + ", " + fmt("%.0f", pulses) + " pulses, " + std::to_string(q.params.nodeCores) +
+                      " cores shared");
 }
 
 extern const AlgorithmInfo scan_recursive_doubling = {HIERAGG_SCAN, "recursive_doubling", kServesFlat, 0, 0,

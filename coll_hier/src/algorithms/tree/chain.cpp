@@ -35,15 +35,16 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
         s.why = "c*=" + fmt("%.0f", c) + " B from m=" + fmt("%.0f", ld.bytes) + " t_s=" + fmt("%.3g", ts) +
                 " bw=" + fmt("%.4g", bw) + " B/us";
         if (ld.sharedCores > 0) {
-            // Every rank but the root handles each segment and copies the whole message; a
-            // middle rank (the busiest) also passes each segment on: every row's busiest rank
-            // (busiestRankUs), so a chain and a tree with equal loads are priced equal to the bit.
+            // One lone call on shared cores (SharedCoresModel.hpp): every rank but the root
+            // handles each segment and copies the whole message; a middle rank (the busiest)
+            // also passes each segment on: every row's work and busiest rank (busiestRankUs),
+            // so a chain and a tree with equal loads are priced equal to the bit.
             const double segments = std::ceil(m / c);
             const double own = segments * l.theta_us + ld.bytes * l.beta_us_per_byte;
             const double work = (n - 1) * own;
             const double busiest =
                 busiestRankUs(treeMessages(TreeShape::chain().build(n, 0), Flow::Down), segments * l.theta_us, own);
-            s.setCost(streamCall(s.predUs, work, busiest, ld.sharedCores));
+            s.setCost(loneCrowdedCall(s.predUs, work, busiest, n, alpha, ld.sharedCores));
             s.why += ", " + std::to_string(ld.sharedCores) + " cores";
         }
     } else {
@@ -52,11 +53,11 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
                    (ld.shape == Shape::Allreduce ? 2 : 1);
         s.why = fmt("%.0f", ld.pulses) + " pulses down a chain of " + std::to_string(n);
         if (ld.sharedCores > 0) {
-            // Back to back: a middle rank combines one pulse and passes it on.
+            // A middle rank combines each pulse and passes it on (SharedCoresModel.hpp).
             const double busiest =
                 ld.pulses * busiestRankUs(treeMessages(TreeShape::chain().build(n, 0), Flow::Up), l.theta_us, b);
-            s.setCost(streamCall(s.predUs, (n - 1) * ld.pulses * b, busiest, ld.sharedCores));
-            s.why += ", " + std::to_string(ld.sharedCores) + " cores, back-to-back calls";
+            s.setCost(loneCrowdedCall(s.predUs, (n - 1) * ld.pulses * b, busiest, n, alpha, ld.sharedCores));
+            s.why += ", " + std::to_string(ld.sharedCores) + " cores shared";
         }
     }
     return e;
