@@ -32,11 +32,8 @@ struct CompiledCall::ViaPml {
                                                    int tag, void** req) {
         return cc.pmlDirect_.post(a.kind == StepKind::Recv, cc.bind_.comm, buf, a.msgCount, type, a.peer, tag, req);
     }
-    // Tests a posted request: not ended (done false, 0), or ended and released (done true,
-    // its status's error).
     static __attribute__((always_inline)) int test(const CompiledCall& cc, void* req, bool& done) {
-        done = cc.pmlDirect_.ended(req);
-        return done ? cc.pmlDirect_.release(req) : 0;
+        return cc.pmlDirect_.test(req, done);
     }
 };
 

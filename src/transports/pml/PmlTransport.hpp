@@ -48,6 +48,12 @@ struct PmlDirect {
         (*reinterpret_cast<const hieragg_request_free_fn*>(r + freeOffset))(&handle);
         return err;
     }
+    // Tests a posted request: not ended (done false, 0), or ended and released (done true,
+    // its status's error).
+    __attribute__((always_inline)) int test(void* req, bool& done) const {
+        done = ended(req);
+        return done ? release(req) : 0;
+    }
     // Posts a send (recv false) or a receive of a communicator's message; *req is the request,
     // or null when the message ended inside its post (then released, its status returned).
     __attribute__((always_inline)) int post(bool recv, void* comm, const void* buf, size_t count, void* type,
@@ -92,10 +98,7 @@ public:
         return cb_.irecv_released(comm, local, buf, count, type, peer, tag, req);
     }
     __attribute__((always_inline)) int test(void* req, bool& done) override {
-        if (direct_.isend) {  // the request's layout is known (abi.h pml_isend): test it here
-            done = direct_.ended(req);
-            return done ? direct_.release(req) : 0;
-        }
+        if (direct_.isend) return direct_.test(req, done);  // the request's layout is known (abi.h pml_isend)
         int d = 0;
         int rc = cb_.test(req, &d);
         done = d != 0;
