@@ -10,6 +10,7 @@
 #include "LinkCalibrationStage.hpp"
 #include "CommState.hpp"
 #include "OffloadSetup.hpp"
+#include "ReduceRateProbe.hpp"
 #include "Runtime.hpp"
 #include "hieragg/ScheduleBuilder.hpp"
 #include "hieragg/aggtree/InputFile.hpp"
@@ -31,6 +32,7 @@ struct IdentityRecord {
     // The node and network links this process measured or agreed on before
     // (LinkCalibrationStage.hpp).
     hier::LinkRecord node, net;
+    double reduceRate;  // this process's local reduction rate [ns/B] (ReduceRateProbe.hpp)
 };
 
 uint64_t fingerprintInputs(const std::string& split) {
@@ -159,6 +161,7 @@ void exchangeDone(void* ctx, int status) {
             CalibrationInputs calib;
             calib.hostOf.resize(static_cast<size_t>(c.size));
             std::unordered_map<std::string, int> hosts;  // host name -> its lowest rank
+            std::vector<double> rates(static_cast<size_t>(c.size));
             for (int link : {hier::kLinkNode, hier::kLinkNetwork}) calib.carried[link].resize(static_cast<size_t>(c.size));
             for (int r = 0; r < c.size; ++r) {
                 IdentityRecord rec = recs[r];
@@ -169,7 +172,9 @@ void exchangeDone(void* ctx, int status) {
                 calib.hostOf[static_cast<size_t>(r)] = hosts.emplace(ids[r].hostname, r).first->second;
                 calib.carried[hier::kLinkNode][static_cast<size_t>(r)] = hier::fromRecord(rec.node);
                 calib.carried[hier::kLinkNetwork][static_cast<size_t>(r)] = hier::fromRecord(rec.net);
+                rates[static_cast<size_t>(r)] = rec.reduceRate;
             }
+            applyAgreedReduceRate(c, rates);
             applyDecomposition(c, ids, consistent);
             std::vector<char>().swap(c.decomp.identityRecords);
             return afterDecomposition(c, calib);
@@ -215,6 +220,7 @@ void beginDecomposition(hieragg_comm& c, ReadyFn onReady) {
     std::strncpy(mine.hostname, me.hostname.c_str(), sizeof mine.hostname - 1);
     mine.node = hier::toRecord(rt.measuredLink(hier::kLinkNode));
     mine.net = hier::toRecord(rt.measuredLink(hier::kLinkNetwork));
+    mine.reduceRate = ownReduceRateForSetup();
 
     auto sched = std::make_shared<const Schedule>(ringAllgather(c.rank, c.size, sizeof(IdentityRecord)));
     TaskBindings bind;

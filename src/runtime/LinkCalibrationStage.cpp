@@ -9,6 +9,7 @@
 #include <string>
 
 #include "CalibrationRounds.hpp"
+#include "ReduceRateProbe.hpp"
 #include "Runtime.hpp"
 #include "hieragg/ScheduleBuilder.hpp"
 #include "hieragg/hier/CostParams.hpp"
@@ -270,7 +271,7 @@ void agreementArrived(hieragg_comm& c, LinkCalibrationState& st) {
         const double ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - st.passStart).count();
         if (agreed.valid) {
-            rt.verbose(1, measuredLine(link, c.selection.costs, agreed, policy, pairs.size(), measuredPairs, ms) +
+            rt.verbose(1, measuredLine(link, c.selection.costs, agreed, policy, pairs.size(), measuredPairs, ms) + reduceRateNote(c, link) +
                               (disagreed.empty() ? ""
                                                  : "; the ends of a pair disagreed (" + disagreed +
                                                        "): the less loaded end kept") +

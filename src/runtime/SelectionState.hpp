@@ -22,6 +22,8 @@ struct SelectionState {
     // Per link class: costs holds a measurement (this communicator's, or one carried from
     // an earlier communicator), LinkCalibrationStage.cpp.
     std::array<bool, hier::kLinkClassCount> measured{};
+    // The members' agreed reduction rate [ns/B] applied as gamma (ReduceRateProbe.hpp); 0: none.
+    double reduceRateNsPerByte = 0;
     std::shared_ptr<LinkCalibrationState> calibration;  // while that stage runs
     bool rulesEvaluated = false;
     std::unique_ptr<hier::Determinations> determinations;
