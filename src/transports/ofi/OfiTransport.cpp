@@ -50,13 +50,14 @@ OfiTransport::~OfiTransport() {
 
 void OfiTransport::closeFabricObjects() {
     // Closing the endpoint first cancels whatever is still in flight.
-    if (mc_) fi_close(&mc_->fid);
-    if (set_) fi_close(&set_->fid);
+    if (group_.mc) fi_close(&group_.mc->fid);
+    if (group_.members) fi_close(&group_.members->fid);
     if (ep_) fi_close(&ep_->fid);
     if (av_) fi_close(&av_->fid);
     if (cq_) fi_close(&cq_->fid);
     if (eq_) fi_close(&eq_->fid);
-    mc_ = nullptr, set_ = nullptr, ep_ = nullptr, av_ = nullptr, cq_ = nullptr, eq_ = nullptr;
+    group_ = JoinedGroup{};
+    ep_ = nullptr, av_ = nullptr, cq_ = nullptr, eq_ = nullptr;
     chains_.reset();  // its counters, once the endpoint no longer holds them
 }
 
@@ -144,10 +145,10 @@ bool OfiTransport::join(const std::vector<std::vector<char>>& addresses, int me,
     attr.start_addr = 0;
     attr.end_addr = n - 1;
     attr.stride = 1;
-    rc = fi_av_set(av_, &attr, &set_, nullptr);
+    rc = fi_av_set(av_, &attr, &group_.members, nullptr);
     fi_addr_t all = FI_ADDR_NOTAVAIL;
-    if (rc == 0) rc = fi_av_set_addr(set_, &all);
-    if (rc == 0) rc = fi_join_collective(ep_, all, set_, 0, &mc_, this);
+    if (rc == 0) rc = fi_av_set_addr(group_.members, &all);
+    if (rc == 0) rc = fi_join_collective(ep_, all, group_.members, 0, &group_.mc, this);
     if (rc != 0) {
         if (why) *why = "fi_join_collective: " + fiError(rc);
         return false;
@@ -179,7 +180,7 @@ bool OfiTransport::join(const std::vector<std::vector<char>>& addresses, int me,
         if (giveUp && giveUp(why)) return false;
         pml_.progress();
     }
-    group_ = fi_mc_addr(mc_);
+    group_.addr = fi_mc_addr(group_.mc);
     caps_.members = static_cast<int>(n);
     return true;
 }
@@ -189,14 +190,14 @@ int OfiTransport::issue(Op& op) {
     ssize_t rc = 0;
     switch (w.kind) {
     case FabricKind::Barrier:
-        rc = fi_barrier(ep_, group_, &op.ctx);
+        rc = fi_barrier(ep_, group_.addr, &op.ctx);
         break;
     case FabricKind::Bcast:
-        rc = fi_broadcast(ep_, op.fab.data(), w.count, nullptr, group_, static_cast<fi_addr_t>(w.root), FI_UINT8, 0,
-                          &op.ctx);
+        rc = fi_broadcast(ep_, op.fab.data(), w.count, nullptr, group_.addr, static_cast<fi_addr_t>(w.root), FI_UINT8,
+                          0, &op.ctx);
         break;
     case FabricKind::Allreduce:
-        rc = fi_allreduce(ep_, op.in.data(), w.count, nullptr, op.fab.data(), nullptr, group_,
+        rc = fi_allreduce(ep_, op.in.data(), w.count, nullptr, op.fab.data(), nullptr, group_.addr,
                           static_cast<fi_datatype>(fiDatatype(w.elem)), static_cast<fi_op>(fiOp(w.op)), 0,
                           &op.ctx);
         break;
@@ -324,7 +325,7 @@ int OfiTransport::icollective(const FabricCollective& what, void** req) {
     std::lock_guard<std::mutex> lock(mutex_);
     // A transport runs either the provider's collectives or triggered chains (chains_).
     const bool chain = what.kind == FabricKind::TriggeredChainBcast;
-    if (chain ? !chains_ : (chains_ || !mc_)) return kErr;
+    if (chain ? !chains_ : (chains_ || !group_.mc)) return kErr;
     if (broken_) return kErr;
     try {
         auto op = std::make_unique<Op>();

@@ -89,13 +89,17 @@ private:
     Transport& pml_;
     void closeFabricObjects();
     std::shared_ptr<Fabric> fabric_;
+    // The endpoint and the queues and address vector bound to it (open()).
     fid_ep* ep_ = nullptr;
     fid_av* av_ = nullptr;
     fid_cq* cq_ = nullptr;
     fid_eq* eq_ = nullptr;
-    fid_av_set* set_ = nullptr;
-    fid_mc* mc_ = nullptr;
-    uint64_t group_ = 0;  // fi_addr_t of the joined group
+    // The collective group the endpoint joined (join(); none with triggered chains).
+    struct JoinedGroup {
+        fid_av_set* members = nullptr;  // every leader's address
+        fid_mc* mc = nullptr;           // null: not joined
+        uint64_t addr = 0;              // fi_addr_t of the group
+    } group_;
     OffloadCaps caps_;
     // A provider with triggered operations instead of collectives: this endpoint runs
     // triggered chain broadcasts (counters bound, selective completion), nothing else.
