@@ -195,6 +195,12 @@ typedef struct hieragg_transport {
     hieragg_pml_send_mode pml_send_standard;
     size_t request_error_offset;
     size_t request_free_offset;
+    /* The request the PML returns for a send that ended inside its post (Open MPI's
+     * &ompi_request_empty, what ob1's isend gives when its inline send succeeds): ended,
+     * status MPI_SUCCESS, and its req_free only writes MPI_REQUEST_NULL into the handle, so a
+     * post that returns it is done and is never released (nothing to test, nothing to free).
+     * NULL: none (every ended request is released). */
+    const struct ompi_request_t* request_empty;
 } hieragg_transport;
 
 /* Cost of one kind of link for the selection's model (coll_hieragg_cost_<link>_<param>).
@@ -313,6 +319,9 @@ int hieragg_start_nonblocking(hieragg_comm* comm, const hieragg_coll_args* args,
  * A repeat of the last call's signature runs its compiled schedule inside this wait
  * (docs/architecture.md, "The compiled fast path"). Returns 0 or an error code. */
 int hieragg_run(hieragg_comm* comm, const hieragg_coll_args* args);
+/* hieragg_run of a barrier (the arguments of HIERAGG_BARRIER alone, every other field zero):
+ * its arguments never change, so a repeat is known without comparing them. */
+int hieragg_run_barrier(hieragg_comm* comm);
 
 /* Persistent collectives (MPI-4) are matched in the order of their init calls: the
  * init takes an id (local, no communication) and every start of the request runs in

@@ -261,9 +261,11 @@ static inline int run_blocking(const hieragg_coll_args* a, mca_coll_base_module_
 }
 
 /* A barrier's arguments are its kind alone, the same on every call: a blocking barrier
- * passes this constant (every other field zero, as init_args leaves them) instead of filling
- * 22 fields per call. */
-static const hieragg_coll_args barrier_args = {.kind = HIERAGG_BARRIER};
+ * calls the core's barrier entry, which knows them, instead of filling 22 fields per call
+ * and having them compared with the last call's. */
+static inline int run_barrier(mca_coll_base_module_t* module) {
+    return map_status(hieragg_run_barrier(((mca_coll_hieragg_module_t*)module)->state));
+}
 
 /* Start the call (blocking: and wait for it; persistent: only prepare it). A neighborhood
  * collective first takes its neighbor lists from the communicator's topology. */
@@ -438,7 +440,7 @@ static int run(hieragg_coll_args* a, ompi_communicator_t* comm, mca_coll_base_mo
 /* Each collective's blocking, nonblocking and persistent entries, with one body. */
 #define HG_ENTRIES(name, kind, shape, neighborhood)                                        \
     static int hg_##name(ARGS_##shape, P_MOD) {                                            \
-        if (HIERAGG_BARRIER == (kind)) return run_blocking(&barrier_args, module);         \
+        if (HIERAGG_BARRIER == (kind)) return run_barrier(module);                         \
         hieragg_coll_args a;                                                               \
         FILL_##shape(kind);                                                                \
         if (!(neighborhood)) return run_blocking(&a, module);                              \

@@ -26,6 +26,8 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(((ompi_request_t*)0)->req
 _Static_assert(__builtin_types_compatible_p(mca_pml_base_send_mode_t, hieragg_pml_send_mode),
                "abi.h hieragg_pml_send_mode is not mca_pml_base_send_mode_t");
 _Static_assert(sizeof(((ompi_status_public_t*)0)->MPI_ERROR) == sizeof(int), "a status's error is an int");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&ompi_request_empty), ompi_request_t*),
+               "abi.h request_empty: ompi_request_empty is not an ompi_request_t");
 
 static ompi_communicator_t* pick(void* comm, int local) {
     ompi_communicator_t* c = (ompi_communicator_t*)comm;
@@ -249,6 +251,9 @@ void mca_coll_hieragg_transport(hieragg_transport* t) {
     t->pml_send_standard = MCA_PML_BASE_SEND_STANDARD;
     t->request_error_offset = offsetof(ompi_request_t, req_status) + offsetof(ompi_status_public_t, MPI_ERROR);
     t->request_free_offset = offsetof(ompi_request_t, req_free);
+    /* ob1's isend (4.1 and 5.0) returns it when its inline send succeeds; its req_free
+     * (ompi_request_empty_free) only writes MPI_REQUEST_NULL into the handle (abi.h). */
+    t->request_empty = &ompi_request_empty;
 #if !HIERAGG_ULFM
     /* The PML is selected before the coll components are queried (init_query reads its
      * pml_max_tag too) and its table does not change afterwards: the core posts straight into

@@ -33,8 +33,9 @@ void bindCommunicator(CompiledCall& f, const hieragg_comm& c, Transport& tr) {
 }
 
 // Runs the compiled last call for the blocking caller waiting on `w` (CallCache.hpp).
-int runCompiled(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, CompiledCall& f, bool countCall,
-                BlockingWait& w) {
+// Inline in runBlocking and runBarrier, its two callers: a frame here costs ~20 per call.
+__attribute__((always_inline)) inline int runCompiled(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr,
+                                                      CompiledCall& f, bool countCall, BlockingWait& w) {
     c.cache.last.isLast = true;
     f.takeTags(c.tags.pairSeq.data(), c.tags.callTags);  // runRepeat checked pairSeq's size
     if (countCall) countLastServed(c);
@@ -55,13 +56,15 @@ int runCompiled(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr, C
 // another, and what runs meanwhile on this thread (a completion from the progress engine
 // inside the start's posts) took the lock recursively anyway; the MPI_T readers of other
 // threads read only atomic counters and the selection's costs, which this never writes.
-bool runRepeat(Runtime& rt, hieragg_comm& c, const hieragg_coll_args& args, BlockingWait& w, int* rc) {
+// `repeatsCompilable(last)`: the call repeats the last raw arguments and they are compilable
+// (LastCall::rawCompilable: the kind and strong reduction are decided with them).
+template <class RepeatsCompilable>
+__attribute__((always_inline)) inline bool runRepeat(Runtime& rt, hieragg_comm& c, const hieragg_coll_args& args,
+                                                     RepeatsCompilable&& repeatsCompilable, BlockingWait& w, int* rc) {
     CommLockIf lock(c.mutex, rt.threadMultiple());
     // Behind a queued call, or beside nonblocking calls in flight here, the call goes
     // through startCall: it must keep its place in the queue and the window's count.
-    // The kind and strong reduction are decided with the raw arguments (LastCall::rawCompilable).
-    if (!readyAndIdle(c) || !c.cache.last.servedValid || !c.cache.last.rawCompilable || !c.cache.last.repeatsRaw(args))
-        return false;
+    if (!readyAndIdle(c) || !c.cache.last.servedValid || !repeatsCompilable(c.cache.last)) return false;
     // Once per answer (compiledForLast): its peers are the communicator's (the schedule's
     // builder says so; a Task's .at() checks; pairSeq is sized once, for the communicator's
     // life), else the call takes the general path, which fails it; and the communicator's
@@ -206,16 +209,33 @@ int startCall(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistent
     return 0;
 }
 
-int runBlocking(hieragg_comm& c, const hieragg_coll_args& args) {
+namespace {
+
+// A blocking call: the compiled fast path when it repeats the last call (runRepeat, asked
+// through `repeatsCompilable`), else startCall; then the wait.
+template <class RepeatsCompilable>
+__attribute__((always_inline)) inline int runBlockingIf(hieragg_comm& c, const hieragg_coll_args& args,
+                                                        RepeatsCompilable&& repeatsCompilable) {
     Runtime* rt = Runtime::instance();
     if (!rt) return HIERAGG_ERR_INTERNAL;
     BlockingWait w;
     int rc = 0;
-    if (!runRepeat(*rt, c, args, w, &rc))
+    if (!runRepeat(*rt, c, args, repeatsCompilable, w, &rc))
         rc = startCall(c, args, -1, BlockingWait::complete, &w, ArgsLifetime::UntilCompletion);
     if (rc != 0) return rc;
     if (!w.done) c.cache.wait(w, rt->transport());  // (a repeat often ends in its start)
     return w.status;
+}
+
+}  // namespace
+
+int runBlocking(hieragg_comm& c, const hieragg_coll_args& args) {
+    return runBlockingIf(c, args, [&args](const LastCall& last) { return last.rawCompilable && last.repeatsRaw(args); });
+}
+
+int runBarrier(hieragg_comm& c) {
+    // Its arguments never change: whether the last ones were a barrier's was decided once.
+    return runBlockingIf(c, kBarrierArgs, [](const LastCall& last) { return last.repeatsCompilableBarrier(); });
 }
 
 }  // namespace hieragg

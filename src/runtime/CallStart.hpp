@@ -20,5 +20,8 @@ int startCall(hieragg_comm& c, const hieragg_coll_args& args, int64_t persistent
 // A blocking call: the compiled fast path if it repeats the last call, else startCall, then
 // the wait. Returns the call's status.
 int runBlocking(hieragg_comm& c, const hieragg_coll_args& args);
+// runBlocking with a barrier's arguments (kBarrierArgs): a repeat is known without comparing
+// them (LastCall::repeatsCompilableBarrier).
+int runBarrier(hieragg_comm& c);
 
 }  // namespace hieragg

@@ -116,6 +116,8 @@ int hieragg_start_nonblocking(hieragg_comm* c, const hieragg_coll_args* args, hi
 
 int hieragg_run(hieragg_comm* c, const hieragg_coll_args* args) { return runBlocking(*c, *args); }
 
+int hieragg_run_barrier(hieragg_comm* c) { return runBarrier(*c); }
+
 int hieragg_persistent_init(hieragg_comm* c, const hieragg_coll_args* args, uint32_t* id) {
     if (!Runtime::instance()) return HIERAGG_ERR_INTERNAL;
     std::lock_guard<CommMutex> lock(c->mutex);

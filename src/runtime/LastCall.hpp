@@ -53,6 +53,15 @@ inline bool sameRawCall(const hieragg_coll_args& a, const hieragg_coll_args& b) 
     return sameRawCall(a, b, nullBuffers(b));
 }
 
+// A barrier's arguments: its kind alone, every other field zero (what the shim fills for
+// MPI_Barrier, and what hieragg_run_barrier runs).
+constexpr hieragg_coll_args barrierArgs() {
+    hieragg_coll_args a{};
+    a.kind = HIERAGG_BARRIER;
+    return a;
+}
+inline constexpr hieragg_coll_args kBarrierArgs = barrierArgs();
+
 struct LastCall {
     std::string signature;
     std::shared_ptr<const hier::Plan> plan;
@@ -70,6 +79,10 @@ struct LastCall {
     // decided when they were kept: the kind has no per-rank vectors and is no strong
     // reduction (which launch runs as a chain).
     bool rawCompilable = false;
+    // The raw arguments are a barrier's (kBarrierArgs) and rawCompilable: decided once when
+    // they were kept, so that a blocking barrier's entry (hieragg_run_barrier), whose
+    // arguments are always those, knows that it repeats them without comparing.
+    bool rawCompilableBarrier = false;
     // Changes whenever the raw arguments (and with them the last schedule and the raw
     // layouts) are kept anew or dropped: CallCache::compiledForLast's check of the compiled
     // call against them holds while it stays.
@@ -92,18 +105,22 @@ struct LastCall {
         rawRtype = rtype;
         rawAlgorithm = algorithm;
         rawCompilable = compilable;
+        rawCompilableBarrier = compilable && sameRawCall(args, kBarrierArgs);
         ++rawGeneration;
         rawValid = true;
     }
     // Forgets them (the call about to be prepared may change the last schedule).
     void dropRaw() {
         rawValid = false;
+        rawCompilableBarrier = false;
         ++rawGeneration;
     }
 
     // The last call again, with the same raw arguments. Its per-rank vectors, for a kind that
     // has any, are still to be compared by value (`vectors`).
     bool repeatsRaw(const hieragg_coll_args& args) const { return rawValid && sameRawCall(args, raw, rawNulls); }
+    // repeatsRaw(kBarrierArgs) && rawCompilable, without the comparison (rawCompilableBarrier).
+    bool repeatsCompilableBarrier() const { return rawCompilableBarrier; }
 };
 
 }  // namespace hieragg

@@ -4,7 +4,9 @@
 // req_free). Each post goes into the rank's SimTransport; its request is a FakeRequest whose
 // done word is set when the simulated message ends: at once when it ended inside its post,
 // else by progress() (as Open MPI's progress engine completes a request). Every request must
-// be released exactly once, after it ended (releasedOnce() says whether that held).
+// be released exactly once, after it ended (releasedOnce() says whether that held). With
+// `emptySends`, a send that ended inside its post returns the fake's one empty request
+// instead (abi.h request_empty, Open MPI's &ompi_request_empty), which must never be released.
 #pragma once
 #include <deque>
 #include <memory>
@@ -18,8 +20,11 @@ namespace testing {
 
 class PmlOverSim {
 public:
-    PmlOverSim(sim::SimNetwork& net, sim::SimComm& comm) : net_(net), comm_(comm) {
+    PmlOverSim(sim::SimNetwork& net, sim::SimComm& comm, bool emptySends = false)
+        : net_(net), comm_(comm), emptySends_(emptySends) {
         current() = this;
+        empty_.done = &kEnded;
+        empty_.release = releaseEmpty;
         for (int r = 0; r < net.size(); ++r) {
             ranks_.push_back(RankComm{r, &comm_});
             transports_.push_back(std::make_unique<PmlTransport>(table()));
@@ -51,6 +56,9 @@ public:
     }
     // Posts that ended inside themselves (released by the post, not by a test).
     size_t endedInPost() const { return endedInPost_; }
+    // Sends that returned the empty request (emptySends), and its releases (must be none).
+    size_t emptyReturned() const { return emptyReturned_; }
+    size_t emptyReleases() const { return emptyReleases_; }
 
 private:
     struct RankComm {
@@ -82,6 +90,7 @@ private:
         t.request_done_value = &kEnded;
         t.request_error_offset = offsetof(FakeRequest, error);
         t.request_free_offset = offsetof(FakeRequest, release);
+        if (emptySends_) t.request_empty = handle(&empty_);
         t.reduce = [](void* op, const void* src, void* dst, size_t count, void* type) {
             return current()->net_.transport(0).reduce(op, src, dst, count, type);
         };
@@ -91,8 +100,13 @@ private:
         return t;
     }
     // A post of `rank`'s simulated transport made into a request laid out as Open MPI's.
-    int made(int rank, int rc, void* sim, ompi_request_t** req) {
+    int made(int rank, bool send, int rc, void* sim, ompi_request_t** req) {
         if (rc != 0) return rc;
+        if (send && !sim && emptySends_) {  // ended inside its post: the PML's empty request
+            ++emptyReturned_;
+            *req = handle(&empty_);
+            return 0;
+        }
         requests_.emplace_back();
         FakeRequest& f = requests_.back();
         f.release = release;
@@ -110,20 +124,25 @@ private:
         const RankComm& c = *reinterpret_cast<RankComm*>(comm);
         void* sim = nullptr;
         const int rc = current()->net_.transport(c.rank).isendReleased(c.comm, false, buf, count, type, peer, tag, &sim);
-        return current()->made(c.rank, rc, sim, req);
+        return current()->made(c.rank, true, rc, sim, req);
     }
     static int irecv(void* buf, size_t count, ompi_datatype_t* type, int peer, int tag, ompi_communicator_t* comm,
                      ompi_request_t** req) {
         const RankComm& c = *reinterpret_cast<RankComm*>(comm);
         void* sim = nullptr;
         const int rc = current()->net_.transport(c.rank).irecvReleased(c.comm, false, buf, count, type, peer, tag, &sim);
-        return current()->made(c.rank, rc, sim, req);
+        return current()->made(c.rank, false, rc, sim, req);
     }
     static int release(ompi_request_t** req) {
         FakeRequest* f = reinterpret_cast<FakeRequest*>(*req);
         if (f->released || f->done != &kEnded) current()->badRelease_ = true;
         f->released = true;
         *req = nullptr;  // Open MPI sets MPI_REQUEST_NULL
+        return 0;
+    }
+    static int releaseEmpty(ompi_request_t** req) {
+        ++current()->emptyReleases_;
+        *req = nullptr;
         return 0;
     }
 
@@ -134,6 +153,9 @@ private:
     std::deque<FakeRequest> requests_;  // (a deque: the handles stay valid)
     size_t endedInPost_ = 0;
     bool badRelease_ = false;
+    bool emptySends_ = false;
+    FakeRequest empty_;  // the empty request (emptySends)
+    size_t emptyReturned_ = 0, emptyReleases_ = 0;
 };
 
 }  // namespace testing

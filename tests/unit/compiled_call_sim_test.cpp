@@ -136,15 +136,21 @@ int algorithmOf(const Case& k) {
 // start as runRepeat does: the communicator's parts bound once (bindCommunicator), each
 // call's buffers, types and op through startBound. Every call's buffers are new and the
 // previous call's stay alive: they must still hold their own results after the next call.
-// With `viaPml`, compiled ranks post into a fake PML over the same network (PmlOverSim:
-// CompiledCall's direct path, PmlDirect), every request released exactly once.
+// With `via` Pml, compiled ranks post into a fake PML over the same network (PmlOverSim:
+// CompiledCall's direct path, PmlDirect), every request released exactly once; with
+// PmlEmptySends, a send that ends inside its post returns the fake's empty request (Open
+// MPI's &ompi_request_empty, abi.h request_empty), which must never be released.
+enum class Via { Transport, Pml, PmlEmptySends };
+size_t emptyRequestsReturned = 0;  // over every PmlEmptySends case run
 void runCase(const Case& k, int calls, bool (*taskRank)(int), const CallTagRule* numbering = nullptr,
-             bool bound = false, bool viaPml = false) {
+             bool bound = false, Via via = Via::Transport) {
+    const bool viaPml = via != Via::Transport;
     const int p = k.p;
     hier::Hierarchy h = std::string(k.hierarchy) == "flat" ? hier::Hierarchy::flat(p) : virtualNodes(p, 2);
     sim::SimNetwork net(p);
     sim::SimComm comm{7};
-    std::unique_ptr<PmlOverSim> pml = viaPml ? std::make_unique<PmlOverSim>(net, comm) : nullptr;
+    std::unique_ptr<PmlOverSim> pml =
+        viaPml ? std::make_unique<PmlOverSim>(net, comm, via == Via::PmlEmptySends) : nullptr;
     // Where compiled rank r posts (and the communicator handle it binds).
     auto transportOf = [&](int r) -> Transport& {
         return pml ? static_cast<Transport&>(pml->transport(r)) : net.transport(r);
@@ -152,7 +158,8 @@ void runCase(const Case& k, int calls, bool (*taskRank)(int), const CallTagRule*
     auto commOf = [&](int r) -> void* { return pml ? pml->comm(r) : static_cast<void*>(&comm); };
     const std::string what = std::string(hieragg_coll_name(k.kind)) + " p=" + std::to_string(p) +
                              " count=" + std::to_string(k.count) + " root=" + std::to_string(k.root) + " " +
-                             k.hierarchy + (viaPml ? " (PML direct)" : "");
+                             k.hierarchy + (viaPml ? " (PML direct)" : "") +
+                             (via == Via::PmlEmptySends ? " (empty request)" : "");
     std::vector<std::unique_ptr<CompiledCall>> compiled(p);
     std::vector<std::shared_ptr<const Schedule>> scheds(p);
     std::vector<TagAllocation> numbers(p);
@@ -234,8 +241,10 @@ void runCase(const Case& k, int calls, bool (*taskRank)(int), const CallTagRule*
         EXPECT_TRUE(net.error().empty()) << what << ": " << net.error();
     }
     if (pml) {
-        EXPECT_GT(pml->posts(), 0u) << what;
+        EXPECT_GT(pml->posts() + pml->emptyReturned(), 0u) << what << ": nothing went through the fake PML";
         EXPECT_TRUE(pml->releasedOnce()) << what << ": a request released twice, before it ended, or never";
+        EXPECT_EQ(pml->emptyReleases(), 0u) << what << ": the PML's empty request was released";
+        emptyRequestsReturned += pml->emptyReturned();
     }
     // Each rank took one number per call on each of its schedule's peers, and no other.
     for (int r = 0; r < p && numbering; ++r)
@@ -311,9 +320,21 @@ TEST(CompiledCallSim, StartBoundBindsEachCallsOwnBuffers) {
 // it ended inside its post or in a later test.
 TEST(CompiledCallSim, PostingStraightIntoThePmlGivesTheSameResults) {
     const CallTagRule window4 = TagLayout().capped(4).callRule();
-    for (const Case& k : kCases) runCase(k, 3, noTasks, nullptr, false, true);
-    for (const Case& k : kCases) runCase(k, 4, oddRanksAreTasks, &window4, true, true);
-    for (const Case& k : kCases) runCase(k, 3, noTasks, &window4, true, true);
+    for (const Case& k : kCases) runCase(k, 3, noTasks, nullptr, false, Via::Pml);
+    for (const Case& k : kCases) runCase(k, 4, oddRanksAreTasks, &window4, true, Via::Pml);
+    for (const Case& k : kCases) runCase(k, 3, noTasks, &window4, true, Via::Pml);
+}
+
+// Sends that end inside their post come back as the PML's empty request (Open MPI's
+// &ompi_request_empty from ob1's inline send): done at once and never released, with the same
+// closed forms, tags and untouched previous buffers, started both ways, next to Task ranks
+// and alone (runCase checks that no case releases it).
+TEST(CompiledCallSim, ThePmlsEmptyRequestIsDoneAtOnceAndNeverReleased) {
+    const CallTagRule window4 = TagLayout().capped(4).callRule();
+    for (const Case& k : kCases) runCase(k, 3, noTasks, nullptr, false, Via::PmlEmptySends);
+    for (const Case& k : kCases) runCase(k, 4, oddRanksAreTasks, &window4, true, Via::PmlEmptySends);
+    for (const Case& k : kCases) runCase(k, 3, noTasks, &window4, true, Via::PmlEmptySends);
+    EXPECT_GT(emptyRequestsReturned, 0u) << "no send came back as the empty request: nothing was checked";
 }
 
 TEST(CompiledCallSim, BarrierDoesNotFinishBeforeEveryRankEntered) {

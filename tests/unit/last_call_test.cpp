@@ -98,3 +98,30 @@ TEST(LastCallTest, KeepingOrDroppingTheRawArgumentsAlwaysChangesTheirGeneration)
     last.dropRaw();
     EXPECT_TRUE(changed());
 }
+
+// The blocking barrier's entry (runBarrier) asks repeatsCompilableBarrier instead of comparing
+// its arguments: it must say exactly what repeatsRaw(kBarrierArgs) && rawCompilable says,
+// whatever was kept before.
+TEST(LastCallTest, TheBarrierEntryRepeatsExactlyACompilableBarrier) {
+    LastCall last;
+    EXPECT_FALSE(last.repeatsCompilableBarrier()) << "nothing kept";
+    hieragg_coll_args barrier{};
+    barrier.kind = HIERAGG_BARRIER;
+    last.keepRaw(barrier, hieragg_dtype_info{}, hieragg_dtype_info{}, 0, true);
+    EXPECT_TRUE(last.repeatsRaw(kBarrierArgs));
+    EXPECT_TRUE(last.repeatsCompilableBarrier());
+    last.keepRaw(barrier, hieragg_dtype_info{}, hieragg_dtype_info{}, 0, false);
+    EXPECT_FALSE(last.repeatsCompilableBarrier()) << "a barrier the fast path may not run";
+    last.keepRaw(allreduceArgs(), kInt, kInt, 0, true);
+    EXPECT_FALSE(last.repeatsCompilableBarrier()) << "another kind kept";
+    hieragg_coll_args rooted = barrier;  // not what the shim fills for a barrier
+    rooted.root = 2;
+    last.keepRaw(rooted, hieragg_dtype_info{}, hieragg_dtype_info{}, 0, true);
+    EXPECT_FALSE(last.repeatsRaw(kBarrierArgs));
+    EXPECT_FALSE(last.repeatsCompilableBarrier()) << "a barrier's arguments with another root";
+    last.keepRaw(barrier, hieragg_dtype_info{}, hieragg_dtype_info{}, 0, true);
+    EXPECT_TRUE(last.repeatsCompilableBarrier());
+    last.dropRaw();
+    EXPECT_FALSE(last.repeatsRaw(kBarrierArgs));
+    EXPECT_FALSE(last.repeatsCompilableBarrier()) << "dropped";
+}

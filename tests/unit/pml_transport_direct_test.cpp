@@ -4,7 +4,8 @@
 // function); a message that ended inside its post comes back released with its status, one
 // that did not is returned and released by the test that finds it ended, each exactly once;
 // a post that fails returns its code; a local-group message and a table without the PML's
-// entry points still go through the shim's callbacks.
+// entry points still go through the shim's callbacks; the PML's empty request (abi.h
+// request_empty, Open MPI's &ompi_request_empty) is done at once and never released.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -29,6 +30,7 @@ const int kDone = 1;  // its address is the done word's "ended" value
 std::vector<FakeRequest*> released;
 int postRc = 0;
 bool endAtOnce = false;
+FakeRequest* returnEmpty = nullptr;  // what the post returns instead of a new request
 int endError = 0;
 int shimCalls = 0;
 std::vector<FakeRequest> pool(8);
@@ -42,6 +44,10 @@ int releaseFake(ompi_request_t** req) {
 
 int post(ompi_request_t** req) {
     if (postRc != 0) return postRc;
+    if (returnEmpty) {
+        *req = handleOf(returnEmpty);
+        return 0;
+    }
     FakeRequest* r = &pool.at(used++);
     r->done = endAtOnce ? &kDone : nullptr;
     r->error = endError;
@@ -97,6 +103,7 @@ void reset() {
     endError = 0;
     shimCalls = 0;
     used = 0;
+    returnEmpty = nullptr;
 }
 
 TEST(PmlTransportDirect, AMessageThatEndedInItsPostComesBackReleasedWithItsStatus) {
@@ -134,6 +141,39 @@ TEST(PmlTransportDirect, APendingMessageIsReleasedOnceByTheTestThatFindsItEnded)
     ASSERT_EQ(released.size(), 1u);
     EXPECT_EQ(released[0], &pool[0]);
     EXPECT_EQ(shimCalls, 0);
+}
+
+// ob1's inline send returns &ompi_request_empty (ended, success, its req_free only nulls the
+// handle): with the shim's request_empty it is done at once, its status success, never
+// released; without it (a table naming no empty request) the same request is released as
+// any ended one.
+TEST(PmlTransportDirect, ThePmlsEmptyRequestIsDoneAndNeverReleased) {
+    reset();
+    FakeRequest empty;
+    empty.done = &kDone;
+    empty.release = releaseFake;
+    hieragg_transport t = table(true);
+    t.request_empty = handleOf(&empty);
+    PmlTransport tr(t);
+    returnEmpty = &empty;
+    void* req = &pool[7];
+    EXPECT_EQ(tr.isendReleased(nullptr, false, nullptr, 0, nullptr, 1, -3, &req), 0);
+    EXPECT_EQ(req, nullptr);
+    EXPECT_EQ(tr.irecvReleased(nullptr, false, nullptr, 0, nullptr, 1, -3, &req), 0);
+    EXPECT_EQ(req, nullptr);
+    EXPECT_TRUE(released.empty());
+    EXPECT_EQ(shimCalls, 0);
+    ASSERT_NE(tr.direct(), nullptr);
+    req = &pool[7];
+    EXPECT_EQ(tr.direct()->post(false, nullptr, nullptr, 0, nullptr, 1, -3, &req), 0);
+    EXPECT_EQ(req, nullptr);
+    EXPECT_TRUE(released.empty());
+
+    PmlTransport plain(table(true));  // no request_empty: released as any ended request
+    EXPECT_EQ(plain.isendReleased(nullptr, false, nullptr, 0, nullptr, 1, -3, &req), 0);
+    EXPECT_EQ(req, nullptr);
+    ASSERT_EQ(released.size(), 1u);
+    EXPECT_EQ(released[0], &empty);
 }
 
 TEST(PmlTransportDirect, AFailedPostReturnsItsCodeAndReleasesNothing) {

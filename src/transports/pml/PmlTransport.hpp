@@ -22,6 +22,9 @@ struct PmlDirect {
     const void* doneValue = nullptr;
     size_t errorOffset = 0;  // the status's error (an int)
     size_t freeOffset = 0;   // req_free (a hieragg_request_free_fn)
+    // The PML's request for a send that ended inside its post (abi.h request_empty): done,
+    // never released. Null: none.
+    const void* empty = nullptr;
 
     PmlDirect() = default;
     explicit PmlDirect(const hieragg_transport& cb)
@@ -31,7 +34,8 @@ struct PmlDirect {
           doneOffset(cb.request_done_offset),
           doneValue(cb.request_done_value),
           errorOffset(cb.request_error_offset),
-          freeOffset(cb.request_free_offset) {}
+          freeOffset(cb.request_free_offset),
+          empty(cb.request_empty) {}
 
     // The request's done word says it ended (the status is read after it).
     __attribute__((always_inline)) bool ended(void* req) const {
@@ -55,7 +59,8 @@ struct PmlDirect {
         return done ? release(req) : 0;
     }
     // Posts a send (recv false) or a receive of a communicator's message; *req is the request,
-    // or null when the message ended inside its post (then released, its status returned).
+    // or null when the message ended inside its post (then released, its status returned; or,
+    // the PML's empty request, done with success and not released: abi.h request_empty).
     __attribute__((always_inline)) int post(bool recv, void* comm, const void* buf, size_t count, void* type,
                                             int peer, int tag, void** req) const {
         ompi_request_t* r = nullptr;
@@ -63,6 +68,10 @@ struct PmlDirect {
                                     static_cast<ompi_communicator_t*>(comm), &r)
                             : isend(buf, count, static_cast<ompi_datatype_t*>(type), peer, tag, standard,
                                     static_cast<ompi_communicator_t*>(comm), &r);
+        if (rc == 0 && r == empty) {  // (both null: no request, 0, as below)
+            *req = nullptr;
+            return 0;
+        }
         *req = r;
         if (rc != 0 || !r || !ended(r)) return rc;
         *req = nullptr;
