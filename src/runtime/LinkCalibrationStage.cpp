@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
 
 #include "CalibrationRounds.hpp"
+#include "FixedText.hpp"
 #include "ReduceRateProbe.hpp"
 #include "Runtime.hpp"
 #include "hieragg/ScheduleBuilder.hpp"
@@ -37,12 +37,6 @@ struct CalibrationRecord {
 bool oneHostAllowed() {
     const char* v = std::getenv("HIERAGG_TEST_CALIBRATE_ONE_HOST");
     return v && *v == '1';
-}
-
-std::string fixed(double v, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
 }
 
 // The eager limit of the link's path (the shim reads it from Open MPI) and its source.
@@ -271,7 +265,8 @@ void agreementArrived(hieragg_comm& c, LinkCalibrationState& st) {
         const double ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - st.passStart).count();
         if (agreed.valid) {
-            rt.verbose(1, measuredLine(link, c.selection.costs, agreed, policy, pairs.size(), measuredPairs, ms) + reduceRateNote(c, link) +
+            rt.verbose(1, measuredLine(link, c.selection.costs, agreed, policy, pairs.size(), measuredPairs, ms) +
+                              reduceRateNote(c, link) +
                               (disagreed.empty() ? ""
                                                  : "; the ends of a pair disagreed (" + disagreed +
                                                        "): the less loaded end kept") +

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <limits>
 #include <vector>
 
+#include "FixedText.hpp"
 #include "Runtime.hpp"
+#include "hieragg/hier/PolynomialFit.hpp"
 
 namespace hieragg {
 
@@ -21,12 +21,6 @@ constexpr int kProbeReps = 9;
 // dst += src, out of line so that the compiler keeps the work whatever the caller does with it.
 [[gnu::noinline]] void sumInto(const double* src, double* dst, size_t n) {
     for (size_t i = 0; i < n; ++i) dst[i] += src[i];
-}
-
-std::string fixed(double v, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
 }
 
 bool measuresAtSetup() {
@@ -46,13 +40,9 @@ double reduceRateFromTimings(const std::vector<ReductionTiming>& timings) {
             it->second = std::min(it->second, t.us);
     }
     if (floors.size() < 2) return 0.0;
-    double mx = 0, my = 0;
-    for (const auto& f : floors) mx += f.first, my += f.second;
-    mx /= static_cast<double>(floors.size());
-    my /= static_cast<double>(floors.size());
-    double sxy = 0, sxx = 0;
-    for (const auto& f : floors) sxy += (f.first - mx) * (f.second - my), sxx += (f.first - mx) * (f.first - mx);
-    const double slopeUsPerByte = sxx > 0 ? sxy / sxx : 0.0;
+    std::vector<double> bytes, us;
+    for (const auto& f : floors) bytes.push_back(f.first), us.push_back(f.second);
+    const double slopeUsPerByte = hier::leastSquaresPolynomial(bytes, us, 1)[1];
     return slopeUsPerByte > 0 ? slopeUsPerByte * 1000.0 : 0.0;
 }
 
