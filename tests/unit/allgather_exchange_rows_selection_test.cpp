@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "OversubscribedNodeCosts.hpp"
 #include "SimFixture.hpp"
 #include "hieragg/hier/AlgorithmRegistry.hpp"
 #include "hieragg/hier/CostParams.hpp"
@@ -50,10 +51,7 @@ std::string pick(hieragg_coll_kind kind, const hier::Hierarchy* h, size_t bytes,
 // The component's parameters on an emulated layout: node oversubscription (ranks on 2
 // cores), then the network as measured at setup (the published benchmark's values).
 hier::CostParams emulated(double alphaUs, double betaNs, int nodeRanks, int cores) {
-    hier::CostParams p = hier::CostParams::defaults();
-    const int none[HIERAGG_LINK_CLASS_COUNT] = {0, 0, 0, 0};
-    hier::applyNodeOversubscription(p, nodeRanks, cores, none);
-    p.nodeCores = cores;
+    hier::CostParams p = oversubscribedNodeCosts(nodeRanks, cores);
     hier::MeasuredLink m;
     m.valid = true;
     m.alpha_us = alphaUs;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "FlatAllgathervCase.hpp"
+#include "OversubscribedNodeCosts.hpp"
 #include "hieragg/hier/AlgorithmRegistry.hpp"
 #include "hieragg/hier/OversubscribedNode.hpp"
 #include "hieragg/hier/Selection.hpp"
@@ -67,13 +68,10 @@ TEST(AllgathervBruck, EightRanksInRankOrderClosedForm) {
 // quiet node: allgatherv's auto takes Bruck for 8 B and 64 KiB mean blocks, at the price
 // allgather's model gives recursive doubling: ceil(log2 p) start-ups and (p - 1) blocks.
 TEST(AllgathervBruck, OneNodeAutoTakesBruck) {
-    const int kNone[HIERAGG_LINK_CLASS_COUNT] = {0, 0, 0, 0};
     for (int p : {4, 8})
         for (int cores : {0, 2})
             for (int words : {1, 8192}) {
-                hier::CostParams params = hier::CostParams::defaults();
-                hier::applyNodeOversubscription(params, p, cores, kNone);
-                params.nodeCores = cores;
+                hier::CostParams params = oversubscribedNodeCosts(p, cores);
                 std::vector<int> counts(p, words);
                 CollCall c = baseCall(HIERAGG_ALLGATHERV, 0, p, nullptr);
                 c.rtype = {8, 0, 8, 0, 8};

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "OversubscribedNodeCosts.hpp"
 #include "SimFixture.hpp"
 #include "hieragg/hier/AlgorithmRegistry.hpp"
 #include "hieragg/hier/CostParams.hpp"
@@ -30,10 +31,7 @@ hier::MeasuredLink measured(double alphaUs, double betaNs) {
 // The component's parameters on one layout: defaults, the node's oversubscription (ranks
 // on a 2-core machine), then the network as measured at setup.
 hier::CostParams emulated(double alphaUs, double betaNs, int nodeRanks) {
-    hier::CostParams p = hier::CostParams::defaults();
-    const int none[HIERAGG_LINK_CLASS_COUNT] = {0, 0, 0, 0};
-    hier::applyNodeOversubscription(p, nodeRanks, 2, none);
-    p.nodeCores = 2;
+    hier::CostParams p = oversubscribedNodeCosts(nodeRanks, 2);
     hier::applyMeasuredLink(p, hier::kLinkNetwork, measured(alphaUs, betaNs), {});
     return p;
 }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "OversubscribedNodeCosts.hpp"
 #include "SimFixture.hpp"
 #include "hieragg/hier/AlgorithmRegistry.hpp"
 #include "hieragg/hier/OversubscribedNode.hpp"
@@ -18,15 +19,12 @@ using namespace hieragg::testing;
 
 namespace {
 
-const int kNoneSet[HIERAGG_LINK_CLASS_COUNT] = {0, 0, 0, 0};
 constexpr int kCores = 2;
 
 // The node link as the setup measures it on a crowded node (a hand-off alpha of tens of us
 // and more, theta 0.1-0.5 us), n ranks on kCores cores.
 hier::CostParams crowdedNode(int n, double alpha, double theta, double beta) {
-    hier::CostParams p = hier::CostParams::defaults();
-    hier::applyNodeOversubscription(p, n, kCores, kNoneSet);
-    p.nodeCores = kCores;
+    hier::CostParams p = oversubscribedNodeCosts(n, kCores);
     hier::LinkCost& l = p.link[hier::kLinkNode];
     l.alpha_us = alpha;
     l.theta_us = theta;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "OversubscribedNodeCosts.hpp"
 #include "SimFixture.hpp"
 #include "hieragg/hier/AlgorithmRegistry.hpp"
 #include "hieragg/hier/CostParams.hpp"
@@ -36,10 +37,7 @@ hier::MeasuredLink measured(double alphaUs, double betaNs, double exchangeUs) {
 // The component's parameters on one layout: defaults, the node's oversubscription (ranks
 // on a 2-core machine), then the network as measured at setup (exchangeUs 0: not measured).
 hier::CostParams emulated(double alphaUs, double betaNs, int nodeRanks, double exchangeUs) {
-    hier::CostParams p = hier::CostParams::defaults();
-    const int none[HIERAGG_LINK_CLASS_COUNT] = {0, 0, 0, 0};
-    hier::applyNodeOversubscription(p, nodeRanks, 2, none);
-    p.nodeCores = 2;
+    hier::CostParams p = oversubscribedNodeCosts(nodeRanks, 2);
     hier::applyMeasuredLink(p, hier::kLinkNetwork, measured(alphaUs, betaNs, exchangeUs), {});
     return p;
 }
@@ -75,10 +73,7 @@ std::string pick(hieragg_coll_kind kind, const hier::Hierarchy& h, size_t bytes,
 // The emulated 4 x 2 block's parameters (2 ranks per node of 2 cores) with the network's
 // rate both ways measured at twice beta and a rendezvous of R past 64 KiB.
 hier::CostParams bothWaysWithRendezvous(double alphaUs, double betaNs, double exchangeUs, double R) {
-    hier::CostParams p = hier::CostParams::defaults();
-    const int none[HIERAGG_LINK_CLASS_COUNT] = {0, 0, 0, 0};
-    hier::applyNodeOversubscription(p, 2, 2, none);
-    p.nodeCores = 2;
+    hier::CostParams p = oversubscribedNodeCosts(2, 2);
     hier::MeasuredLink m = measured(alphaUs, betaNs, exchangeUs);
     m.duplex_beta_ns_per_byte = 2 * betaNs;
     m.rendezvous_us = R, m.eager_bytes = 65536;

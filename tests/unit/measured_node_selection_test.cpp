@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "OversubscribedNodeCosts.hpp"
 #include "SimFixture.hpp"
 #include "hieragg/hier/AlgorithmRegistry.hpp"
 #include "hieragg/hier/LinkCalibration.hpp"
@@ -19,14 +20,10 @@ using namespace hieragg::testing;
 
 namespace {
 
-const int kNoneSet[HIERAGG_LINK_CLASS_COUNT] = {0, 0, 0, 0};
-
 // The costs the setup gives 8 ranks on a node of 2 cores, then (measured) the node link's
 // calibration: alpha 0.35 us, beta 0.1 ns/B, 0.3 us per further message of a stream.
 hier::CostParams node8of2(bool measured) {
-    hier::CostParams p = hier::CostParams::defaults();
-    hier::applyNodeOversubscription(p, 8, 2, kNoneSet);
-    p.nodeCores = 2;
+    hier::CostParams p = oversubscribedNodeCosts(8, 2);
     if (measured) {
         hier::MeasuredLink m;
         m.valid = true;

@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "OversubscribedNodeCosts.hpp"
 #include "SimFixture.hpp"
 #include "hieragg/hier/AlgorithmRegistry.hpp"
 #include "hieragg/hier/OversubscribedNode.hpp"
@@ -21,9 +22,7 @@ const int kNoneSet[HIERAGG_LINK_CLASS_COUNT] = {0, 0, 0, 0};
 // The default costs as the setup adjusts them for n ranks on one node of `cores` cores
 // (0: unknown).
 hier::CostParams sharedNode(int n, int cores) {
-    hier::CostParams params = hier::CostParams::defaults();
-    hier::applyNodeOversubscription(params, n, cores, kNoneSet);
-    params.nodeCores = cores;
+    hier::CostParams params = oversubscribedNodeCosts(n, cores);
     return params;
 }
 

@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "../../src/runtime/ReduceRateProbe.hpp"
+#include "OversubscribedNodeCosts.hpp"
 #include "SimFixture.hpp"
 #include "hieragg/hier/AlgorithmRegistry.hpp"
 #include "hieragg/hier/OversubscribedNode.hpp"
@@ -86,10 +87,8 @@ TEST(ReduceRateProbe, TheChainsHopIsPricedWithTheGivenGamma) {
     const int n = 4, cores = 2;
     const double alpha = 6.39, theta = 0.28, beta = 0.08e-3, rdv = 5.09, u = 65536;
     for (double g : {0.25, 0.05, 0.01}) {
-        hier::CostParams p = hier::CostParams::defaults();
         const int none[HIERAGG_LINK_CLASS_COUNT] = {0, 0, 0, 0};
-        hier::applyNodeOversubscription(p, n, cores, none);
-        p.nodeCores = cores;
+        hier::CostParams p = oversubscribedNodeCosts(n, cores);
         hier::LinkCost& l = p.link[hier::kLinkNode];
         l.alpha_us = alpha;
         l.theta_us = theta;
