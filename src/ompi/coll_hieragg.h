@@ -58,7 +58,38 @@ OBJ_CLASS_DECLARATION(mca_coll_hieragg_module_t);
 
 int mca_coll_hieragg_init_query(bool enable_progress_threads, bool enable_mpi_threads);
 mca_coll_base_module_t* mca_coll_hieragg_comm_query(struct ompi_communicator_t* comm, int* priority);
-/* Sets every collective entry of the module's function table. */
+
+/* MCA parameters (coll_hieragg_params.c): registers every coll_hieragg_* parameter of
+ * component C, each written with its default into its field of M. */
+void mca_coll_hieragg_register_params(mca_base_component_t* c, mca_coll_hieragg_component_t* m);
+/* 1 when the user set the cost variable INDEX (any source but the default) to VALUE >= 0. */
+int mca_coll_hieragg_cost_set_explicitly(int index, double value);
+/* Bits HIERAGG_COST_SET_*: which of the four cost variables INDEX were set explicitly. */
+int mca_coll_hieragg_cost_set_bits(const int index[4], const hieragg_link_cost* lc);
+/* The switch coll_hieragg_<NAME> as 0 or 1 (another value warns once and becomes 1). */
+int mca_coll_hieragg_switch_value(const char* name, int* value);
+/* MPI_T performance variables bound to communicators (coll_hieragg_pvars.c). */
+void mca_coll_hieragg_register_pvars(mca_base_component_t* c);
+
+/* The MPI error code of a core status (HIERAGG_ERR_*; 0 is success). Inline: every
+ * blocking entry returns through it. */
+static inline int mca_coll_hieragg_map_status(int status) {
+    switch (status) {
+    case 0: return OMPI_SUCCESS;
+    case HIERAGG_ERR_NO_MEM: return MPI_ERR_NO_MEM; /* an MPI error class the caller can test */
+    case HIERAGG_ERR_UNSUPPORTED: return MPI_ERR_UNSUPPORTED_OPERATION;
+    case HIERAGG_ERR_INTERNAL: return MPI_ERR_INTERN;
+    default: return status;
+    }
+}
+/* A nonblocking or persistent collective's request (coll_hieragg_request.c): for A (copied
+ * into it) on COMM, owning NEIGHBORS (a neighborhood collective's lists, or NULL), started
+ * (nonblocking) or prepared for MPI_Start (PERSISTENT). On an error nothing runs,
+ * NEIGHBORS and the request, if one was made, are freed. */
+int mca_coll_hieragg_request_start(const hieragg_coll_args* a, struct ompi_communicator_t* comm,
+                                   mca_coll_hieragg_module_t* module, int* neighbors,
+                                   ompi_request_t** request, bool persistent);
+/* Sets every collective entry of the module's function table (coll_hieragg_entries.c). */
 void mca_coll_hieragg_fill_functions(mca_coll_base_module_t* m);
 /* 1 when the structures the shim uses have the sizes libmpi was built with;
  * else 0 and a description of the first mismatch in MISMATCH. */
