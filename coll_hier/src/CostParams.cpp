@@ -13,7 +13,7 @@ const char* linkClassName(int link) {
 
 CostParams CostParams::defaults() {
     // Orders of magnitude of a shared-memory node and an Ethernet/IB cluster; the
-    // component's MCA parameters carry the same defaults (coll_hieragg_component.c).
+    // component's MCA parameters carry the same defaults (coll_hieragg_params.c).
     CostParams p;
     p.link[kLinkNuma] = {0.3, 1.0 / 10000, 0.1, 1.0 / 4000};
     p.link[kLinkNode] = {0.5, 1.0 / 6000, 0.1, 1.0 / 4000};
