@@ -267,6 +267,56 @@ TEST(ExchangeRound, ButterfliesAcrossNodesCostTheirCrossingRounds) {
     }
 }
 
+// reduce_scatter's recursive_halving (tuned's algorithm at 8 ranks below 256 KiB) across nodes,
+// round by round as Rabenseifner's halving, with the rate both ways measured (duplex 2 beta):
+// before, a decomposed call priced it at infinity (it ran only when forced). Blocks of 1 KiB,
+// a vector V of 8 KiB (rendezvous-free: R starts at 64 KiB).
+TEST(ExchangeRound, HalvingReduceScatterAcrossNodesCostsItsCrossingRounds) {
+    const double alpha = 92.1, betaNs = 10.58, E = 250.0, R = 300.0, duplex = 2 * betaNs / 1000;
+    const hier::CostParams p = bothWaysWithRendezvous(alpha, betaNs, E, R);
+    const hier::LinkCost& node = p.link[hier::kLinkNode];
+    const hier::LinkCost& nw = p.link[hier::kLinkNetwork];
+    const double burst = nw.burst_us >= 0 ? nw.burst_us : nw.theta_us;
+    const auto forced = [&](const hier::Hierarchy& h, size_t block) {
+        return hier::choosePlan(call(HIERAGG_REDUCE_SCATTER_BLOCK, h, block, "recursive_halving"), p);
+    };
+    // 4 x 2 block: distance 4 (V/2) and 2 (V/4) send both ranks of every node across (an
+    // exchange round, the burst's second message, 2 messages each way on the link), distance 1
+    // (V/8) pairs the two ranks of a node: its bytes on the node link, a network round's start.
+    {
+        const double V = 8 * 1024;
+        const hier::Plan plan = forced(virtualNodes(8, 2), 1024);
+        const double crossing = 2 * (E + burst) + 2 * (V / 2 + V / 4) * duplex;
+        const double home = E + V / 8 * node.beta_us_per_byte;
+        EXPECT_NEAR(plan.predUs, crossing + home + 7.0 / 8 * V * kGamma, 1e-9) << plan.describe();
+    }
+    // 2 x 4 round robin (even ranks on one node): distance 4 and 2 stay home, distance 1
+    // (V/8) sends all 4 ranks of a node across: the round and 3 further messages, 4 at once.
+    {
+        const double V = 8 * 1024;
+        const hier::Plan plan = forced(roundRobin(8, 2), 1024);
+        const double home = 2 * E + (V / 2 + V / 4) * node.beta_us_per_byte;
+        const double crossing = E + 3 * burst + 4 * V / 8 * duplex;
+        EXPECT_NEAR(plan.predUs, home + crossing + 7.0 / 8 * V * kGamma, 1e-9) << plan.describe();
+    }
+    // 6 ranks, 3 nodes of 2: ranks 1 and 3 fold into 0 and 2 inside their nodes (the whole
+    // vector in, one block of V/6 back: two one-way messages, bytes on the node link); the core
+    // {0, 2, 4, 5}: at distance 1 (V/4) ranks 0 and 2 cross (one per node), 4 and 5 stay
+    // home; at distance 2 (V/2) both of node {4, 5} cross. Reduced: 3/4 of V, all of it on
+    // the folded pairs.
+    {
+        const double V = 6 * 1024;
+        const hier::Plan plan = forced(virtualNodes(6, 2), 1024);
+        const double fold = 2 * (alpha + kTheta) + (V + V / 6) * node.beta_us_per_byte;
+        const double rounds = E + std::max(V / 4 * duplex, V / 4 * node.beta_us_per_byte) + E + burst +
+                              2 * V / 2 * duplex;
+        EXPECT_NEAR(plan.predUs, fold + rounds + (3.0 / 4 + 1) * V * kGamma, 1e-9) << plan.describe();
+    }
+    // Past the latency-bound vectors (bytes' time above the start-ups) it is not offered:
+    // 64 KiB blocks on 4 x 2 block, 2 (V/2 + V/4) duplex = 1.5 V duplex > 3 E + 2 burst.
+    EXPECT_TRUE(std::isinf(forced(virtualNodes(8, 2), 65536).predUs));
+}
+
 // Scan's recursive doubling as a lone call on 2 x 4 round robin, 64 KiB: step d = 1 sends
 // every message to the other node (4 leave each node at once: the exchange round, 3 further
 // messages of the burst, 4 S beta on the link), steps 2 and 4 stay inside the nodes (node

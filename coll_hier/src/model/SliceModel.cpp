@@ -34,6 +34,29 @@ ButterflyCrossing butterflyCrossingOf(const ExchangeLayout& x) {
     };
 }
 
+namespace {
+// A butterfly's start-ups and bytes, summed round by round.
+struct Rounds {
+    double startUps = 0, transfer = 0;
+    // One exchange round in which x of the busiest node's members send across `net`, each a
+    // message of `message` bytes (what pays the rendezvous), `bytes` each in all (queued:
+    // exchangeRoundTransferUs). A round that stays in the node (x = 0) still starts as a
+    // network round (docs/selection.md: the emulated cluster measured 8 B recursive doubling
+    // slower than the trees where only one of its rounds crosses); its bytes go over the
+    // node link. burst false: the x messages start as one exchange round.
+    void exchange(const LinkCost& net, const LinkCost& in, int x, double message, double bytes, bool burst = true) {
+        startUps += exchangeBurstUs(net, burst ? std::max(x, 1) : 1) + (x > 0 ? rendezvousUs(net, message) : 0.0);
+        transfer += exchangeRoundTransferUs(net, in, x, bytes);
+    }
+    // `count` messages of the fold (odd member to even or back), one way: x of them at once
+    // across `net`, each `message` bytes (of a pulse), `bytes` in all.
+    void fold(const LinkCost& net, const LinkCost& in, int x, double count, double message, double bytes) {
+        startUps += count * (net.alpha_us + net.theta_us + (x > 0 ? rendezvousUs(net, message) : 0.0));
+        transfer += count * bytes * (x > 0 ? x * net.beta_us_per_byte : in.beta_us_per_byte);
+    }
+};
+}  // namespace
+
 double butterflyAllreduceUs(const LinkCost& net, const LinkCost& in, int n, double bytes, double pulseBytes,
                             const ButterflyCrossing& crossing, bool halving, bool burst) {
     if (n <= 1) return 0;
@@ -42,17 +65,9 @@ double butterflyAllreduceUs(const LinkCost& net, const LinkCost& in, int n, doub
     const double pulse = std::min(bytes, std::max(pulseBytes, 1.0));
     const double windows = std::ceil(std::max(1.0, std::ceil(bytes / std::max(pulseBytes, 1.0))) /
                                      static_cast<double>(recipes::kPulseWindow));
-    double perWindow = 0, transfer = 0;
-    // One exchange round at distance d moving `share` of the vector each way. A round that
-    // stays in the node still starts as a network round (docs/selection.md: the emulated
-    // cluster measured 8 B recursive doubling slower than the trees where only one of its
-    // rounds crosses); its bytes go over the node link.
-    const auto round = [&](int d, double share) {
-        const int x = crossing(d);
-        perWindow +=
-            exchangeBurstUs(net, burst ? std::max(x, 1) : 1) + (x > 0 ? rendezvousUs(net, share * pulse) : 0.0);
-        transfer += exchangeRoundTransferUs(net, in, x, share * bytes);
-    };
+    Rounds per;  // start-ups per window of pulses, bytes of the whole vector
+    // One exchange round at distance d moving `share` of the vector each way.
+    const auto round = [&](int d, double share) { per.exchange(net, in, crossing(d), share * pulse, share * bytes, burst); };
     // Halving at distance d keeps half of 2d/p2 of the vector and sends the other d/p2;
     // the doubling at d sends as much back. Plain recursive doubling sends all of it each round.
     for (int d = 1; d < p2; d *= 2) {
@@ -64,14 +79,29 @@ double butterflyAllreduceUs(const LinkCost& net, const LinkCost& in, int n, doub
         }
     }
     // The fold's two messages of the whole vector go one way (start-ups as the rounds').
-    if (fold > 0) {
-        const int x = crossing(0);
-        perWindow += 2 * (net.alpha_us + net.theta_us + (x > 0 ? rendezvousUs(net, pulse) : 0.0));
-        transfer += 2 * bytes * (x > 0 ? x * net.beta_us_per_byte : in.beta_us_per_byte);
-    }
+    if (fold > 0) per.fold(net, in, crossing(0), 2, pulse, bytes);
     // Halving + doubling reduce (p2 - 1)/p2 of the vector, recursive doubling all of it each round.
     const double reduced = halving ? (p2 - 1.0) / p2 + fold : lg + fold;
-    return perWindow * windows + transfer + bytes * reduced * net.gamma_us_per_byte;
+    return per.startUps * windows + per.transfer + bytes * reduced * net.gamma_us_per_byte;
+}
+
+std::pair<double, double> butterflyReduceScatterUs(const LinkCost& net, const LinkCost& in, int n, double bytes,
+                                                   const ButterflyCrossing& crossing) {
+    if (n <= 1) return {0, 0};
+    const int p2 = butterflyCore(n);
+    const double fold = p2 == n ? 0.0 : 1.0;
+    Rounds all;
+    // Halving at distance d trades d/p2 of the vector (d = p2/2 first: half of it).
+    for (int d = 1; d < p2; d *= 2) {
+        const double share = static_cast<double>(d) / p2 * bytes;
+        all.exchange(net, in, crossing(d), share, share);
+    }
+    // The folded members' whole vectors in, their blocks (1/n) back out.
+    if (fold > 0) {
+        all.fold(net, in, crossing(0), 1, bytes, bytes);
+        all.fold(net, in, crossing(0), 1, bytes / n, bytes / n);
+    }
+    return {all.startUps, all.transfer + bytes * ((p2 - 1.0) / p2 + fold) * net.gamma_us_per_byte};
 }
 
 SliceLayout sliceLayoutOf(const CollCall& c, const CostParams& p, const std::vector<int>& links) {

@@ -3,6 +3,7 @@
 // with x members of a node sharing its link.
 #pragma once
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "hieragg/CollCall.hpp"
@@ -35,6 +36,15 @@ ButterflyCrossing butterflyCrossingOf(const ExchangeLayout& x);
 // columns, whose ring ringAllreduceUs prices so: the two rows compare on the same terms).
 double butterflyAllreduceUs(const LinkCost& net, const LinkCost& in, int n, double bytes, double pulseBytes,
                             const ButterflyCrossing& crossing, bool halving, bool burst = true);
+
+// Reduce_scatter by recursive halving (tuned's and the `recursive_halving` row's: no pulses)
+// over the largest power of two p2 <= n: the round at distance d trades d/p2 of the vector,
+// priced as butterflyAllreduceUs's halving rounds (crossing, burst, rendezvous, the node
+// link for a round that stays home); the fold's whole vector in and one block (1/n) out,
+// one way each; (p2 - 1)/p2 of the vector reduced (+ all of it on the folded pairs).
+// Returns {start-ups (rendezvous included), bytes' time (moved and reduced)}.
+std::pair<double, double> butterflyReduceScatterUs(const LinkCost& net, const LinkCost& in, int n, double bytes,
+                                                   const ButterflyCrossing& crossing);
 
 // Where a slice composition's messages go: the outermost groups (G of them, sizes between S
 // and M), the ring hops leaving the busiest one (cross), the network and the link inside a

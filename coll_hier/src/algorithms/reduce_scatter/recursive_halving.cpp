@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "algorithms/Row.hpp"
+#include "model/ExchangeModel.hpp"
 #include "model/SliceModel.hpp"
 #include "hieragg/algorithms/ButterflyAllreduce.hpp"
 #include "recipes/ReduceScatterPulses.hpp"
@@ -23,18 +24,24 @@ static std::pair<double, double> halvingReduceScatterUs(const LinkCost& l, int n
             bytes * ((p2 - 1.0) / p2 * perByte + fold * (perByte + l.beta_us_per_byte / n))};
 }
 
-// Priced inside one node only (a pair per round, no root: the oversubscribed node's alpha
-// already holds the wait for the partner's turn); across nodes the rounds' sharing of each
-// node's link is not modelled, so there it runs only when forced. Latency-bound vectors
-// only (start-ups above the bytes' time), as tuned keeps it to short messages: it holds two
-// copies of the whole vector and does not pipeline, and on 8 ranks of 2 cores at 64 KiB
-// the trees stayed ahead of it.
+// Inside one node a pair per round (no root: the oversubscribed node's alpha already holds
+// the wait for the partner's turn). Across nodes round by round, as Rabenseifner's halving
+// (butterflyReduceScatterUs): a round whose partners are on other nodes is an exchange round
+// with the busiest node's crossing messages sharing its link both ways, a round between
+// ranks of one node moves its bytes on the node link. Latency-bound vectors only (start-ups
+// above the bytes' time), as tuned keeps it to short messages: it holds two copies of the
+// whole vector and does not pipeline, and on 8 ranks of 2 cores at 64 KiB the trees stayed
+// ahead of it.
 static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     const SliceLayout x = sliceLayoutOf(q.call, q.params, q.links);
     Estimate e = callEstimate(a, q);
-    const std::pair<double, double> us = halvingReduceScatterUs(*x.net, x.n, q.bytes);
-    e.choice.predUs = x.hier || us.second > us.first ? kInf : us.first + us.second;
-    e.choice.why = "log2 p halving rounds, no root";
+    const std::pair<double, double> us =
+        x.hier ? butterflyReduceScatterUs(*x.net, *x.in, x.n, q.bytes,
+                                          butterflyCrossingOf(exchangeLayoutOf(q.call, q.params, q.links)))
+               : halvingReduceScatterUs(*x.net, x.n, q.bytes);
+    e.choice.predUs = us.second > us.first ? kInf : us.first + us.second;
+    e.choice.why = x.hier ? "log2 p halving rounds, no root, a node's ranks whose partner is outside share its link"
+                          : "log2 p halving rounds, no root";
     return e;
 }
 constexpr unsigned kNeeds = kNeedsIntracomm | kNeedsCommutativeOp;
