@@ -8,7 +8,7 @@
 //   FlatMarker forcing it runs the best flat plan; ForcedOnly: never chosen by the model.
 // A forced row (coll_hieragg_<coll>_algorithm) whose needs hold replaces the model's choice
 // wherever it serves. Candidates are ordered by prediction, equal predictions by their
-// StageChoice::tieUs (PredictedCost). Ties keep the earlier candidate: flat before level by level before
+// StageChoice::tieUs, then their StageChoice::fanUs (PredictedCost). Ties keep the earlier candidate: flat before level by level before
 // whole trees before Alone rows, and in list order (algorithms/AlgorithmList.cpp) among
 // rows of one kind. With measured parameters (CostParams::closeFraction > 0) that order is
 // also the preference among close predictions: a candidate earlier than the cheapest is
@@ -115,12 +115,16 @@ size_t cheapestIndex(const std::vector<PredictedCost>& preds) {
 // calibration is credited with (kMinCloseFraction: rows the model cannot tell apart). A
 // margin that moves that much may change sign inside the noise (two rows crossing); one
 // that holds at both corners is more than the noise (the same bytes in more rounds) and
-// the cheaper runs. Predictions only: the tie-break does not widen the band.
+// the cheaper runs. Predictions only: the tie-break does not widen the band, and an earlier
+// candidate whose prediction equals the cheapest's is not kept by it: equal predictions are
+// the same formula of the same measurements in every job (no noise between them), so the
+// secondary keys that ordered them (cheapestIndex) decide.
 template <class Price>
 size_t keptIndex(const std::vector<PredictedCost>& preds, const CostParams& p, Price price) {
     const size_t best = cheapestIndex(preds);
     std::vector<std::vector<double>> corners;
     for (size_t i = 0; i < best; ++i) {
+        if (preds[i].us == preds[best].us) continue;  // lost on tieUs or fanUs
         if (!(preds[i].us <= preds[best].us * (1 + p.closeFraction))) continue;
         const double margin = preds[i].us - preds[best].us;
         if (margin <= preds[best].us * kMinCloseFraction) return i;
@@ -203,6 +207,7 @@ TreePlan levelsPlan(const CollCall& c, const CostParams& p, const AlgorithmInfo*
         out.plan.stages.push_back(b.s);
         out.plan.predUs += b.s.predUs;
         out.plan.tieUs += b.s.tieUs;
+        out.plan.fanUs += b.s.fanUs;
         out.preferred = b.preferred;  // the leaders' stage is the last
     }
     return out;
@@ -225,6 +230,7 @@ TreePlan treePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
         f.stages.push_back(bestStage(c, forced, kServesFlat, q, q.links.back(), p).s);
         f.predUs = f.stages[0].predUs;
         f.tieUs = f.stages[0].tieUs;
+        f.fanUs = f.stages[0].fanUs;
         return out;
     }
     const TreePlan byLevel = levelsPlan(c, p, forced, q);
@@ -257,6 +263,7 @@ TreePlan treePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
                           w.stages[0].why;
         w.predUs = w.stages[0].predUs;
         w.tieUs = w.stages[0].tieUs;
+        w.fanUs = w.stages[0].fanUs;
         w.note = note;
         out.plan = w;
         return out;
@@ -271,6 +278,7 @@ TreePlan treePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
             w.stages.push_back(whole(*a));
             w.predUs = w.stages[0].predUs;
             w.tieUs = w.stages[0].tieUs;
+            w.fanUs = w.stages[0].fanUs;
             if (w.stages[0].algo) options.push_back(w), wholeRows.push_back(a);
         }
     }
@@ -343,11 +351,12 @@ Plan choosePlan(const CollCall& c, const CostParams& p) {
         plan.stages.push_back(alone[0].choice);
         plan.predUs = alone[0].choice.predUs;
         plan.tieUs = alone[0].choice.tieUs;
+        plan.fanUs = alone[0].choice.fanUs;
         plan.stages[0].why = "forced; " + plan.stages[0].why;
         return plan;
     }
     // The trees first, then the Alone rows in their order.
-    std::vector<PredictedCost> preds = {{treeUs, tree.plan.tieUs}};
+    std::vector<PredictedCost> preds = {{treeUs, tree.plan.tieUs, tree.plan.fanUs}};
     for (const Estimate& e : alone) preds.push_back(e.choice.cost());
     const size_t cheapest = cheapestIndex(preds), kept = keptIndex(preds, p, [&](const CostParams& cp) {
         QueryAt at(q, cp);
@@ -368,6 +377,7 @@ Plan choosePlan(const CollCall& c, const CostParams& p) {
     plan.stages.push_back(best.choice);
     plan.predUs = best.choice.predUs;
     plan.tieUs = best.choice.tieUs;
+    plan.fanUs = best.choice.fanUs;
     if (trees) {
         plan.stages[0].why += "; beats the trees (" + fmt("%.2f", treeUs) + " us)";
         plan.note = tree.plan.note;

@@ -26,10 +26,12 @@ bool readyAndUnqueued(const hieragg_comm& c) { return c.decomp.ready() && c.deco
 bool readyAndIdle(const hieragg_comm& c) { return readyAndUnqueued(c) && c.window.idle(); }
 
 // Binds what of a compiled call's binding is the communicator's for its life (its handle,
-// its MPI_T counters, the runtime transport's packed type), once per answer of
-// compiledForLast: runCompiled binds only the call's own buffers, types and op.
-void bindCommunicator(CompiledCall& f, const hieragg_comm& c, Transport& tr) {
-    f.bindCommunicator(c.comm, c.counters.get(), tr.packedType());  // the tags: takeTags
+// its MPI_T counters, the runtime transport's packed type, its per-pair call numbers: sized
+// by the caller, never moved after), once per answer of compiledForLast: runCompiled binds
+// only the call's own buffers, types and op, and takes its tags.
+void bindCommunicator(CompiledCall& f, hieragg_comm& c, Transport& tr) {
+    f.bindCommunicator(c.comm, c.counters.get(), tr.packedType());
+    f.bindPairNumbers(c.tags.pairSeq.data(), c.tags.callTags);
 }
 
 // Runs the compiled last call for the blocking caller waiting on `w` (CallCache.hpp).
@@ -37,7 +39,7 @@ void bindCommunicator(CompiledCall& f, const hieragg_comm& c, Transport& tr) {
 __attribute__((always_inline)) inline int runCompiled(hieragg_comm& c, const hieragg_coll_args& args, Transport& tr,
                                                       CompiledCall& f, bool countCall, BlockingWait& w) {
     c.cache.last.isLast = true;
-    f.takeTags(c.tags.pairSeq.data(), c.tags.callTags);  // runRepeat checked pairSeq's size
+    f.takeTags();  // runRepeat checked pairSeq's size and bound it (bindCommunicator)
     if (countCall) countLastServed(c);
     // Straight into the slots the actions read: no Binding filled and copied.
     return c.cache.started(f, f.startBound(tr, args.sbuf, args.rbuf, args.stype, args.rtype, args.op), w);

@@ -57,18 +57,46 @@ public:
     // One more than the largest peer the schedule lists (0: none): takeTags' pairSeq holds
     // at least that many numbers.
     uint32_t peerBound() const { return peerBound_; }
-    // Takes the next call's per-pair numbers, one on each of the schedule's peers (as
-    // takeCallTags does for a Task), into the tag bases the next start() uses when its
-    // Binding has no peerTagBase. `pairSeq`: TagAllocation::pairSeq, at least peerBound() long.
-    void takeTags(uint32_t* pairSeq, CallTagRule rule) {
-        for (uint32_t i = 0; i < peerSlots_; ++i) tags_[i] = rule.base(pairSeq[peers_[i]]++);
+    // Binds the communicator's per-pair call numbers for takeTags: `pairSeq`
+    // (TagAllocation::pairSeq, at least peerBound() long) and its call-region rule. The
+    // compiled call keeps the address of each of its peers' numbers, so pairSeq must not move
+    // while it is bound: TagAllocation sizes it once for the communicator's life and never
+    // again (sizePairNumbers), and runRepeat binds on every admission (compiledForLast).
+    void bindPairNumbers(uint32_t* pairSeq, CallTagRule rule) {
+        for (uint32_t i = 0; i < peerSlots_; ++i) seq_[i] = pairSeq + peers_[i];
+        rule_ = rule;
     }
+    // Takes the next call's per-pair numbers, one on each of the schedule's peers (as
+    // takeCallTags does for a Task: slot i's base is rule.base(n), n its peer's number before
+    // the call, and the number goes up by one), into the tag bases the next start() uses
+    // when its Binding has no peerTagBase. Needs bindPairNumbers. The same numbers and tags
+    // as takeCallTags, so a compiled rank and a Task rank agree on every pair. Two peers per
+    // turn (the schedule's peers are distinct, so the two numbers are two words): about 10
+    // instructions a peer instead of 13 (no index to scale per peer, one loop test per two).
+    void takeTags() {
+        const CallTagRule rule = rule_;
+        const uint32_t n = peerSlots_;
+        uint32_t i = n & 1;  // an odd one first, so that the loop's end needs no remainder
+        if (i) tags_[0] = rule.base((*seq_[0])++);
+        for (; i < n; i += 2) {
+            uint32_t* a = seq_[i];
+            uint32_t* b = seq_[i + 1];
+            const uint32_t na = (*a)++;
+            const uint32_t nb = (*b)++;
+            tags_[i] = rule.base(na);
+            tags_[i + 1] = rule.base(nb);
+        }
+    }
+    // The tag base the next start() posts peer slot `slot`'s messages on (Schedule::peers'
+    // order): takeTags' or the last Binding's.
+    int tagBase(uint32_t slot) const { return tags_[slot]; }
 
     // Starts a call: fires every action that waits for nothing (and whatever completes at
     // once unlocks). Returns an error code; the call is then over (failed).
     int start(Transport& tr, const Binding& b);
     // Binds what of the binding is the communicator's for its life (its handle, MPI_T
-    // counters, the transport's packed type) for startBound(); the tag bases are takeTags'.
+    // counters, the transport's packed type) for startBound(); the tag bases are takeTags'
+    // (bindPairNumbers binds their numbers).
     void bindCommunicator(void* comm, TaskObserver* observer, void* packed) {
         bind_.comm = comm;
         bind_.observer = observer;
@@ -213,6 +241,9 @@ private:
     bool ordered_ = false;
     size_t tempBytes_ = 0;
     uint32_t peers_[kMaxActions] = {};  // the schedule's peers, by peer slot
+    // bindPairNumbers': each peer slot's number in the communicator's pairSeq, and the rule.
+    uint32_t* seq_[kMaxActions] = {};
+    CallTagRule rule_;
     uint32_t peerSlots_ = 0, peerBound_ = 0;
     uint64_t dependents_[kMaxActions] = {};  // per action: the actions that depend on it
     uint64_t followers_[kMaxActions] = {};   // per action: the messages that keep its order (Action::after)

@@ -192,7 +192,8 @@ void runCase(const Case& k, int calls, bool (*taskRank)(int), const CallTagRule*
                 const char* why = "";
                 ASSERT_TRUE(compiled[r]->compile(scheds[r], cs[r].stype, cs[r].rtype, &why)) << what << ": " << why;
             }
-            if (numbering) compiled[r]->takeTags(numbers[r].pairSeq.data(), numbers[r].callTags);
+            if (numbering && call == 0) compiled[r]->bindPairNumbers(numbers[r].pairSeq.data(), numbers[r].callTags);
+            if (numbering) compiled[r]->takeTags();
         }
         // The runtime passes tag bases from its stack: a compiled call keeps its own copy,
         // so clobbering the caller's array after the start changes nothing.
@@ -335,6 +336,83 @@ TEST(CompiledCallSim, ThePmlsEmptyRequestIsDoneAtOnceAndNeverReleased) {
     for (const Case& k : kCases) runCase(k, 4, oddRanksAreTasks, &window4, true, Via::PmlEmptySends);
     for (const Case& k : kCases) runCase(k, 3, noTasks, &window4, true, Via::PmlEmptySends);
     EXPECT_GT(emptyRequestsReturned, 0u) << "no send came back as the empty request: nothing was checked";
+}
+
+// Two compiled calls of one communicator whose peers overlap (an 8-rank dissemination
+// barrier: r +- 1, 2, 4; an 8-rank binomial bcast from rank 3), back to back, each rank's
+// both bound to its one pairSeq as runRepeat binds them (bindPairNumbers), with a window of
+// 4 and numbers that differ on every pair: in each of 7 alternating calls every rank's base
+// towards q is the closed form top - ((first + calls so far on the pair) mod 4) * 4096, both
+// ends of a pair take the same base, and two calls on one pair fewer than W = 4 calls apart
+// on it never share a base (no tag of a call still in flight on the pair is reused).
+TEST(CompiledCallSim, BackToBackCallsWithOverlappingPeersNeverShareATagOnAPair) {
+    const int p = 8;
+    const uint32_t w = 4;
+    const CallTagRule rule = TagLayout().capped(w).callRule();
+    ASSERT_EQ(rule.top, -28);
+    auto closedForm = [](uint32_t n) { return -28 - static_cast<int>((n % 4) * 4096); };
+    auto first = [](int r, int q) { return static_cast<uint32_t>((r + q) * 3 + (r * q) % 5); };  // symmetric
+    hier::Hierarchy h = hier::Hierarchy::flat(p);
+    sim::SimNetwork net(p);
+    const Case barrier{HIERAGG_BARRIER, p, 0, 0, "flat", "dissemination"}, bcast{HIERAGG_BCAST, p, 1, 3, "flat", "knomial"};
+    std::vector<TagAllocation> numbers(p);
+    std::vector<std::vector<std::unique_ptr<CompiledCall>>> cc(2);  // [barrier, bcast][rank]
+    for (int r = 0; r < p; ++r) {
+        numbers[r].pairSeq.resize(p);
+        for (int q = 0; q < p; ++q) numbers[r].pairSeq[q] = first(r, q);
+        numbers[r].callTags = rule;
+    }
+    std::vector<RankBuffers> bufs = buffersFor(HIERAGG_BCAST, p, 1, 3, 0);
+    int sharedPeers = 0;
+    for (int which = 0; which < 2; ++which) {
+        const Case& k = which == 0 ? barrier : bcast;
+        for (int r = 0; r < p; ++r) {
+            const CollCall c = callFor(k.kind, r, p, &h, k.count, k.root, bufs[r], net, algorithmOf(k));
+            auto s = std::make_shared<const Schedule>(recipes::buildSchedule(c));
+            cc[which].push_back(std::make_unique<CompiledCall>());
+            ASSERT_TRUE(cc[which][r]->compile(s, c.stype, c.rtype, nullptr)) << which << " rank " << r;
+            cc[which][r]->bindPairNumbers(numbers[r].pairSeq.data(), rule);
+        }
+    }
+    for (int r = 0; r < p; ++r)
+        for (int q : cc[1][r]->schedule()->peers) {
+            const std::vector<int>& bp = cc[0][r]->schedule()->peers;
+            sharedPeers += std::find(bp.begin(), bp.end(), q) != bp.end();
+        }
+    ASSERT_GT(sharedPeers, 0) << "the two schedules share no pair: nothing overlaps";
+    std::vector<std::vector<uint32_t>> onPair(p, std::vector<uint32_t>(p, 0));  // calls so far per pair
+    // base[r][q]: every base rank r took towards q, in call order, with its pair's call index.
+    std::vector<std::vector<std::vector<std::pair<uint32_t, int>>>> taken(p, std::vector<std::vector<std::pair<uint32_t, int>>>(p));
+    for (int call = 0; call < 7; ++call) {
+        const int which = call % 2;
+        std::vector<std::map<int, int>> base(p);  // this call: rank -> peer -> base
+        for (int r = 0; r < p; ++r) {
+            CompiledCall& f = *cc[which][r];
+            f.takeTags();
+            const std::vector<int>& peers = f.schedule()->peers;
+            for (uint32_t slot = 0; slot < peers.size(); ++slot) {
+                const int q = peers[slot];
+                EXPECT_EQ(f.tagBase(slot), closedForm(first(r, q) + onPair[r][q]))
+                    << "call " << call << " rank " << r << " peer " << q;
+                base[r][q] = f.tagBase(slot);
+                taken[r][q].push_back({onPair[r][q], f.tagBase(slot)});
+                ++onPair[r][q];
+            }
+        }
+        for (int r = 0; r < p; ++r)
+            for (const auto& [q, b] : base[r]) {
+                ASSERT_TRUE(base[q].count(r)) << "call " << call << ": rank " << r << " lists " << q << ", not back";
+                EXPECT_EQ(base[q][r], b) << "call " << call << ": ranks " << r << " and " << q << " disagree";
+            }
+    }
+    for (int r = 0; r < p; ++r)
+        for (int q = 0; q < p; ++q) {
+            EXPECT_EQ(numbers[r].pairSeq[q], first(r, q) + onPair[r][q]) << "rank " << r << " peer " << q;
+            const auto& t = taken[r][q];
+            for (size_t i = 0; i < t.size(); ++i)
+                for (size_t j = i + 1; j < t.size() && t[j].first - t[i].first < w; ++j)
+                    EXPECT_NE(t[i].second, t[j].second) << "rank " << r << " peer " << q << ": calls " << i << ", " << j;
+        }
 }
 
 TEST(CompiledCallSim, BarrierDoesNotFinishBeforeEveryRankEntered) {

@@ -87,6 +87,47 @@ TEST(CrowdedLoneCall, BcastOfFewBytesCostsTheRanksTurns) {
     }
 }
 
+// The third key (PredictedCost::fanUs, largestFanUs). 8 B on 8 ranks of 2 cores: the binomial
+// tree (knomial, k = 2) and the binary tree (kary, k = 2) are priced alike to the bit, the
+// turns (8 alpha + 7 r) / 2, and share the tie-break, the receptions over the cores 7 r / 2
+// (r = theta + S beta for bcast; b = theta + S (beta + gamma) for reduce): each one's
+// busiest rank handles 3 messages (bcast 3 theta + S beta; reduce the binomial root's 3 b,
+// the binary rank 1's 2 b + theta), under 3.5 r. Their largest fans differ: the binomial root
+// posts 3 messages in one direction (3 theta), every binary-tree rank at most 2 (2 theta). The
+// chooser runs the binary tree; and the star (fan 7) stays out on the second key already.
+TEST(CrowdedLoneCall, EqualPricesAndSharesGoToTheSmallerFan) {
+    const double S = 8, beta = 1.7e-3;
+    for (const Case& k : kCases) {
+        if (k.n != 8) continue;
+        const hier::CostParams p = crowdedNode(k.n, k.alpha, k.theta, beta);
+        const hier::LinkCost& l = p.link[hier::kLinkNode];
+        for (hieragg_coll_kind kind : {HIERAGG_BCAST, HIERAGG_REDUCE}) {
+            const double r = kind == HIERAGG_BCAST ? l.theta_us + S * l.beta_us_per_byte
+                                                   : l.theta_us + S * (l.beta_us_per_byte + l.gamma_us_per_byte);
+            const double turns = (k.n * k.alpha + (k.n - 1) * r) / kCores, share = (k.n - 1) * r / kCores;
+            const hier::Plan binomial = hier::choosePlan(oneNodeCall(kind, k.n, S, "knomial"), p);
+            const hier::Plan binary = hier::choosePlan(oneNodeCall(kind, k.n, S, "kary"), p);
+            const hier::Plan plan = hier::choosePlan(oneNodeCall(kind, k.n, S), p);
+            SCOPED_TRACE(traceOf(k, plan) + " " + hieragg_coll_name(kind));
+            ASSERT_EQ(binomial.stages.at(0).shape.build(k.n, 0).children[0].size(), 3u) << binomial.describe();
+            ASSERT_EQ(binary.stages.at(0).shape.build(k.n, 0).children[0].size(), 2u) << binary.describe();
+            for (const hier::Plan* t : {&binomial, &binary}) {
+                EXPECT_NEAR(t->predUs, turns, 1e-12 * turns) << t->describe();
+                EXPECT_NEAR(t->tieUs, share, 1e-12 * share) << t->describe();
+            }
+            EXPECT_EQ(binomial.predUs, binary.predUs);
+            EXPECT_EQ(binomial.tieUs, binary.tieUs);
+            EXPECT_NEAR(binomial.fanUs, 3 * l.theta_us, 1e-12);
+            EXPECT_NEAR(binary.fanUs, 2 * l.theta_us, 1e-12);
+            ASSERT_TRUE(plan.stages.at(0).algo);
+            EXPECT_EQ(plan.stages[0].algo->name, std::string("kary")) << plan.describe();
+            EXPECT_EQ(plan.stages[0].shape.build(k.n, 0).children[0].size(), 2u) << plan.describe();
+            EXPECT_NEAR(plan.predUs, turns, 1e-12 * turns);
+            EXPECT_NEAR(plan.fanUs, 2 * l.theta_us, 1e-12);
+        }
+    }
+}
+
 // Reduce of 8 B (one pulse): a reception combines, b = theta + S (beta + gamma). The turns,
 // (n alpha + (n - 1) b) / 2, are above every tree's critical path of depth <= 3 (a hop
 // alpha + b), so they are the price; the chain's critical path, (n - 1)(alpha + b), is above

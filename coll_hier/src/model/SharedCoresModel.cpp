@@ -12,14 +12,21 @@ bool crowdedOneNode(const CollCall& c, const CostParams& p) {
     return !isDecomposed(c) && p.nodeCores > 0 && c.size > p.nodeCores;
 }
 
-PredictedCost loneCrowdedCall(double latency, double work, double busiest, int ranks, double alphaUs, int cores) {
-    return {std::max(latency, (ranks * alphaUs + work) / cores), std::max(busiest, work / cores)};
+PredictedCost loneCrowdedCall(double latency, double work, double busiest, double fan, int ranks, double alphaUs,
+                              int cores) {
+    return {std::max(latency, (ranks * alphaUs + work) / cores), std::max(busiest, work / cores), fan};
 }
 
 double busiestRankUs(const std::vector<RankMessages>& ranks, double sendUs, double recvUs) {
     double busiest = 0;
     for (const RankMessages& r : ranks) busiest = std::max(busiest, r.sends * sendUs + r.receptions * recvUs);
     return busiest;
+}
+
+double largestFanUs(const std::vector<RankMessages>& ranks, double messageUs) {
+    int fan = 0;
+    for (const RankMessages& r : ranks) fan = std::max({fan, r.sends, r.receptions});
+    return fan * messageUs;
 }
 
 std::vector<RankMessages> treeMessages(const MemberTree& t, Flow flow) {
@@ -54,9 +61,10 @@ StageChoice sharedCoresTree(const AlgorithmInfo& a, const Load& ld, const LinkCo
         int bestK = 2;
         for (int k = 2; k <= top; ++k) {
             const MemberTree t = shapeOf(k).build(n, 0);
+            const std::vector<RankMessages> msgs = treeMessages(t, Flow::Up);
             const PredictedCost us = loneCrowdedCall(
-                exactTreeUs(t, ld, hopOf(l, ld, ld.pulseBytes)), work,
-                ld.pulses * busiestRankUs(treeMessages(t, Flow::Up), l.theta_us, b), n, l.alpha_us, ld.sharedCores);
+                exactTreeUs(t, ld, hopOf(l, ld, ld.pulseBytes)), work, ld.pulses * busiestRankUs(msgs, l.theta_us, b),
+                ld.pulses * largestFanUs(msgs, l.theta_us), n, l.alpha_us, ld.sharedCores);
             if (us < best) best = us, bestK = k;
         }
         s.shape = shapeOf(bestK);
@@ -70,11 +78,11 @@ StageChoice sharedCoresTree(const AlgorithmInfo& a, const Load& ld, const LinkCo
     int bestK = 2;
     for (int k = 2; k <= top; ++k) {
         const MemberTree tree = shapeOf(k).build(n, 0);
+        const std::vector<RankMessages> msgs = treeMessages(tree, Flow::Down);
         const PredictedCost t =
             loneCrowdedCall(exactTreeUs(tree, ld, aggtree::HopPrice{arrive, 0.0, l.theta_us}), work,
-                            busiestRankUs(treeMessages(tree, Flow::Down), l.theta_us,
-                                          l.theta_us + ld.bytes * l.beta_us_per_byte),
-                            n, l.alpha_us, ld.sharedCores);
+                            busiestRankUs(msgs, l.theta_us, l.theta_us + ld.bytes * l.beta_us_per_byte),
+                            largestFanUs(msgs, l.theta_us), n, l.alpha_us, ld.sharedCores);
         if (t < best) best = t, bestK = k;
     }
     s.shape = shapeOf(bestK);

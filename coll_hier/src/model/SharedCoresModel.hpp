@@ -32,8 +32,12 @@ bool crowdedOneNode(const CollCall& c, const CostParams& p);
 // critical path). Where the turns decide for several shapes, what the busiest rank handles
 // per call, bounded by all receptions over the cores (max(busiest, work / cores): one call's
 // share of a back-to-back stream), breaks the tie (PredictedCost::tieUs): the trees whose
-// busiest rank posts fewest messages before the star.
-PredictedCost loneCrowdedCall(double latency, double work, double busiest, int ranks, double alphaUs, int cores);
+// busiest rank posts fewest messages before the star. Where that share is the receptions
+// over the cores for several shapes too (8 B on 8 ranks of 2 cores: a binomial and a binary
+// tree), `fan`, the row's largest fan (largestFanUs), orders them (PredictedCost::fanUs):
+// the binary tree's root posts 2 sends, the binomial's 3.
+PredictedCost loneCrowdedCall(double latency, double work, double busiest, double fan, int ranks, double alphaUs,
+                              int cores);
 
 // What one rank handles per call: the messages it sends (the sender's turn each, sendUs) and
 // receives (the receiver's part each, recvUs).
@@ -46,6 +50,10 @@ struct RankMessages {
 // recvUs = theta + S beta. Reduce and scan (the receiver combines): sendUs = theta,
 // recvUs = theta + u(beta + gamma).
 double busiestRankUs(const std::vector<RankMessages>& ranks, double sendUs, double recvUs);
+// The most messages one rank posts one after another in one direction (all its sends, or all
+// its receptions: a bcast parent's children, a reduce parent's), `messageUs` (theta) each:
+// max over ranks of max(sends, receptions) * messageUs.
+double largestFanUs(const std::vector<RankMessages>& ranks, double messageUs);
 // Per member of tree t, its messages when data flows down it (bcast; the chain of a scan
 // rooted at rank 0: each receives from its parent, sends to each child) or up (reduce: each
 // receives from each child, sends to its parent).

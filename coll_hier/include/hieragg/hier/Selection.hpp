@@ -19,14 +19,18 @@
 namespace hieragg::hier {
 
 // What the chooser orders candidates by: the predicted time, then, only between equal
-// predictions, a secondary criterion (tieUs; lexicographic, so the secondary can never
-// outweigh any difference of the prediction, however large the costs).
+// predictions, a secondary criterion (tieUs), then, only between equal predictions and equal
+// secondaries, a third (fanUs). Lexicographic, so a later key can never outweigh any
+// difference of an earlier one, however large the costs.
 struct PredictedCost {
     double us = 0.0;
     double tieUs = 0.0;
+    double fanUs = 0.0;
 };
 inline bool operator<(const PredictedCost& a, const PredictedCost& b) {
-    return a.us < b.us || (a.us == b.us && a.tieUs < b.tieUs);
+    if (a.us != b.us) return a.us < b.us;
+    if (a.tieUs != b.tieUs) return a.tieUs < b.tieUs;
+    return a.fanUs < b.fanUs;
 }
 
 struct StageChoice {
@@ -39,9 +43,12 @@ struct StageChoice {
     // Orders equal predictions only (PredictedCost): on a crowded node, the row's share of a
     // back-to-back stream (model/SharedCoresModel.hpp, loneCrowdedCall); 0 elsewhere.
     double tieUs = 0.0;
+    // Orders equal predictions with equal tieUs only: on a crowded node, the most messages one
+    // rank posts one after another in one direction, theta each (largestFanUs); 0 elsewhere.
+    double fanUs = 0.0;
     std::string why;
-    PredictedCost cost() const { return {predUs, tieUs}; }
-    void setCost(const PredictedCost& c) { predUs = c.us, tieUs = c.tieUs; }
+    PredictedCost cost() const { return {predUs, tieUs, fanUs}; }
+    void setCost(const PredictedCost& c) { predUs = c.us, tieUs = c.tieUs, fanUs = c.fanUs; }
 };
 
 struct Plan {
@@ -51,7 +58,8 @@ struct Plan {
     std::vector<StageChoice> stages;
     double predUs = 0.0;
     double tieUs = 0.0;  // its stages' StageChoice::tieUs, summed as predUs is
-    PredictedCost cost() const { return {predUs, tieUs}; }
+    double fanUs = 0.0;  // its stages' StageChoice::fanUs, the same
+    PredictedCost cost() const { return {predUs, tieUs, fanUs}; }
     // Why a candidate the call could use was not available (e.g. no type II switch tree
     // fits the entry budget); the runtime prints it once at coll_hieragg_verbose=1.
     std::string note;

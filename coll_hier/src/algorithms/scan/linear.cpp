@@ -28,10 +28,11 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     // Each pulse is n - 1 receptions, each combined; a middle rank receives and sends one.
     const LinkCost& l = *x.net;
     const double recv = messageUs(l, unit) + unit * l.gamma_us_per_byte;
-    const double busiest =
-        pulses * busiestRankUs(treeMessages(TreeShape::chain().build(c.size, 0), Flow::Down), l.theta_us, recv);
+    const std::vector<RankMessages> msgs = treeMessages(TreeShape::chain().build(c.size, 0), Flow::Down);
+    const double busiest = pulses * busiestRankUs(msgs, l.theta_us, recv);
     return priced(callEstimate(a, q),
-                  loneCrowdedCall(chain, (c.size - 1) * pulses * recv, busiest, c.size, l.alpha_us, q.params.nodeCores),
+                  loneCrowdedCall(chain, (c.size - 1) * pulses * recv, busiest, pulses * largestFanUs(msgs, l.theta_us),
+                                  c.size, l.alpha_us, q.params.nodeCores),
                   why + ", " + std::to_string(q.params.nodeCores) + " cores shared");
 }
 constexpr const char* kSummary =

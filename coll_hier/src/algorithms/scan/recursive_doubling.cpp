@@ -32,9 +32,11 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
     const double recv = messageUs(l, unit) + unit * l.gamma_us_per_byte;
     double work = 0;
     for (int d = 1; d < c.size; d *= 2) work += (c.size - d) * pulses * recv;
-    const double busiest = pulses * busiestRankUs(doublingMessages(c.size), l.theta_us, recv);
+    const std::vector<RankMessages> msgs = doublingMessages(c.size);
+    const double busiest = pulses * busiestRankUs(msgs, l.theta_us, recv);
     return priced(callEstimate(a, q),
-                  loneCrowdedCall(rounds, work, busiest, c.size, l.alpha_us, q.params.nodeCores),
+                  loneCrowdedCall(rounds, work, busiest, pulses * largestFanUs(msgs, l.theta_us), c.size, l.alpha_us,
+                                  q.params.nodeCores),
                   why + ", " + fmt("%.0f", pulses) + " pulses, " + std::to_string(q.params.nodeCores) +
                       " cores shared");
 }

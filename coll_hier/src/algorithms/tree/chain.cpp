@@ -42,9 +42,10 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
             const double segments = std::ceil(m / c);
             const double own = segments * l.theta_us + ld.bytes * l.beta_us_per_byte;
             const double work = (n - 1) * own;
-            const double busiest =
-                busiestRankUs(treeMessages(TreeShape::chain().build(n, 0), Flow::Down), segments * l.theta_us, own);
-            s.setCost(loneCrowdedCall(s.predUs, work, busiest, n, alpha, ld.sharedCores));
+            const std::vector<RankMessages> msgs = treeMessages(TreeShape::chain().build(n, 0), Flow::Down);
+            const double busiest = busiestRankUs(msgs, segments * l.theta_us, own);
+            s.setCost(loneCrowdedCall(s.predUs, work, busiest, largestFanUs(msgs, segments * l.theta_us), n, alpha,
+                                      ld.sharedCores));
             s.why += ", " + std::to_string(ld.sharedCores) + " cores";
         }
     } else {
@@ -54,9 +55,10 @@ static Estimate cost(const AlgorithmInfo& a, const CostQuery& q) {
         s.why = fmt("%.0f", ld.pulses) + " pulses down a chain of " + std::to_string(n);
         if (ld.sharedCores > 0) {
             // A middle rank combines each pulse and passes it on (SharedCoresModel.hpp).
-            const double busiest =
-                ld.pulses * busiestRankUs(treeMessages(TreeShape::chain().build(n, 0), Flow::Up), l.theta_us, b);
-            s.setCost(loneCrowdedCall(s.predUs, (n - 1) * ld.pulses * b, busiest, n, alpha, ld.sharedCores));
+            const std::vector<RankMessages> msgs = treeMessages(TreeShape::chain().build(n, 0), Flow::Up);
+            const double busiest = ld.pulses * busiestRankUs(msgs, l.theta_us, b);
+            s.setCost(loneCrowdedCall(s.predUs, (n - 1) * ld.pulses * b, busiest,
+                                      ld.pulses * largestFanUs(msgs, l.theta_us), n, alpha, ld.sharedCores));
             s.why += ", " + std::to_string(ld.sharedCores) + " cores shared";
         }
     }
