@@ -205,9 +205,7 @@ TreePlan levelsPlan(const CollCall& c, const CostParams& p, const AlgorithmInfo*
         q.members = sizes[level];
         const StageBest b = bestStage(c, forced, where, q, q.links[level], p);
         out.plan.stages.push_back(b.s);
-        out.plan.predUs += b.s.predUs;
-        out.plan.tieUs += b.s.tieUs;
-        out.plan.fanUs += b.s.fanUs;
+        out.plan.addCost(b.s.cost());
         out.preferred = b.preferred;  // the leaders' stage is the last
     }
     return out;
@@ -228,9 +226,7 @@ TreePlan treePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
         f.mode = Plan::Mode::Flat;
         q.members = c.size;
         f.stages.push_back(bestStage(c, forced, kServesFlat, q, q.links.back(), p).s);
-        f.predUs = f.stages[0].predUs;
-        f.tieUs = f.stages[0].tieUs;
-        f.fanUs = f.stages[0].fanUs;
+        f.setCost(f.stages[0].cost());
         return out;
     }
     const TreePlan byLevel = levelsPlan(c, p, forced, q);
@@ -261,9 +257,7 @@ TreePlan treePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
         w.stages[0].why = (w.stages[0].algo == forced ? "forced; " : "forced " + std::string(forced->name) +
                                                                          " fell back to type I; ") +
                           w.stages[0].why;
-        w.predUs = w.stages[0].predUs;
-        w.tieUs = w.stages[0].tieUs;
-        w.fanUs = w.stages[0].fanUs;
+        w.setCost(w.stages[0].cost());
         w.note = note;
         out.plan = w;
         return out;
@@ -276,9 +270,7 @@ TreePlan treePlan(const CollCall& c, const CostParams& p, const AlgorithmInfo* f
             Plan w;
             w.mode = Plan::Mode::Whole;
             w.stages.push_back(whole(*a));
-            w.predUs = w.stages[0].predUs;
-            w.tieUs = w.stages[0].tieUs;
-            w.fanUs = w.stages[0].fanUs;
+            w.setCost(w.stages[0].cost());
             if (w.stages[0].algo) options.push_back(w), wholeRows.push_back(a);
         }
     }
@@ -349,9 +341,7 @@ Plan choosePlan(const CollCall& c, const CostParams& p) {
     if (forced) {  // the forced row is the only one
         plan.mode = modeOf(*alone[0].choice.algo);
         plan.stages.push_back(alone[0].choice);
-        plan.predUs = alone[0].choice.predUs;
-        plan.tieUs = alone[0].choice.tieUs;
-        plan.fanUs = alone[0].choice.fanUs;
+        plan.setCost(alone[0].choice.cost());
         plan.stages[0].why = "forced; " + plan.stages[0].why;
         return plan;
     }
@@ -375,9 +365,7 @@ Plan choosePlan(const CollCall& c, const CostParams& p) {
     const Estimate& best = alone[kept - 1];
     plan.mode = modeOf(*best.choice.algo);
     plan.stages.push_back(best.choice);
-    plan.predUs = best.choice.predUs;
-    plan.tieUs = best.choice.tieUs;
-    plan.fanUs = best.choice.fanUs;
+    plan.setCost(best.choice.cost());
     if (trees) {
         plan.stages[0].why += "; beats the trees (" + fmt("%.2f", treeUs) + " us)";
         plan.note = tree.plan.note;

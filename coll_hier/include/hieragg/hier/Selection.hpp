@@ -60,6 +60,9 @@ struct Plan {
     double tieUs = 0.0;  // its stages' StageChoice::tieUs, summed as predUs is
     double fanUs = 0.0;  // its stages' StageChoice::fanUs, the same
     PredictedCost cost() const { return {predUs, tieUs, fanUs}; }
+    // A one-stage plan's cost is its stage's (setCost); a plan by levels sums its stages' (addCost).
+    void setCost(const PredictedCost& c) { predUs = c.us, tieUs = c.tieUs, fanUs = c.fanUs; }
+    void addCost(const PredictedCost& c) { predUs += c.us, tieUs += c.tieUs, fanUs += c.fanUs; }
     // Why a candidate the call could use was not available (e.g. no type II switch tree
     // fits the entry budget); the runtime prints it once at coll_hieragg_verbose=1.
     std::string note;
